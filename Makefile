@@ -1,0 +1,40 @@
+# Vantage build. `make help` lists the targets.
+SHELL := /bin/bash
+MODULES := proto pkg controlplane agent
+GO ?= go
+# The packages of every module (go.work does not let `./...` cross modules).
+PKGS := $(foreach m,$(MODULES),./$(m)/...)
+
+.PHONY: help build run test test-short generate lint bench fuzz tidy clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build bin/vantage-controlplane and bin/vantage-agent
+	$(GO) build -o bin/vantage-controlplane ./controlplane/cmd/vantage-controlplane
+	$(GO) build -o bin/vantage-agent ./agent/cmd/vantage-agent
+
+run: build ## run Vantage locally: PostgreSQL, NATS, control plane and one agent for all regions
+	./deploy/run-local.sh
+
+test: ## run every test against the machine's PostgreSQL, NATS and Chromium
+	$(GO) test -count=1 -timeout 30m $(PKGS)
+
+generate: ## regenerate protobuf code (committed)
+	./deploy/generate.sh
+
+lint: ## gofmt, go vet
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+bench: build ## API load benchmark (see README "Benchmarks")
+	./deploy/bench.sh
+
+fuzz: ## fuzz request decoding for 60s
+	$(GO) test ./controlplane/internal/api -run '^$$' -fuzz FuzzDecode -fuzztime 60s
+
+tidy: ## go mod tidy in every module
+	for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done
+
+clean:
+	rm -rf bin .vantage

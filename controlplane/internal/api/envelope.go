@@ -1,0 +1,148 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// errorItem is one entry of errors[] (and of messages[] on success).
+type errorItem struct {
+	Code    int     `json:"code"`
+	Message string  `json:"message"`
+	Type    *string `json:"type"`
+}
+
+// envelope is the response shape of every /v1 route (api.md "Response envelope").
+type envelope struct {
+	Success    bool        `json:"success"`
+	Result     any         `json:"result"`
+	Errors     []errorItem `json:"errors"`
+	Messages   []errorItem `json:"messages"`
+	ResultInfo *resultInfo `json:"result_info,omitempty"`
+}
+
+// resultInfo is list metadata: count is the items on this page.
+type resultInfo struct {
+	Page       int64 `json:"page"`
+	PerPage    int64 `json:"per_page"`
+	Count      int   `json:"count"`
+	TotalCount int64 `json:"total_count"`
+}
+
+// ok renders a success envelope.
+func ok(c *gin.Context, status int, result any) {
+	c.JSON(status, envelope{Success: true, Result: result, Errors: []errorItem{}, Messages: []errorItem{}})
+}
+
+// okList renders a success envelope for a list; items must be a non-nil slice.
+func okList[T any](c *gin.Context, items []T, p page, total int64) {
+	if items == nil {
+		items = []T{}
+	}
+	c.JSON(http.StatusOK, envelope{Success: true, Result: items, Errors: []errorItem{}, Messages: []errorItem{},
+		ResultInfo: &resultInfo{Page: p.Page, PerPage: p.PerPage, Count: len(items), TotalCount: total}})
+}
+
+// deleted renders the result of every delete: {id}.
+func deleted(c *gin.Context, id string) { ok(c, http.StatusOK, gin.H{"id": id}) }
+
+// apiError is an error with its HTTP rendering decided.
+type apiError struct {
+	Status  int
+	Code    int // errors[].code; the status unless the contract pins another number
+	Type    string
+	Message string
+	Items   []errorItem // several errors at once (validation); Message is then unused
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func badRequest(format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "validation_error", Message: fmt.Sprintf(format, args...)}
+}
+
+func notFound(resource string) *apiError {
+	return &apiError{Status: http.StatusNotFound, Type: "not_found", Message: resource + " not found"}
+}
+
+func forbidden(msg string) *apiError {
+	return &apiError{Status: http.StatusForbidden, Type: "forbidden", Message: msg}
+}
+
+// ctxResource is the gin context key naming the resource a route serves, for 404 messages.
+const ctxResource = "vantage.resource"
+
+// fail renders err as a failure envelope. It is the one place where errors become HTTP.
+func fail(c *gin.Context, err error) {
+	e := toAPIError(c, err)
+	items := e.Items
+	if len(items) == 0 {
+		code := e.Code
+		if code == 0 {
+			code = e.Status
+		}
+		items = []errorItem{{Code: code, Message: e.Message, Type: strPtr(e.Type)}}
+	}
+	if e.Status >= 500 {
+		logger(c).ErrorContext(c.Request.Context(), "request failed", "err", err, "status", e.Status)
+	}
+	c.AbortWithStatusJSON(e.Status, envelope{Success: false, Result: nil, Errors: items, Messages: []errorItem{}})
+}
+
+func toAPIError(c *gin.Context, err error) *apiError {
+	var ae *apiError
+	var fe fieldErrors
+	var ce *store.ConflictError
+	var ve *store.ValidationError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &fe):
+		items := make([]errorItem, len(fe))
+		for i, f := range fe {
+			items[i] = errorItem{Code: http.StatusBadRequest, Message: f.Error(), Type: strPtr("validation_error")}
+		}
+		return &apiError{Status: http.StatusBadRequest, Items: items, Message: fe.Error()}
+	case errors.As(err, &ve):
+		return badRequest("%s", ve.Error())
+	case errors.As(err, &ce):
+		return &apiError{Status: http.StatusConflict, Code: ce.Code, Type: ce.Type, Message: ce.Message}
+	case errors.Is(err, store.ErrNotFound):
+		res, _ := c.Get(ctxResource)
+		name, _ := res.(string)
+		if name == "" {
+			name = "resource"
+		}
+		return notFound(name)
+	case errors.Is(err, store.ErrConflict):
+		return &apiError{Status: http.StatusConflict, Type: "conflict", Message: "the change conflicts with an existing resource"}
+	case errors.Is(err, store.ErrUnavailable):
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "storage_unavailable", Message: "storage is unavailable, try again"}
+	case errors.Is(err, auth.ErrInvalidToken):
+		return &apiError{Status: http.StatusUnauthorized, Type: "unauthorized", Message: err.Error()}
+	}
+	return &apiError{Status: http.StatusInternalServerError, Type: "internal_error", Message: "internal error"}
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+const ctxLogger = "vantage.logger"
+
+func logger(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get(ctxLogger); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.Default()
+}

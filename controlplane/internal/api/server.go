@@ -1,0 +1,227 @@
+// Package api is the control plane's public REST API on Gin: authentication, strict decoding,
+// validation, the response envelope, and the route table (routes.go). Handlers are grouped by
+// resource, one struct each, depending on small interfaces declared beside them.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// Deps is everything the API needs, wired in cmd/.
+type Deps struct {
+	Logger   *slog.Logger
+	Store    *store.Store
+	Auth     *auth.Authenticator
+	Registry *prometheus.Registry // /metrics serves this registry (and the API registers its metrics in it)
+	Now      func() time.Time
+	// Ready reports whether every dependency answers; /readyz serves it.
+	Ready func(ctx context.Context) error
+	// TrustedProxies are the addresses whose X-Forwarded-For is believed (default: none).
+	TrustedProxies []string
+}
+
+// New builds the HTTP handler of the control plane.
+func New(d Deps) (http.Handler, error) {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true
+	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
+		return nil, err
+	}
+	m := newHTTPMetrics(d.Registry)
+	r.Use(requestLog(d.Logger), m.middleware(), recovery())
+	r.NoRoute(func(c *gin.Context) { fail(c, notFound("route "+c.Request.Method+" "+c.Request.URL.Path)) })
+	r.NoMethod(func(c *gin.Context) {
+		fail(c, &apiError{Status: http.StatusMethodNotAllowed, Type: "method_not_allowed",
+			Message: "method " + c.Request.Method + " is not allowed on " + c.Request.URL.Path})
+	})
+
+	r.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.GET("/readyz", func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		if err := d.Ready(ctx); err != nil {
+			c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "error": err.Error()})
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	})
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{})))
+
+	routes(r, d)
+	return r, nil
+}
+
+// recovery turns a panic into a logged 500 failure envelope.
+func recovery() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				logger(c).ErrorContext(c.Request.Context(), "panic in handler", "panic", p, "route", c.FullPath())
+				fail(c, &apiError{Status: http.StatusInternalServerError, Type: "internal_error", Message: "internal error"})
+			}
+		}()
+		c.Next()
+	}
+}
+
+// requestLog logs one line per request, with a request id the client may supply.
+func requestLog(base *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		rid := c.GetHeader("X-Request-Id")
+		if rid == "" || len(rid) > 128 {
+			rid = uuid.NewString()
+		}
+		c.Header("X-Request-Id", rid)
+		l := base.With("request_id", rid)
+		c.Set(ctxLogger, l)
+		c.Next()
+		status := c.Writer.Status()
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		attrs := []any{"method", c.Request.Method, "route", c.FullPath(), "status", status,
+			"duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote_ip", c.ClientIP()}
+		if p, ok := c.Get(ctxPrincipal); ok {
+			attrs = append(attrs, "org_id", p.(auth.Principal).OrgID.String())
+		}
+		l.Log(c.Request.Context(), level, "request", attrs...)
+	}
+}
+
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vantage_http_requests_total", Help: "HTTP requests by method, route and status code.",
+		}, []string{"method", "route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "vantage_http_request_duration_seconds", Help: "HTTP request latency by method and route.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"method", "route"}),
+	}
+	reg.MustRegister(m.requests, m.latency)
+	return m
+}
+
+func (m *httpMetrics) middleware() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		route := c.FullPath()
+		if route == "" {
+			route = "unmatched"
+		}
+		m.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Inc()
+		m.latency.WithLabelValues(c.Request.Method, route).Observe(time.Since(start).Seconds())
+	}
+}
+
+const ctxPrincipal = "vantage.principal"
+
+// bearer extracts the token of "Authorization: Bearer <token>".
+func bearer(c *gin.Context) (string, bool) {
+	h := c.GetHeader("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
+}
+
+// authenticate resolves the caller and the organization it acts in, or answers 401/400/403.
+func authenticate(a *auth.Authenticator) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		token, ok := bearer(c)
+		if !ok {
+			fail(c, &apiError{Status: http.StatusUnauthorized, Type: "unauthorized", Message: "missing bearer token: send Authorization: Bearer <token>"})
+			return
+		}
+		cred, err := a.Authenticate(c.Request.Context(), token)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		p, err := auth.Resolve(cred, c.GetHeader("X-Service-Organisation"))
+		switch err {
+		case nil:
+		case auth.ErrOrgRequired:
+			fail(c, badRequest("%s", err.Error()))
+			return
+		default:
+			fail(c, forbidden(err.Error()))
+			return
+		}
+		c.Set(ctxPrincipal, p)
+		c.Next()
+	}
+}
+
+// area requires READ on area for GET and EDIT for every other method.
+func area(a auth.Area) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		level := auth.Edit
+		if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead {
+			level = auth.Read
+		}
+		if !principal(c).Perms.Allows(a, level) {
+			fail(c, forbidden("this token lacks the "+string(a)+":"+string(level)+" permission"))
+			return
+		}
+		c.Next()
+	}
+}
+
+// resource names what a route group serves, for "<resource> not found" messages.
+func resource(name string) gin.HandlerFunc {
+	return func(c *gin.Context) { c.Set(ctxResource, name); c.Next() }
+}
+
+// principal is the authenticated caller of this request.
+func principal(c *gin.Context) auth.Principal {
+	p, _ := c.Get(ctxPrincipal)
+	return p.(auth.Principal)
+}
+
+// orgID is the organization this request acts in.
+func orgID(c *gin.Context) uuid.UUID { return principal(c).OrgID }
+
+// actor is the caller as the audit log records it.
+func actor(c *gin.Context) store.Actor { return principal(c).Actor(c.ClientIP()) }
+
+// pathID reads a path id with the contract's minimum length; a value that is not one of our ids
+// is reported as not found, exactly like an id of another organization.
+func pathID(c *gin.Context, name string, minLen int) (uuid.UUID, error) {
+	s := c.Param(name)
+	if len(s) < minLen {
+		return uuid.Nil, badRequest("%s must be at least %d characters", name, minLen)
+	}
+	id, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return uuid.Nil, store.ErrNotFound
+	}
+	return id, nil
+}

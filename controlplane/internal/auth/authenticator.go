@@ -1,0 +1,143 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// Errors of Authenticate and Principal.
+var (
+	ErrInvalidToken   = errors.New("invalid or expired token")
+	ErrOrgRequired    = errors.New("X-Service-Organisation is required: this credential covers several organizations")
+	ErrOrgNotCovered  = errors.New("X-Service-Organisation names an organization this credential does not cover")
+	ErrNoOrganization = errors.New("this credential belongs to no organization")
+)
+
+// CredentialStore resolves secret hashes; *store.Store implements it.
+type CredentialStore interface {
+	LookupCredential(ctx context.Context, secretHash []byte) (store.Credential, error)
+}
+
+var _ CredentialStore = (*store.Store)(nil)
+
+// Principal is the caller of one request, acting in one organization.
+type Principal struct {
+	Credential store.Credential
+	OrgID      uuid.UUID
+	Perms      Permissions
+}
+
+// Actor is the principal as the audit log records it.
+func (p Principal) Actor(remoteIP string) store.Actor {
+	a := store.Actor{ID: p.Credential.TokenID.String(), Type: "ApiToken", DisplayName: p.Credential.Display, RemoteIP: remoteIP}
+	if p.Credential.Kind == store.CredentialAccessToken {
+		a.Type, a.ID = "User", p.Credential.UserID.String()
+	}
+	return a
+}
+
+// Authenticator turns bearer secrets into credentials, caching lookups in memory.
+//
+// A positive entry lives for PositiveTTL (default 30s), a negative one for NegativeTTL (default
+// 5s). Deleting a token through this replica evicts it at once (Forget); on other replicas a
+// deleted token stays valid for at most PositiveTTL. Expiry is checked on every request.
+type Authenticator struct {
+	store       CredentialStore
+	now         func() time.Time
+	PositiveTTL time.Duration
+	NegativeTTL time.Duration
+	MaxEntries  int // default 100,000; a full cache is cleared
+
+	mu    sync.Mutex
+	cache map[[32]byte]cacheEntry
+}
+
+type cacheEntry struct {
+	cred    store.Credential
+	found   bool
+	expires time.Time
+}
+
+// NewAuthenticator returns an authenticator over cs using now as its clock.
+func NewAuthenticator(cs CredentialStore, now func() time.Time) *Authenticator {
+	return &Authenticator{store: cs, now: now, PositiveTTL: 30 * time.Second, NegativeTTL: 5 * time.Second,
+		MaxEntries: 100_000, cache: map[[32]byte]cacheEntry{}}
+}
+
+// Authenticate resolves a bearer secret. It returns ErrInvalidToken for unknown or expired
+// secrets; other errors mean the store could not answer.
+func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.Credential, error) {
+	key := sha256.Sum256([]byte(secret))
+	now := a.now()
+	a.mu.Lock()
+	e, ok := a.cache[key]
+	a.mu.Unlock()
+	if !ok || now.After(e.expires) {
+		cred, err := a.store.LookupCredential(ctx, key[:])
+		switch {
+		case err == nil:
+			e = cacheEntry{cred: cred, found: true, expires: now.Add(a.PositiveTTL)}
+		case errors.Is(err, store.ErrNotFound):
+			e = cacheEntry{expires: now.Add(a.NegativeTTL)}
+		default:
+			return store.Credential{}, err
+		}
+		a.mu.Lock()
+		if len(a.cache) >= a.MaxEntries {
+			clear(a.cache)
+		}
+		a.cache[key] = e
+		a.mu.Unlock()
+	}
+	if !e.found || (e.cred.ExpiresAt != nil && !now.Before(*e.cred.ExpiresAt)) {
+		return store.Credential{}, ErrInvalidToken
+	}
+	return e.cred, nil
+}
+
+// Forget evicts every cached entry of a token (after it was deleted).
+func (a *Authenticator) Forget(tokenID uuid.UUID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k, e := range a.cache {
+		if e.found && e.cred.TokenID == tokenID {
+			delete(a.cache, k)
+		}
+	}
+}
+
+// Resolve selects the organization a request acts in. orgHeader is the X-Service-Organisation
+// value ("" when absent). An API token acts in its own organization (a header naming another is
+// refused); an access token needs the header when its user belongs to several organizations.
+func Resolve(cred store.Credential, orgHeader string) (Principal, error) {
+	p := Principal{Credential: cred, Perms: NewPermissions(cred.Grants)}
+	if orgHeader != "" {
+		id, err := uuid.Parse(orgHeader)
+		if err != nil {
+			return p, ErrOrgNotCovered
+		}
+		for _, o := range cred.OrgIDs {
+			if o == id {
+				p.OrgID = id
+				return p, nil
+			}
+		}
+		return p, ErrOrgNotCovered
+	}
+	switch len(cred.OrgIDs) {
+	case 0:
+		return p, ErrNoOrganization
+	case 1:
+		p.OrgID = cred.OrgIDs[0]
+		return p, nil
+	default:
+		return p, ErrOrgRequired
+	}
+}

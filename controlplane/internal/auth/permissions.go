@@ -1,0 +1,124 @@
+// Package auth decides who a request comes from and what it may do: bearer secrets, their
+// hashes, permission areas and levels, and a cached authenticator so that checking a token does
+// not cost a database round trip on every request.
+package auth
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Area is a permission area (supplement §1.3).
+type Area string
+
+// The permission areas. PROJECTS is the candidate contract's tenth area.
+const (
+	UptimeChecks         Area = "UPTIME_CHECKS"
+	StatusPages          Area = "STATUS_PAGES"
+	HeartbeatChecks      Area = "HEARTBEAT_CHECKS"
+	MaintenanceWindows   Area = "MAINTENANCE_WINDOWS"
+	People               Area = "PEOPLE"
+	Integrations         Area = "INTEGRATIONS"
+	APITokens            Area = "API_TOKENS"
+	Webhooks             Area = "WEBHOOKS"
+	EnvironmentVariables Area = "ENVIRONMENT_VARIABLES"
+	Projects             Area = "PROJECTS"
+)
+
+// Areas lists every area, in the order the contract names them.
+var Areas = []Area{UptimeChecks, StatusPages, HeartbeatChecks, MaintenanceWindows, People, Integrations, APITokens, Webhooks, EnvironmentVariables, Projects}
+
+// Level is READ or EDIT; EDIT implies READ.
+type Level string
+
+const (
+	Read Level = "READ"
+	Edit Level = "EDIT"
+)
+
+// Grant is one area at one level.
+type Grant struct {
+	Area  Area
+	Level Level
+}
+
+func (g Grant) String() string { return string(g.Area) + ":" + string(g.Level) }
+
+// ValidArea reports whether s names an area.
+func ValidArea(s string) bool {
+	for _, a := range Areas {
+		if string(a) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseGrant parses "AREA:LEVEL".
+func ParseGrant(s string) (Grant, error) {
+	area, level, ok := strings.Cut(s, ":")
+	if !ok || !ValidArea(area) || (level != string(Read) && level != string(Edit)) {
+		return Grant{}, fmt.Errorf("invalid grant %q", s)
+	}
+	return Grant{Area(area), Level(level)}, nil
+}
+
+// Permissions is a set of grants, as bits: two per area (read, edit).
+type Permissions uint32
+
+func bit(a Area, l Level) Permissions {
+	for i, x := range Areas {
+		if x == a {
+			if l == Edit {
+				return 1 << (2*i + 1)
+			}
+			return 1 << (2 * i)
+		}
+	}
+	return 0
+}
+
+// NewPermissions builds a set from "AREA:LEVEL" strings, ignoring unknown ones (a grant removed
+// from the vocabulary must not break a stored token).
+func NewPermissions(grants []string) Permissions {
+	var p Permissions
+	for _, s := range grants {
+		if g, err := ParseGrant(s); err == nil {
+			p |= bit(g.Area, g.Level)
+		}
+	}
+	return p
+}
+
+// AllGrants is every area at EDIT.
+func AllGrants() []string {
+	out := make([]string, len(Areas))
+	for i, a := range Areas {
+		out[i] = string(a) + ":" + string(Edit)
+	}
+	return out
+}
+
+// Allows reports whether the set grants level on area; EDIT grants READ.
+func (p Permissions) Allows(a Area, l Level) bool {
+	if p&bit(a, Edit) != 0 {
+		return true
+	}
+	return l == Read && p&bit(a, Read) != 0
+}
+
+// Describe renders the set as the permissions endpoint shows it: "uptime_checks (read)".
+func (p Permissions) Describe() []string {
+	out := []string{}
+	for _, a := range Areas {
+		switch {
+		case p&bit(a, Edit) != 0:
+			out = append(out, strings.ToLower(string(a))+" (edit)")
+		case p&bit(a, Read) != 0:
+			out = append(out, strings.ToLower(string(a))+" (read)")
+		}
+	}
+	sort.Strings(out)
+	return out
+}

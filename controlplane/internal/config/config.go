@@ -1,0 +1,113 @@
+// Package config reads the control plane's configuration from VANTAGE_* environment variables
+// into one typed struct, with every default in one place, and validates it at start-up, naming
+// every bad variable at once.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/vantagehq/vantage/controlplane/internal/secrets"
+)
+
+// Config is the control plane's configuration.
+type Config struct {
+	DatabaseURL     string        // VANTAGE_DATABASE_URL (required): PostgreSQL connection URL
+	HTTPAddr        string        // VANTAGE_HTTP_ADDR, default ":8080": REST API, /healthz, /readyz, /metrics
+	GRPCAddr        string        // VANTAGE_GRPC_ADDR, default ":9090": the agents' gRPC stream
+	SecretKey       []byte        // VANTAGE_SECRET_KEY (required): base64 of 32 random bytes; seals secrets at rest
+	BootstrapToken  string        // VANTAGE_BOOTSTRAP_TOKEN: ensures a default org and an all-permission token with this secret
+	LogLevel        slog.Level    // VANTAGE_LOG_LEVEL, default "info": debug, info, warn, error
+	TrustedProxies  []string      // VANTAGE_TRUSTED_PROXIES, default none: CIDRs/IPs whose X-Forwarded-For is believed
+	ShutdownTimeout time.Duration // VANTAGE_SHUTDOWN_TIMEOUT, default 15s: grace period for in-flight requests
+}
+
+// Var documents one variable, for the README and `vantage-controlplane config`.
+type Var struct{ Name, Default, Meaning string }
+
+// Vars lists every variable the control plane reads.
+var Vars = []Var{
+	{"VANTAGE_DATABASE_URL", "(required)", "PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/vantage?sslmode=disable"},
+	{"VANTAGE_SECRET_KEY", "(required)", "base64 of 32 random bytes (openssl rand -base64 32); encrypts variable values and check passwords"},
+	{"VANTAGE_HTTP_ADDR", ":8080", "listen address of the REST API, /healthz, /readyz and /metrics"},
+	{"VANTAGE_GRPC_ADDR", ":9090", "listen address of the agents' gRPC stream"},
+	{"VANTAGE_BOOTSTRAP_TOKEN", "(unset)", "when set (16+ characters), start-up ensures a paid default organization with an all-permission API token whose secret is this value"},
+	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"VANTAGE_TRUSTED_PROXIES", "(none)", "comma-separated IPs/CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
+	{"VANTAGE_SHUTDOWN_TIMEOUT", "15s", "how long SIGTERM waits for in-flight work"},
+}
+
+// Load reads the configuration through getenv and validates it.
+func Load(getenv func(string) string) (Config, error) {
+	c := Config{HTTPAddr: ":8080", GRPCAddr: ":9090", LogLevel: slog.LevelInfo, ShutdownTimeout: 15 * time.Second}
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
+	}
+
+	if c.DatabaseURL = getenv("VANTAGE_DATABASE_URL"); c.DatabaseURL == "" {
+		bad("VANTAGE_DATABASE_URL", "is required (e.g. postgres://postgres@127.0.0.1:5432/vantage?sslmode=disable)")
+	}
+	if s := getenv("VANTAGE_SECRET_KEY"); s == "" {
+		bad("VANTAGE_SECRET_KEY", "is required: base64 of 32 random bytes (openssl rand -base64 32)")
+	} else if k, err := secrets.ParseKey(s); err != nil {
+		bad("VANTAGE_SECRET_KEY", "%v", err)
+	} else {
+		c.SecretKey = k
+	}
+	for _, a := range []struct {
+		name string
+		dst  *string
+	}{{"VANTAGE_HTTP_ADDR", &c.HTTPAddr}, {"VANTAGE_GRPC_ADDR", &c.GRPCAddr}} {
+		if s := getenv(a.name); s != "" {
+			if _, _, err := net.SplitHostPort(s); err != nil {
+				bad(a.name, "must be host:port or :port, got %q", s)
+			}
+			*a.dst = s
+		}
+	}
+	if c.BootstrapToken = getenv("VANTAGE_BOOTSTRAP_TOKEN"); c.BootstrapToken != "" && len(c.BootstrapToken) < 16 {
+		bad("VANTAGE_BOOTSTRAP_TOKEN", "must be at least 16 characters")
+	}
+	if s := getenv("VANTAGE_LOG_LEVEL"); s != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(s)); err != nil {
+			bad("VANTAGE_LOG_LEVEL", "must be debug, info, warn or error, got %q", s)
+		}
+	}
+	if s := getenv("VANTAGE_TRUSTED_PROXIES"); s != "" {
+		for _, p := range strings.Split(s, ",") {
+			p = strings.TrimSpace(p)
+			if net.ParseIP(p) == nil {
+				if _, _, err := net.ParseCIDR(p); err != nil {
+					bad("VANTAGE_TRUSTED_PROXIES", "%q is neither an IP nor a CIDR", p)
+					continue
+				}
+			}
+			c.TrustedProxies = append(c.TrustedProxies, p)
+		}
+	}
+	if s := getenv("VANTAGE_SHUTDOWN_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			bad("VANTAGE_SHUTDOWN_TIMEOUT", "must be a positive duration such as 15s, got %q", s)
+		}
+		c.ShutdownTimeout = d
+	}
+	if len(errs) > 0 {
+		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
+	}
+	return c, nil
+}
+
+func joinIndented(errs []error) error {
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString("\n  ")
+		b.WriteString(e.Error())
+	}
+	return errors.New(b.String())
+}

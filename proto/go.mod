@@ -1,0 +1,3 @@
+module github.com/vantagehq/vantage/proto
+
+go 1.26
