@@ -9,4 +9,15 @@ require (
 	github.com/ohler55/ojg v1.28.5
 )
 
-require golang.org/x/net v0.62.0 // indirect
+require (
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
+	google.golang.org/grpc v1.85.0 // indirect
+)
+
+require (
+	github.com/vantagehq/vantage/proto v0.0.0
+	golang.org/x/net v0.62.0 // indirect
+	google.golang.org/protobuf v1.36.12
+)

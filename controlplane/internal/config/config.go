@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,10 @@ type Config struct {
 	LogLevel        slog.Level    // VANTAGE_LOG_LEVEL, default "info": debug, info, warn, error
 	TrustedProxies  []string      // VANTAGE_TRUSTED_PROXIES, default none: CIDRs/IPs whose X-Forwarded-For is believed
 	ShutdownTimeout time.Duration // VANTAGE_SHUTDOWN_TIMEOUT, default 15s: grace period for in-flight requests
+	NATSURL         string        // VANTAGE_NATS_URL, default "": NATS with JetStream; empty starts an embedded server
+	NATSStoreDir    string        // VANTAGE_NATS_STORE_DIR, default ".vantage/nats": JetStream storage of the embedded server
+	AgentToken      string        // VANTAGE_AGENT_TOKEN: the secret agents present on the gRPC stream (required by serve)
+	RetentionDays   int           // VANTAGE_RESULT_RETENTION_DAYS, default 30: days of raw results kept
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -39,11 +44,16 @@ var Vars = []Var{
 	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"VANTAGE_TRUSTED_PROXIES", "(none)", "comma-separated IPs/CIDRs of reverse proxies whose X-Forwarded-For is trusted"},
 	{"VANTAGE_SHUTDOWN_TIMEOUT", "15s", "how long SIGTERM waits for in-flight work"},
+	{"VANTAGE_NATS_URL", "(embedded)", "NATS server with JetStream, e.g. nats://127.0.0.1:4222; unset starts an embedded server (local runs)"},
+	{"VANTAGE_NATS_STORE_DIR", ".vantage/nats", "JetStream storage directory of the embedded NATS server"},
+	{"VANTAGE_AGENT_TOKEN", "(required by serve)", "secret that agents present on the gRPC stream (16+ characters)"},
+	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
 }
 
 // Load reads the configuration through getenv and validates it.
 func Load(getenv func(string) string) (Config, error) {
-	c := Config{HTTPAddr: ":8080", GRPCAddr: ":9090", LogLevel: slog.LevelInfo, ShutdownTimeout: 15 * time.Second}
+	c := Config{HTTPAddr: ":8080", GRPCAddr: ":9090", LogLevel: slog.LevelInfo, ShutdownTimeout: 15 * time.Second,
+		NATSStoreDir: ".vantage/nats", RetentionDays: 30}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -96,6 +106,20 @@ func Load(getenv func(string) string) (Config, error) {
 			bad("VANTAGE_SHUTDOWN_TIMEOUT", "must be a positive duration such as 15s, got %q", s)
 		}
 		c.ShutdownTimeout = d
+	}
+	c.NATSURL = getenv("VANTAGE_NATS_URL")
+	if s := getenv("VANTAGE_NATS_STORE_DIR"); s != "" {
+		c.NATSStoreDir = s
+	}
+	if c.AgentToken = getenv("VANTAGE_AGENT_TOKEN"); c.AgentToken != "" && len(c.AgentToken) < 16 {
+		bad("VANTAGE_AGENT_TOKEN", "must be at least 16 characters")
+	}
+	if s := getenv("VANTAGE_RESULT_RETENTION_DAYS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 3650 {
+			bad("VANTAGE_RESULT_RETENTION_DAYS", "must be a whole number of days from 1 to 3650, got %q", s)
+		}
+		c.RetentionDays = n
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))

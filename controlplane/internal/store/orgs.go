@@ -34,6 +34,21 @@ func (s *Store) GetOrganization(ctx context.Context, id uuid.UUID) (Organization
 	return o, translate(err)
 }
 
+// ListOrganizations returns every organization, oldest first. It is for operators (the admin
+// command), never for API callers, who only ever see their own organization.
+func (s *Store) ListOrganizations(ctx context.Context) ([]Organization, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, name, plan, created_at FROM organizations ORDER BY created_at, id`)
+	if err != nil {
+		return nil, translate(err)
+	}
+	orgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Organization, error) {
+		var o Organization
+		err := r.Scan(&o.ID, &o.Name, &o.Plan, &o.CreatedAt)
+		return o, err
+	})
+	return orgs, translate(err)
+}
+
 // BootstrapOrgName names the organization that EnsureBootstrap creates.
 const BootstrapOrgName = "Default organization"
 

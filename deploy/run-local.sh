@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs Vantage locally (make run): PostgreSQL and NATS (the machine's, started or installed when
+# needed), the control plane, and one agent serving all eight regions. Prints the API address
+# and a token. Ctrl-C stops everything. Secrets for this machine persist in .vantage/local.env.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./deploy/ensure-services.sh
+
+PGURL=${VANTAGE_LOCAL_PG:-postgres://postgres@127.0.0.1:5432}
+DB=${VANTAGE_LOCAL_DB:-vantage}
+HTTP_ADDR=${VANTAGE_HTTP_ADDR:-127.0.0.1:8080}
+GRPC_ADDR=${VANTAGE_GRPC_ADDR:-127.0.0.1:9090}
+mkdir -p .vantage
+if [ ! -f .vantage/local.env ]; then
+  umask 077
+  cat > .vantage/local.env <<ENV
+VANTAGE_SECRET_KEY=$(openssl rand -base64 32)
+VANTAGE_BOOTSTRAP_TOKEN=vtg_local_$(openssl rand -hex 16)
+VANTAGE_AGENT_TOKEN=agent_$(openssl rand -hex 16)
+ENV
+fi
+set -a; . ./.vantage/local.env; set +a
+psql -q "$PGURL/postgres" -tc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 \
+  || psql -q "$PGURL/postgres" -c "CREATE DATABASE $DB"
+
+[ -x bin/vantage-controlplane ] && [ -x bin/vantage-agent ] || make build
+export VANTAGE_DATABASE_URL="$PGURL/$DB?sslmode=disable" VANTAGE_HTTP_ADDR="$HTTP_ADDR" VANTAGE_GRPC_ADDR="$GRPC_ADDR"
+# Use the machine's NATS when it answers; otherwise the control plane embeds one.
+if (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then export VANTAGE_NATS_URL=${VANTAGE_NATS_URL:-nats://127.0.0.1:4222}; fi
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT INT TERM
+./bin/vantage-controlplane serve 2> >(tee .vantage/controlplane.log >&2) & pids+=($!)
+for _ in $(seq 1 100); do curl -sf "http://$HTTP_ADDR/readyz" >/dev/null && break; sleep 0.2; done
+curl -sf "http://$HTTP_ADDR/readyz" >/dev/null || { echo "control plane did not become ready; see .vantage/controlplane.log" >&2; exit 1; }
+VANTAGE_CONTROLPLANE_ADDR="$GRPC_ADDR" VANTAGE_REGIONS=all VANTAGE_HTTP_ADDR=127.0.0.1:8081 \
+  ./bin/vantage-agent 2> >(tee .vantage/agent.log >&2) & pids+=($!)
+
+cat <<MSG
+
+  Vantage is running.
+    API:    http://$HTTP_ADDR/v1   (OpenAPI: http://$HTTP_ADDR/v1/openapi.json)
+    Token:  $VANTAGE_BOOTSTRAP_TOKEN
+  Try:
+    curl -s -H "Authorization: Bearer $VANTAGE_BOOTSTRAP_TOKEN" -H 'Content-Type: application/json' \\
+      -d '{"name":"example","url":"https://example.com"}' http://$HTTP_ADDR/v1/checks
+  Logs: .vantage/controlplane.log, .vantage/agent.log. Ctrl-C stops everything.
+
+MSG
+wait -n "${pids[@]}"

@@ -1,0 +1,58 @@
+// Package wire names what travels between the control plane and the agents over NATS — the
+// JetStream stream, its subjects and consumers, the config-change subject — and encodes jobs.
+package wire
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+const (
+	// JobStream is the JetStream stream holding due jobs: work-queue retention, so a job is
+	// deleted once an agent acks it; MaxAge JobMaxAge, so stale jobs die instead of running late.
+	JobStream = "VANTAGE_JOBS"
+	// JobSubjectPrefix + region (without "cloud:") is where jobs for a region are published.
+	JobSubjectPrefix = "vantage.jobs."
+	// JobMaxAge bounds how long an undelivered job lives.
+	JobMaxAge = 5 * time.Minute
+	// JobAckWait is how long a delivered job may stay unacked before JetStream redelivers it to
+	// another agent of the region; agents extend it with InProgress while a job runs.
+	JobAckWait = 30 * time.Second
+	// ConfigChangedSubject carries one message per committed check change (payload: check id),
+	// so the scheduler picks changes up within a second (core NATS, not JetStream: the periodic
+	// resync covers a missed message).
+	ConfigChangedSubject = "vantage.config.checks"
+)
+
+// RegionPrefix is the provider prefix of region values.
+const RegionPrefix = "cloud:"
+
+// RegionToken is the region without its "cloud:" prefix: "us-east-1".
+func RegionToken(region string) string { return strings.TrimPrefix(region, RegionPrefix) }
+
+// JobSubject is the subject jobs for region are published on.
+func JobSubject(region string) string { return JobSubjectPrefix + RegionToken(region) }
+
+// ConsumerName is the durable pull consumer every agent of region shares.
+func ConsumerName(region string) string { return "agents-" + RegionToken(region) }
+
+// EncodeJob serializes a job for NATS.
+func EncodeJob(j *vantagev1.CheckJob) ([]byte, error) { return proto.Marshal(j) }
+
+// DecodeJob parses a job from NATS.
+func DecodeJob(b []byte) (*vantagev1.CheckJob, error) {
+	j := &vantagev1.CheckJob{}
+	if err := proto.Unmarshal(b, j); err != nil {
+		return nil, fmt.Errorf("decode job: %w", err)
+	}
+	return j, nil
+}
+
+// JobMsgID is the JetStream de-duplication id of a job (Nats-Msg-Id), so a scheduler that
+// republishes the same run after a fail-over does not queue it twice.
+func JobMsgID(j *vantagev1.CheckJob) string { return j.JobId + "/" + RegionToken(j.Region) }
