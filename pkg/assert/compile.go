@@ -1,26 +1,33 @@
 // Package assert compiles assertions and evaluates them against a probe's observation. The
 // control plane compiles at write time (a bad JSONPath or CSS selector is a 400); the agent
-// compiles when it receives a job and evaluates after probing.
+// compiles when it receives a job and evaluates after probing: probe first, judge after.
+//
+// The comparison semantics are documented on [Compiled.Evaluate].
 package assert
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/andybalholm/cascadia"
 	"github.com/ohler55/ojg/jp"
+	"github.com/ohler55/ojg/oj"
 
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
-// Compiled is an assertion ready for evaluation.
+// Compiled is an assertion ready for evaluation. It is immutable and safe for concurrent use.
 type Compiled struct {
 	check.Assertion
-	path     jp.Expr          // JSON_BODY, DNS_JSON_ANSWER
-	selector cascadia.Sel     // HTML_BODY
-	number   *float64         // Expected parsed as a number, when it is one
+	path     jp.Expr      // JSON_BODY, DNS_JSON_ANSWER
+	selector cascadia.Sel // HTML_BODY
+	number   *float64     // Expected parsed as a number, when it is one
+	// expectedJSON is Expected in canonical JSON form when Expected is a JSON array or object,
+	// so that EQUALS can compare structured values regardless of spacing and key order.
+	expectedJSON string
 }
 
 // FieldError says which of an assertion's fields breaks which rule.
@@ -44,8 +51,13 @@ func Compile(kind check.Kind, a check.Assertion) (*Compiled, error) {
 		return nil, &FieldError{"comparison", "must be one of " + strings.Join(check.Comparisons, ", ")}
 	}
 	c := &Compiled{Assertion: a}
-	if f, err := strconv.ParseFloat(strings.TrimSpace(a.Expected), 64); err == nil {
+	if f, ok := parseNumber(a.Expected); ok {
 		c.number = &f
+	}
+	if t := strings.TrimSpace(a.Expected); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
+		if v, err := oj.ParseString(t); err == nil {
+			c.expectedJSON = canonicalJSON(v)
+		}
 	}
 	switch a.Type {
 	case check.JSONBody, check.DNSJSONAnswer:
@@ -83,12 +95,49 @@ func Compile(kind check.Kind, a check.Assertion) (*Compiled, error) {
 	if numericOnly[a.Type] {
 		switch a.Comparison {
 		case check.Equals, check.NotEquals, check.GreaterThan, check.LessThan:
-			if c.number == nil {
-				return nil, &FieldError{"expected", "must be a number (milliseconds) for " + a.Type}
-			}
 		default:
 			return nil, &FieldError{"comparison", "must be EQUALS, NOT_EQUALS, GREATER_THAN or LESS_THAN for " + a.Type}
 		}
+		if c.number == nil {
+			return nil, &FieldError{"expected", "must be a number (milliseconds) for " + a.Type}
+		}
+	}
+	if (a.Comparison == check.GreaterThan || a.Comparison == check.LessThan) && c.number == nil {
+		return nil, &FieldError{"expected", "must be a number for " + a.Comparison}
 	}
 	return c, nil
+}
+
+// CompileAll compiles every assertion of a check of kind, stopping at the first invalid one;
+// the error names its index.
+func CompileAll(kind check.Kind, as []check.Assertion) ([]*Compiled, error) {
+	out := make([]*Compiled, 0, len(as))
+	for i, a := range as {
+		c, err := Compile(kind, a)
+		if err != nil {
+			return nil, fmt.Errorf("assertions[%d].%w", i, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// numberSyntax is a plain decimal number: optional sign, digits with an optional fraction, an
+// optional exponent. It deliberately rejects what strconv.ParseFloat also accepts ("NaN", "Inf",
+// hexadecimal, underscores), so that words like "nan" or "infinity" compare as text.
+var numberSyntax = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// parseNumber reads s, ignoring surrounding white space, as a number when it is one.
+func parseNumber(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if !numberSyntax.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil { // out of range: still a number, ParseFloat returns ±Inf
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	return f, true
 }

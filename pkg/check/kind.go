@@ -13,6 +13,15 @@ const (
 // Kinds lists every kind.
 var Kinds = []Kind{Uptime, Browser, DNS, TCP}
 
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool {
+	switch k {
+	case Uptime, Browser, DNS, TCP:
+		return true
+	}
+	return false
+}
+
 // PathSegment is the kind's segment in typed routes: /v1/checks/{uptime,browser,dns,tcp}.
 func (k Kind) PathSegment() string {
 	switch k {
@@ -24,6 +33,47 @@ func (k Kind) PathSegment() string {
 		return "dns"
 	case TCP:
 		return "tcp"
+	}
+	return ""
+}
+
+// TypeName is the kind as request bodies name it in their `type` field: UPTIME_CHECK,
+// BROWSER_CHECK, DNS_CHECK or TCP_CHECK.
+func (k Kind) TypeName() string { return string(k) + "_CHECK" }
+
+// KindOfType is the inverse of TypeName.
+func KindOfType(typeName string) (Kind, bool) {
+	for _, k := range Kinds {
+		if k.TypeName() == typeName {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// IsHTTP reports whether the kind is configured by an HTTPSpec (uptime and browser checks).
+func (k Kind) IsHTTP() bool { return k == Uptime || k == Browser }
+
+// Runtime versions (api.md "Runtime version values"). Requests may only ask for
+// VersionBrowser; VersionEdge appears in responses only; VersionBrowserRetired is the retired
+// Node-20-generation browser runtime, rejected everywhere (supplement §3.8).
+const (
+	VersionBrowser        = "NODE24_BROWSER"
+	VersionEdge           = "EDGE_RUNTIME"
+	VersionBrowserRetired = "NODE20_BROWSER"
+	VersionDNS            = "NODE24_DNS"
+	VersionTCP            = "NODE24_TCP"
+)
+
+// DefaultVersion is the runtime a new check of kind k runs on; uptime checks have none ("").
+func DefaultVersion(k Kind) string {
+	switch k {
+	case Browser:
+		return VersionBrowser
+	case DNS:
+		return VersionDNS
+	case TCP:
+		return VersionTCP
 	}
 	return ""
 }

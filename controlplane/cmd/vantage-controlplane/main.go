@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer st.Close()
 		return st.Migrate(ctx)
 	case "admin":
-		return admin(ctx, args, getenv, stdout)
+		return admin(ctx, args, getenv, stdout, stderr)
 	case "config":
 		for _, v := range config.Vars {
 			fmt.Fprintf(stdout, "%-26s %-12s %s\n", v.Name, v.Default, v.Meaning)

@@ -72,6 +72,9 @@ func parseObject(body []byte) (*object, error) {
 	if body[0] != '{' {
 		return nil, badRequest("request body must be a JSON object")
 	}
+	if hasEscapedNUL(body) {
+		return nil, badRequest("request body must not contain NUL characters (\\u0000)")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var raw map[string]json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -84,6 +87,20 @@ func parseObject(body []byte) (*object, error) {
 		return nil, badRequest("request body must hold exactly one JSON object")
 	}
 	return &object{raw: raw, read: map[string]bool{}, errs: &fieldErrors{}}, nil
+}
+
+// hasEscapedNUL reports whether JSON text holds the escape \u0000 (a raw NUL byte is not valid
+// JSON anyway). PostgreSQL text cannot store NUL, so such input is refused before it gets there.
+func hasEscapedNUL(b []byte) bool {
+	for i := 0; i < len(b)-1; i++ {
+		if b[i] == '\\' {
+			if b[i+1] == 'u' && i+5 < len(b) && string(b[i+2:i+6]) == "0000" {
+				return true
+			}
+			i++ // skip the escaped character
+		}
+	}
+	return false
 }
 
 func jsonErrorText(err error) string {

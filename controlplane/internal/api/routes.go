@@ -14,6 +14,7 @@ func routes(r *gin.Engine, d Deps) {
 	envVars := newEnvHandler(d)
 	tokens := newTokensHandler(d)
 	audit := newAuditHandler(d)
+	limit := newOrgRateLimiter(defaultOrgRate, defaultOrgBurst, d.Now) // routes with a documented 429
 
 	v1 := r.Group("/v1")
 	v1.GET("/openapi.json", serveOpenAPI)
@@ -30,10 +31,10 @@ func routes(r *gin.Engine, d Deps) {
 	c.GET("/:check_id", checks.getAny)
 	c.PATCH("/:check_id", checks.patchGeneric)
 	c.DELETE("/:check_id", checks.removeAny)
-	c.POST("/:check_id/move", projects.moveCheck)
+	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
-		typed := c.Group(seg, resource(string(k)+" check"))
+		typed := c.Group(seg, resource(kindNoun[k]))
 		typed.POST("", checks.create(k))
 		typed.GET("/:check_id", checks.get(k))
 		typed.PATCH("/:check_id", checks.patch(k))
@@ -42,14 +43,14 @@ func routes(r *gin.Engine, d Deps) {
 		typed.GET("/:check_id/results", checks.results(k))
 	}
 
-	p := authed.Group("/projects", area(auth.Projects), resource("project"))
+	p := authed.Group("/projects", area(auth.Projects), resource("project"), limit.middleware())
 	p.GET("", projects.list)
 	p.POST("", projects.create)
 	p.GET("/:project_id", projects.get)
 	p.PATCH("/:project_id", projects.update)
 	p.DELETE("/:project_id", projects.remove)
 
-	e := authed.Group("/env", area(auth.EnvironmentVariables), resource("environment variable"))
+	e := authed.Group("/env", area(auth.EnvironmentVariables), resource("environment variable"), limit.middleware())
 	e.GET("", envVars.list)
 	e.POST("", envVars.create)
 	e.GET("/:environment_variable_id", envVars.get)
@@ -64,3 +65,6 @@ func routes(r *gin.Engine, d Deps) {
 
 	authed.GET("/audit_logs", area(auth.People), audit.list)
 }
+
+// kindNoun names each kind in "<noun> not found" messages of the typed routes.
+var kindNoun = map[check.Kind]string{check.Uptime: "uptime check", check.Browser: "browser check", check.DNS: "DNS check", check.TCP: "TCP check"}

@@ -44,9 +44,9 @@ func newTokensHandler(d Deps) *tokensHandler {
 
 // Token limits and defaults.
 const (
-	tokenNameMaxLen        = 255
-	tokenDefaultLifetime   = 365 * 24 * time.Hour // expiresAt omitted on create
-	tokenSearchMaxLen      = 255
+	tokenNameMaxLen         = 255
+	tokenDefaultLifetime    = 365 * 24 * time.Hour // expiresAt omitted on create
+	tokenSearchMaxLen       = 255
 	tokenListDefaultPerPage = 10 // GET /v1/tokens, unlike other lists (supplement §1.2)
 )
 

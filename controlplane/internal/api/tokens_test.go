@@ -114,6 +114,7 @@ func TestTokensLifecycle(t *testing.T) {
 	if strings.Contains(string(r.Raw), secret) {
 		t.Fatal("list leaks the secret")
 	}
+	golden(t, "tokens_list", r.Raw)
 
 	// delete, then the token is gone and refused.
 	r = h.do(http.MethodDelete, "/v1/tokens/"+id, h.tokenA, nil)
@@ -146,6 +147,7 @@ func TestTokensCreateValidation(t *testing.T) {
 		{"name null", `{"name":null,"grants":` + grants + `}`, "name: is required"},
 		{"name blank", `{"name":"  ","grants":` + grants + `}`, "name: must not be blank"},
 		{"name too long", `{"name":"` + strings.Repeat("é", 256) + `","grants":` + grants + `}`, "name: must be at most 255 characters"},
+		{"name with NUL", `{"name":"a\u0000b","grants":` + grants + `}`, "must not contain NUL characters"},
 		{"name not a string", `{"name":5,"grants":` + grants + `}`, "name: must be a string"},
 		{"grants missing", `{"name":"x"}`, "grants: is required"},
 		{"grants empty", `{"name":"x","grants":[]}`, "grants: must hold at least one grant"},
@@ -284,7 +286,7 @@ func TestTokensListPagingAndSearch(t *testing.T) {
 		t.Fatalf("no match: %v", names)
 	}
 
-	for _, q := range []string{"?page=0", "?per_page=abc", "?search=" + strings.Repeat("x", 256)} {
+	for _, q := range []string{"?page=0", "?per_page=abc", "?search=" + strings.Repeat("x", 256), "?search=%00"} {
 		expectStatus(t, h.do(http.MethodGet, "/v1/tokens"+q, h.tokenA, nil), http.StatusBadRequest)
 	}
 

@@ -25,11 +25,11 @@ var SystemActor = Actor{Type: "System", DisplayName: "Vantage"}
 // AuditEvent describes one change to one resource. The audit action is derived:
 // "<auditable type in snake case>.<action>", e.g. "check.created".
 type AuditEvent struct {
-	Action                 string // verb: created, updated, deleted, moved, ...
-	AuditableType          string // e.g. "Check", "EnvironmentVariable"
-	AuditableID            string
-	AuditableDisplayName   string
-	Metadata               map[string]any
+	Action               string // verb: created, updated, deleted, moved, ...
+	AuditableType        string // e.g. "Check", "EnvironmentVariable"
+	AuditableID          string
+	AuditableDisplayName string
+	Metadata             map[string]any
 }
 
 var camelBoundary = regexp.MustCompile(`([a-z0-9])([A-Z])`)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -178,7 +179,22 @@ func MigrationsDigest() string {
 	return b.String()
 }
 
-// inTx runs fn in a transaction, committing when it returns nil.
+// inTx runs fn in a transaction, committing when it returns nil. A transaction that loses a
+// deadlock or a serialization conflict is retried (fn must therefore be safe to run again: it
+// only talks to tx).
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return translate(pgx.BeginFunc(ctx, s.pool, fn))
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		err = pgx.BeginFunc(ctx, s.pool, fn)
+		if !txConflict(err) {
+			break
+		}
+	}
+	return translate(err)
+}
+
+// txConflict reports whether err is a transaction conflict that a retry resolves.
+func txConflict(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }

@@ -206,6 +206,16 @@ func (s *Store) UpdateEnvVar(ctx context.Context, actor Actor, orgID, id uuid.UU
 	}
 	var v EnvVar
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if p.Name != nil {
+			// Lock the referencing checks before the variable: check writes lock the check and
+			// then (binding references) the variables, so taking the same order here keeps a
+			// rename and a concurrent check update from deadlocking. renameVarRefs locks again,
+			// which also covers a check bound between this statement and the variable lock.
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM checks c JOIN check_env_refs r ON r.org_id = c.org_id AND r.check_id = c.id
+				WHERE r.org_id = $1 AND r.env_var_id = $2 ORDER BY c.id FOR NO KEY UPDATE OF c`, orgID, id); err != nil {
+				return fmt.Errorf("lock checks referencing the variable: %w", err)
+			}
+		}
 		var current []byte
 		old, err := scanEnvVar(tx.QueryRow(ctx, `SELECT `+envVarColumns+`, value_enc FROM env_vars
 			WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), &current)

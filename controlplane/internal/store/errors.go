@@ -62,6 +62,8 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %s", ErrConflict, pgErr.ConstraintName)
 		case "22P02": // invalid_text_representation, e.g. a malformed uuid
 			return ErrNotFound
+		case "22021", "22P05": // character_not_in_repertoire, untranslatable_character: NUL in text
+			return &ValidationError{Field: "input", Message: "text must not contain NUL characters"}
 		case "57014", "57P01", "57P02", "57P03", "53300": // canceled, shutdown, too many connections
 			return fmt.Errorf("%w: %s", ErrUnavailable, pgErr.Message)
 		}

@@ -1,0 +1,222 @@
+// Command vantage-agent runs a Vantage probe agent: it pulls check jobs for its regions from
+// NATS JetStream, probes their targets, streams the results to the control plane over one gRPC
+// stream, and acks each job once the control plane has stored its results.
+//
+//	vantage-agent [run]   run the agent (default)
+//	vantage-agent config  print every VANTAGE_* variable with its default
+//
+// SIGINT or SIGTERM stops fetching, lets running jobs finish for VANTAGE_SHUTDOWN_TIMEOUT, and
+// hands the rest back to JetStream for immediate redelivery to another agent of the region.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vantagehq/vantage/agent/internal/config"
+	"github.com/vantagehq/vantage/agent/internal/probe"
+	"github.com/vantagehq/vantage/agent/internal/prober"
+	"github.com/vantagehq/vantage/agent/internal/uplink"
+	"github.com/vantagehq/vantage/agent/internal/worker"
+)
+
+var _ worker.Uplink = (*uplink.Client)(nil)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "vantage-agent:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "run"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "run":
+		cfg, err := config.Load(getenv)
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, stderr)
+	case "config":
+		for _, v := range config.Vars {
+			fmt.Fprintf(stdout, "%-30s %-22s %s\n", v.Name, v.Default, v.Meaning)
+		}
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, "usage: vantage-agent [run|config]")
+		return nil
+	}
+	return fmt.Errorf("unknown command %q (want run or config)", cmd)
+}
+
+// serve runs the agent until ctx ends or a part fails for good.
+func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	version := buildVersion()
+	hostname, _ := os.Hostname()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	natsOpts := []nats.Option{
+		nats.Name("vantage-agent " + cfg.AgentID),
+		nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(true), // start order does not matter: keep trying in the background
+		nats.ReconnectWait(time.Second),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			logger.Warn("NATS disconnected", "component", "nats", "err", err)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			logger.Info("NATS connected", "component", "nats", "url", nc.ConnectedUrlRedacted())
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			logger.Warn("NATS error", "component", "nats", "err", err)
+		}),
+	}
+	if cfg.NATSCredsFile != "" {
+		natsOpts = append(natsOpts, nats.UserCredentials(cfg.NATSCredsFile))
+	}
+	nc, err := nats.Connect(cfg.NATSURL, natsOpts...)
+	if err != nil {
+		return fmt.Errorf("connect to NATS: %w", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("JetStream: %w", err)
+	}
+
+	up, err := uplink.New(uplink.Config{
+		Addr: cfg.ControlPlaneAddr, Token: cfg.AgentToken,
+		AgentID: cfg.AgentID, Hostname: hostname, Version: version, Regions: cfg.Regions, Capacity: cfg.Concurrency,
+	}, logger, reg)
+	if err != nil {
+		return err
+	}
+	runner := probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets)))
+	w, err := worker.New(worker.Config{
+		AgentID: cfg.AgentID, Regions: cfg.Regions, Concurrency: cfg.Concurrency, DrainTimeout: cfg.ShutdownTimeout,
+	}, js, runner, up, logger, reg)
+	if err != nil {
+		return err
+	}
+
+	lis, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("VANTAGE_HTTP_ADDR: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           opsHandler(reg, nc, up, w),
+		ReadHeaderTimeout: 5 * time.Second,
+	}
+
+	logger.Info("vantage agent starting", "component", "agent", "agent_id", cfg.AgentID, "version", version,
+		"regions", cfg.Regions, "concurrency", cfg.Concurrency, "controlplane_addr", cfg.ControlPlaneAddr,
+		"http_addr", lis.Addr().String(), "allow_private_targets", cfg.AllowPrivateTargets)
+
+	g, gctx := errgroup.WithContext(ctx)
+	// The uplink outlives the worker: jobs finishing during the drain still need their acks.
+	upCtx, stopUplink := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopUplink()
+	g.Go(func() error {
+		defer stopUplink()
+		return w.Run(gctx)
+	})
+	g.Go(func() error { return up.Run(upCtx) })
+	g.Go(func() error {
+		if err := srv.Serve(lis); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("ops HTTP server: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-upCtx.Done() // metrics stay up until the drain is over
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	err = g.Wait()
+	logger.Info("vantage agent stopped", "component", "agent", "agent_id", cfg.AgentID)
+	return err
+}
+
+// opsHandler serves /healthz (the process runs), /readyz (NATS connected, consumers set up and
+// the control plane stream registered) and /metrics.
+func opsHandler(reg *prometheus.Registry, nc *nats.Conn, up *uplink.Client, w *worker.Worker) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(rw http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(rw, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(rw http.ResponseWriter, _ *http.Request) {
+		var notReady []string
+		if !nc.IsConnected() {
+			notReady = append(notReady, "NATS not connected")
+		}
+		if !w.Ready() {
+			notReady = append(notReady, "job consumers not set up")
+		}
+		if !up.Ready() {
+			notReady = append(notReady, "not registered with the control plane")
+		}
+		if len(notReady) > 0 {
+			http.Error(rw, strings.Join(notReady, "; "), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(rw, "ready")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return mux
+}
+
+// buildVersion is the module version, or the VCS revision of a development build.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel-" + rev
+}

@@ -1,0 +1,306 @@
+// Package agenttest holds the agent's test fixtures: a real in-process NATS server with JetStream
+// and the job stream created the way the control plane creates it, and the control-plane side of
+// the gRPC agent stream (a real grpc.Server) that records results and acks them. Only tests
+// import it, so nats-server never reaches the agent binary.
+package agenttest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/vantagehq/vantage/pkg/wire"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// CheckFor calls f every interval until it returns nil, failing the test with f's last error
+// when total has passed.
+func CheckFor(t testing.TB, total, interval time.Duration, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(total)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = f(); err == nil {
+			return
+		}
+		time.Sleep(interval)
+	}
+	t.Fatalf("condition not met within %s: %v", total, err)
+}
+
+// StartNATS starts a NATS server with JetStream on a random port, storing in a test directory,
+// and shuts it down when the test ends.
+func StartNATS(t testing.TB) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{
+		Host:      "127.0.0.1",
+		Port:      -1,
+		JetStream: true,
+		StoreDir:  t.TempDir(),
+		NoLog:     true,
+		NoSigs:    true,
+	})
+	if err != nil {
+		t.Fatalf("nats server: %v", err)
+	}
+	s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server not ready")
+	}
+	t.Cleanup(func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	return s
+}
+
+// Connect connects to s and returns the connection (closed when the test ends) and its
+// JetStream context.
+func Connect(t testing.TB, s *server.Server) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatalf("nats connect: %v", err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatalf("jetstream: %v", err)
+	}
+	return nc, js
+}
+
+// CreateJobStream creates VANTAGE_JOBS as the control plane does: work-queue retention over
+// vantage.jobs.>, stale jobs dropped after wire.JobMaxAge.
+func CreateJobStream(t testing.TB, js jetstream.JetStream) jetstream.Stream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:       wire.JobStream,
+		Subjects:   []string{wire.JobSubjectPrefix + ">"},
+		Retention:  jetstream.WorkQueuePolicy,
+		MaxAge:     wire.JobMaxAge,
+		Storage:    jetstream.FileStorage,
+		Duplicates: time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("create job stream: %v", err)
+	}
+	return st
+}
+
+// PublishJob publishes job on its region's subject.
+func PublishJob(t testing.TB, js jetstream.JetStream, job *vantagev1.CheckJob) {
+	t.Helper()
+	b, err := wire.EncodeJob(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := js.Publish(ctx, wire.JobSubject(job.GetRegion()), b, jetstream.WithMsgID(wire.JobMsgID(job))); err != nil {
+		t.Fatalf("publish job %s: %v", job.GetJobId(), err)
+	}
+}
+
+// StreamMsgs is how many jobs the stream still holds (acked jobs leave a work queue).
+func StreamMsgs(ctx context.Context, js jetstream.JetStream) (uint64, error) {
+	st, err := js.Stream(ctx, wire.JobStream)
+	if err != nil {
+		return 0, err
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.State.Msgs, nil
+}
+
+// Key identifies a result the way ingest de-duplicates it.
+type Key struct {
+	JobID, Region string
+	Attempt       uint32
+}
+
+// KeyOf is r's Key.
+func KeyOf(r *vantagev1.CheckResult) Key {
+	return Key{JobID: r.GetJobId(), Region: r.GetRegion(), Attempt: r.GetAttemptNumber()}
+}
+
+// ControlPlane is the control plane's end of the agent stream: it checks the bearer token,
+// answers Register with Registered, and acks each result as OnResult decides (stored by default),
+// storing each Key once like ingest does.
+type ControlPlane struct {
+	Token string
+	Addr  string
+
+	mu            sync.Mutex
+	onResult      func(ctx context.Context, r *vantagev1.CheckResult) (stored bool, reason string)
+	received      []*vantagev1.CheckResult
+	receivedByKey map[Key]int
+	stored        map[Key]*vantagev1.CheckResult
+	registers     []*vantagev1.Register
+	srv           *grpc.Server
+	vantagev1.UnimplementedAgentServiceServer
+}
+
+var _ vantagev1.AgentServiceServer = (*ControlPlane)(nil)
+
+// StartControlPlane serves the agent stream on 127.0.0.1 at a random port until the test ends.
+func StartControlPlane(t testing.TB, token string) *ControlPlane {
+	t.Helper()
+	cp := &ControlPlane{Token: token, receivedByKey: map[Key]int{}, stored: map[Key]*vantagev1.CheckResult{}}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.Addr = lis.Addr().String()
+	cp.serve(lis)
+	t.Cleanup(cp.Stop)
+	return cp
+}
+
+func (cp *ControlPlane) serve(lis net.Listener) {
+	srv := grpc.NewServer(grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
+		MinTime: 5 * time.Second, PermitWithoutStream: true,
+	}))
+	vantagev1.RegisterAgentServiceServer(srv, cp)
+	cp.mu.Lock()
+	cp.srv = srv
+	cp.mu.Unlock()
+	go func() { _ = srv.Serve(lis) }()
+}
+
+// Stop closes the listener and every stream at once, like a crashed control plane.
+func (cp *ControlPlane) Stop() {
+	cp.mu.Lock()
+	srv := cp.srv
+	cp.srv = nil
+	cp.mu.Unlock()
+	if srv != nil {
+		srv.Stop()
+	}
+}
+
+// Restart stops the server and serves again on the same address.
+func (cp *ControlPlane) Restart(t testing.TB) {
+	t.Helper()
+	cp.Stop()
+	var lis net.Listener
+	CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		var err error
+		lis, err = net.Listen("tcp", cp.Addr)
+		return err
+	})
+	cp.serve(lis)
+}
+
+// SetOnResult sets how results are acked; f may block (the agent then waits for its ack).
+func (cp *ControlPlane) SetOnResult(f func(ctx context.Context, r *vantagev1.CheckResult) (stored bool, reason string)) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.onResult = f
+}
+
+// Received is every result that arrived, in order, duplicates included.
+func (cp *ControlPlane) Received() []*vantagev1.CheckResult {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return append([]*vantagev1.CheckResult(nil), cp.received...)
+}
+
+// ReceivedCount is how many times a result with key k arrived.
+func (cp *ControlPlane) ReceivedCount(k Key) int {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.receivedByKey[k]
+}
+
+// Stored is the stored result of key k, or nil.
+func (cp *ControlPlane) Stored(k Key) *vantagev1.CheckResult {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.stored[k]
+}
+
+// StoredCount is how many distinct keys are stored.
+func (cp *ControlPlane) StoredCount() int {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return len(cp.stored)
+}
+
+// Registers is every Register received, in order.
+func (cp *ControlPlane) Registers() []*vantagev1.Register {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return append([]*vantagev1.Register(nil), cp.registers...)
+}
+
+// Connect implements the agent stream.
+func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) error {
+	md, _ := metadata.FromIncomingContext(stream.Context())
+	if got := md.Get("authorization"); len(got) != 1 || got[0] != "Bearer "+cp.Token {
+		return status.Error(codes.Unauthenticated, "invalid agent token")
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	reg := first.GetRegister()
+	if reg == nil {
+		return status.Error(codes.InvalidArgument, "first message must be Register")
+	}
+	cp.mu.Lock()
+	cp.registers = append(cp.registers, reg)
+	n := len(cp.registers)
+	cp.mu.Unlock()
+	if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Registered{
+		Registered: &vantagev1.Registered{SessionId: fmt.Sprintf("session-%d", n)},
+	}}); err != nil {
+		return err
+	}
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		env := m.GetResult()
+		if env == nil {
+			return status.Error(codes.InvalidArgument, "expected a result")
+		}
+		r := env.GetResult()
+		cp.mu.Lock()
+		f := cp.onResult
+		cp.mu.Unlock()
+		stored, reason := true, ""
+		if f != nil {
+			stored, reason = f(stream.Context(), r)
+		}
+		cp.mu.Lock()
+		cp.received = append(cp.received, r)
+		cp.receivedByKey[KeyOf(r)]++
+		if stored && cp.stored[KeyOf(r)] == nil {
+			cp.stored[KeyOf(r)] = r
+		}
+		cp.mu.Unlock()
+		if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{
+			Ack: &vantagev1.ResultAck{Seq: env.GetSeq(), Stored: stored, Error: reason},
+		}}); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,195 @@
+// Package config reads the agent's configuration from VANTAGE_* environment variables into one
+// typed struct, with every default in one place, and validates it at start-up, naming every bad
+// variable at once.
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+// Config is the agent's configuration.
+type Config struct {
+	NATSURL             string        // VANTAGE_NATS_URL: NATS with JetStream
+	NATSCredsFile       string        // VANTAGE_NATS_CREDS: NATS credentials file (JWT + NKey), optional
+	ControlPlaneAddr    string        // VANTAGE_CONTROLPLANE_ADDR: the control plane's gRPC address
+	AgentToken          string        // VANTAGE_AGENT_TOKEN (required): presented on the gRPC stream
+	Regions             []string      // VANTAGE_REGIONS (required): "cloud:…" regions served
+	Concurrency         int           // VANTAGE_AGENT_CONCURRENCY: concurrent probe slots
+	AgentID             string        // VANTAGE_AGENT_ID: stable id of this agent process
+	HTTPAddr            string        // VANTAGE_HTTP_ADDR: /healthz, /readyz, /metrics
+	AllowPrivateTargets bool          // VANTAGE_ALLOW_PRIVATE_TARGETS: probes may reach private/loopback addresses
+	LogLevel            slog.Level    // VANTAGE_LOG_LEVEL
+	ShutdownTimeout     time.Duration // VANTAGE_SHUTDOWN_TIMEOUT: how long in-flight jobs may finish on SIGTERM
+}
+
+// Defaults. Load starts from these; Vars documents them.
+const (
+	DefaultNATSURL          = "nats://127.0.0.1:4222"
+	DefaultControlPlaneAddr = "127.0.0.1:9090"
+	DefaultConcurrency      = 32
+	DefaultHTTPAddr         = ":8081"
+	DefaultAllowPrivate     = true
+	DefaultShutdownTimeout  = 10 * time.Second
+	MaxConcurrency          = 4096
+)
+
+// Var documents one variable, for the README and `vantage-agent config`.
+type Var struct{ Name, Default, Meaning string }
+
+// Vars lists every variable the agent reads.
+var Vars = []Var{
+	{"VANTAGE_NATS_URL", DefaultNATSURL, "NATS server(s) with JetStream, comma-separated URLs; credentials may be in the URL"},
+	{"VANTAGE_NATS_CREDS", "(none)", "path of a NATS .creds file (JWT and NKey seed) the agent authenticates to NATS with"},
+	{"VANTAGE_CONTROLPLANE_ADDR", DefaultControlPlaneAddr, "host:port of the control plane's gRPC agent stream"},
+	{"VANTAGE_AGENT_TOKEN", "(required)", "secret presented to the control plane as \"authorization: Bearer <token>\""},
+	{"VANTAGE_REGIONS", "(required)", "comma-separated regions this agent serves (cloud:us-east-1, …) or \"all\""},
+	{"VANTAGE_AGENT_CONCURRENCY", strconv.Itoa(DefaultConcurrency), "concurrent probe slots shared by all regions; the agent fetches only as many jobs as it has free slots"},
+	{"VANTAGE_AGENT_ID", "(hostname-random)", "id the agent registers with; defaults to the hostname plus a random suffix"},
+	{"VANTAGE_HTTP_ADDR", DefaultHTTPAddr, "listen address of /healthz, /readyz and /metrics"},
+	{"VANTAGE_ALLOW_PRIVATE_TARGETS", strconv.FormatBool(DefaultAllowPrivate), "whether probes may reach private, loopback and link-local addresses (deny on hosted agents)"},
+	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"VANTAGE_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String(), "on SIGTERM, how long in-flight jobs may finish before they are aborted and handed back for redelivery"},
+}
+
+// Load reads the configuration through getenv and validates it.
+func Load(getenv func(string) string) (Config, error) {
+	c := Config{
+		NATSURL:             DefaultNATSURL,
+		ControlPlaneAddr:    DefaultControlPlaneAddr,
+		Concurrency:         DefaultConcurrency,
+		HTTPAddr:            DefaultHTTPAddr,
+		AllowPrivateTargets: DefaultAllowPrivate,
+		LogLevel:            slog.LevelInfo,
+		ShutdownTimeout:     DefaultShutdownTimeout,
+	}
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
+	}
+
+	if s := getenv("VANTAGE_NATS_URL"); s != "" {
+		c.NATSURL = s
+	}
+	if c.NATSCredsFile = getenv("VANTAGE_NATS_CREDS"); c.NATSCredsFile != "" {
+		if _, err := os.Stat(c.NATSCredsFile); err != nil {
+			bad("VANTAGE_NATS_CREDS", "cannot read the credentials file: %v", err)
+		}
+	}
+	if s := getenv("VANTAGE_CONTROLPLANE_ADDR"); s != "" {
+		if host, port, err := net.SplitHostPort(s); err != nil || host == "" || port == "" {
+			bad("VANTAGE_CONTROLPLANE_ADDR", "must be host:port, got %q", s)
+		}
+		c.ControlPlaneAddr = s
+	}
+	if c.AgentToken = getenv("VANTAGE_AGENT_TOKEN"); c.AgentToken == "" {
+		bad("VANTAGE_AGENT_TOKEN", "is required: the agent token configured on the control plane")
+	} else if len(c.AgentToken) < 16 {
+		bad("VANTAGE_AGENT_TOKEN", "must be at least 16 characters")
+	}
+	if regions, err := parseRegions(getenv("VANTAGE_REGIONS")); err != nil {
+		bad("VANTAGE_REGIONS", "%v", err)
+	} else {
+		c.Regions = regions
+	}
+	if s := getenv("VANTAGE_AGENT_CONCURRENCY"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxConcurrency {
+			bad("VANTAGE_AGENT_CONCURRENCY", "must be a whole number from 1 to %d, got %q", MaxConcurrency, s)
+		}
+		c.Concurrency = n
+	}
+	if c.AgentID = getenv("VANTAGE_AGENT_ID"); c.AgentID == "" {
+		c.AgentID = defaultAgentID()
+	} else if len(c.AgentID) > 128 || strings.ContainsFunc(c.AgentID, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		bad("VANTAGE_AGENT_ID", "must be at most 128 characters without spaces or control characters")
+	}
+	if s := getenv("VANTAGE_HTTP_ADDR"); s != "" {
+		if _, _, err := net.SplitHostPort(s); err != nil {
+			bad("VANTAGE_HTTP_ADDR", "must be host:port or :port, got %q", s)
+		}
+		c.HTTPAddr = s
+	}
+	if s := getenv("VANTAGE_ALLOW_PRIVATE_TARGETS"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			bad("VANTAGE_ALLOW_PRIVATE_TARGETS", "must be true or false, got %q", s)
+		}
+		c.AllowPrivateTargets = b
+	}
+	if s := getenv("VANTAGE_LOG_LEVEL"); s != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(s)); err != nil {
+			bad("VANTAGE_LOG_LEVEL", "must be debug, info, warn or error, got %q", s)
+		}
+	}
+	if s := getenv("VANTAGE_SHUTDOWN_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			bad("VANTAGE_SHUTDOWN_TIMEOUT", "must be a duration such as 10s, got %q", s)
+		}
+		c.ShutdownTimeout = d
+	}
+	if len(errs) > 0 {
+		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
+	}
+	return c, nil
+}
+
+// parseRegions accepts "all" or a comma-separated list of check.Regions; it returns them
+// de-duplicated in the order given.
+func parseRegions(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, fmt.Errorf("is required: comma-separated regions (%s) or \"all\"", strings.Join(check.Regions, ", "))
+	}
+	if strings.EqualFold(s, "all") {
+		return slices.Clone(check.Regions), nil
+	}
+	var out, unknown []string
+	for _, r := range strings.Split(s, ",") {
+		r = strings.TrimSpace(r)
+		if !check.IsRegion(r) {
+			unknown = append(unknown, strconv.Quote(r))
+			continue
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown region %s; known: %s or \"all\"", strings.Join(unknown, ", "), strings.Join(check.Regions, ", "))
+	}
+	return out, nil
+}
+
+// defaultAgentID is the hostname plus a random suffix, so two agents on one host (or two
+// containers sharing a hostname) never register under the same id.
+func defaultAgentID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "agent"
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return host + "-" + hex.EncodeToString(b[:])
+}
+
+func joinIndented(errs []error) error {
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString("\n  ")
+		b.WriteString(e.Error())
+	}
+	return errors.New(b.String())
+}

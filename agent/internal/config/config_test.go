@@ -1,0 +1,142 @@
+package config
+
+import (
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{
+		"VANTAGE_AGENT_TOKEN": "0123456789abcdef",
+		"VANTAGE_REGIONS":     "cloud:eu-central-1",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NATSURL != "nats://127.0.0.1:4222" || c.ControlPlaneAddr != "127.0.0.1:9090" || c.Concurrency != 32 ||
+		c.HTTPAddr != ":8081" || !c.AllowPrivateTargets || c.LogLevel != slog.LevelInfo || c.ShutdownTimeout != 10*time.Second {
+		t.Errorf("defaults: %+v", c)
+	}
+	if !slices.Equal(c.Regions, []string{"cloud:eu-central-1"}) {
+		t.Errorf("regions = %v", c.Regions)
+	}
+	if c.AgentID == "" || !strings.Contains(c.AgentID, "-") {
+		t.Errorf("agent id = %q, want hostname-random", c.AgentID)
+	}
+	c2, _ := Load(env(map[string]string{"VANTAGE_AGENT_TOKEN": "0123456789abcdef", "VANTAGE_REGIONS": "all"}))
+	if c.AgentID == c2.AgentID {
+		t.Errorf("two default agent ids are equal: %q", c.AgentID)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"VANTAGE_AGENT_TOKEN": "0123456789abcdef", "VANTAGE_REGIONS": "all"}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		check   func(t *testing.T, c Config)
+		wantErr []string // every variable the error must name
+	}{
+		{
+			name: "all regions",
+			env:  map[string]string{},
+			check: func(t *testing.T, c Config) {
+				if !slices.Equal(c.Regions, check.Regions) {
+					t.Errorf("regions = %v", c.Regions)
+				}
+			},
+		},
+		{
+			name: "region list trimmed and de-duplicated",
+			env:  map[string]string{"VANTAGE_REGIONS": " cloud:us-east-1, cloud:ap-south-1 ,cloud:us-east-1"},
+			check: func(t *testing.T, c Config) {
+				if !slices.Equal(c.Regions, []string{"cloud:us-east-1", "cloud:ap-south-1"}) {
+					t.Errorf("regions = %v", c.Regions)
+				}
+			},
+		},
+		{
+			name: "every setting",
+			env: map[string]string{
+				"VANTAGE_NATS_URL": "nats://n1:4222,nats://n2:4222", "VANTAGE_CONTROLPLANE_ADDR": "cp.internal:9443",
+				"VANTAGE_AGENT_CONCURRENCY": "4", "VANTAGE_AGENT_ID": "agent-7", "VANTAGE_HTTP_ADDR": "127.0.0.1:9000",
+				"VANTAGE_ALLOW_PRIVATE_TARGETS": "false", "VANTAGE_LOG_LEVEL": "debug", "VANTAGE_SHUTDOWN_TIMEOUT": "3s",
+			},
+			check: func(t *testing.T, c Config) {
+				want := Config{NATSURL: "nats://n1:4222,nats://n2:4222", ControlPlaneAddr: "cp.internal:9443",
+					AgentToken: "0123456789abcdef", Regions: check.Regions, Concurrency: 4, AgentID: "agent-7",
+					HTTPAddr: "127.0.0.1:9000", AllowPrivateTargets: false, LogLevel: slog.LevelDebug, ShutdownTimeout: 3 * time.Second}
+				c.Regions, want.Regions = nil, nil
+				if c.NATSURL != want.NATSURL || c.ControlPlaneAddr != want.ControlPlaneAddr || c.Concurrency != want.Concurrency ||
+					c.AgentID != want.AgentID || c.HTTPAddr != want.HTTPAddr || c.AllowPrivateTargets != want.AllowPrivateTargets ||
+					c.LogLevel != want.LogLevel || c.ShutdownTimeout != want.ShutdownTimeout {
+					t.Errorf("got %+v\nwant %+v", c, want)
+				}
+			},
+		},
+		{
+			name:    "required missing",
+			env:     map[string]string{"VANTAGE_AGENT_TOKEN": "", "VANTAGE_REGIONS": ""},
+			wantErr: []string{"VANTAGE_AGENT_TOKEN: is required", "VANTAGE_REGIONS: is required"},
+		},
+		{
+			name: "every bad variable named",
+			env: map[string]string{
+				"VANTAGE_AGENT_TOKEN": "short", "VANTAGE_REGIONS": "cloud:us-east-1,us-east-1,cloud:mars-1",
+				"VANTAGE_CONTROLPLANE_ADDR": "nohostport", "VANTAGE_AGENT_CONCURRENCY": "0", "VANTAGE_AGENT_ID": "has space",
+				"VANTAGE_HTTP_ADDR": "8081", "VANTAGE_ALLOW_PRIVATE_TARGETS": "maybe", "VANTAGE_LOG_LEVEL": "loud",
+				"VANTAGE_SHUTDOWN_TIMEOUT": "soon", "VANTAGE_NATS_CREDS": "/nonexistent/agent.creds",
+			},
+			wantErr: []string{
+				"VANTAGE_AGENT_TOKEN: must be at least 16", `VANTAGE_REGIONS: unknown region "us-east-1", "cloud:mars-1"`,
+				"VANTAGE_CONTROLPLANE_ADDR", "VANTAGE_AGENT_CONCURRENCY", "VANTAGE_AGENT_ID", "VANTAGE_HTTP_ADDR",
+				"VANTAGE_ALLOW_PRIVATE_TARGETS", "VANTAGE_LOG_LEVEL", "VANTAGE_SHUTDOWN_TIMEOUT", "VANTAGE_NATS_CREDS",
+			},
+		},
+		{
+			name:    "concurrency not a number",
+			env:     map[string]string{"VANTAGE_AGENT_CONCURRENCY": "many"},
+			wantErr: []string{"VANTAGE_AGENT_CONCURRENCY: must be a whole number from 1 to 4096"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := map[string]string{}
+			for k, v := range base {
+				m[k] = v
+			}
+			for k, v := range tt.env {
+				m[k] = v
+			}
+			c, err := Load(env(m))
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				tt.check(t, c)
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want one naming %v", tt.wantErr)
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not contain %q:\n%v", w, err)
+				}
+			}
+			if strings.Contains(err.Error(), m["VANTAGE_AGENT_TOKEN"]) && m["VANTAGE_AGENT_TOKEN"] != "" {
+				t.Errorf("error reveals the token: %v", err)
+			}
+		})
+	}
+}

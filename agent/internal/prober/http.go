@@ -1,0 +1,315 @@
+package prober
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/vantagehq/vantage/pkg/assert"
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+// HTTP probes uptime checks: one HTTP request (and its redirects) over new connections.
+//
+// Every attempt gets a fresh Transport with keep-alives off, so each result measures real DNS,
+// connect and TLS time rather than a pooled connection. No proxy is used. Redirects are
+// followed up to MaxRedirects when follow_redirects is set; verify_ssl false skips certificate
+// verification (the expiry is recorded either way). The first MaxBodyRead bytes of the body
+// are read and judged; MaxBodyStored of them are kept.
+//
+// Verdict, in this order (the first failure found is the result's failure; every assertion is
+// still evaluated and reported):
+//
+//	transport error (connect, DNS, TLS, timeout, redirects) -> TRANSPORT, see classify
+//	status 4xx or 5xx                                      -> ASSERTION / HTTP_STATUS
+//	text_to_search_for not in the body                     -> ASSERTION / TEXT_NOT_FOUND
+//	an assertion failed                                    -> ASSERTION / ASSERTION_FAILED
+//
+// A 2xx or 3xx status passes (a 3xx is final only when redirects are not followed). The API
+// has no status assertion, so no assertion can make a 4xx or 5xx pass. A 4xx/5xx is an
+// ASSERTION failure rather than TRANSPORT because the target did answer: the transport worked
+// and the answer was judged bad.
+type HTTP struct {
+	opts options
+}
+
+var _ Prober = (*HTTP)(nil)
+
+// NewHTTP returns the HTTP prober.
+func NewHTTP(opts ...Option) *HTTP { return &HTTP{opts: newOptions(opts)} }
+
+var httpMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// Probe runs one HTTP attempt; see HTTP.
+func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
+	kind := req.Kind
+	if kind == "" {
+		kind = check.Uptime
+	}
+	res := Result{Kind: kind}
+	compiled, err := assert.CompileAll(kind, req.Assertions)
+	if err != nil {
+		res.failTransport(InvalidRequest, "invalid assertion: "+err.Error())
+		res.finish(req, nil)
+		return res, nil
+	}
+	spec := req.HTTP
+	trace := &httpTrace{start: time.Now()}
+	hreq, err := newHTTPRequest(httptrace.WithClientTrace(ctx, trace.clientTrace()), spec)
+	if err != nil {
+		res.failTransport(InvalidRequest, err.Error())
+		res.finish(req, nil)
+		return res, nil
+	}
+
+	transport := &http.Transport{
+		Proxy:       nil,
+		DialContext: p.opts.dialer(true).DialContext,
+		// verify_ssl false is the user's explicit choice for this check.
+		TLSClientConfig:        &tls.Config{InsecureSkipVerify: !spec.VerifySSL, RootCAs: p.opts.rootCAs},
+		ForceAttemptHTTP2:      true,
+		DisableKeepAlives:      true,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{
+		Transport: transport,
+		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+			if !spec.FollowRedirects {
+				return http.ErrUseLastResponse
+			}
+			if len(via) > MaxRedirects {
+				return errTooManyRedirects
+			}
+			return nil
+		},
+	}
+
+	resp, err := client.Do(hreq)
+	if err != nil {
+		if cerr := cancelled(ctx); cerr != nil {
+			return Result{}, cerr
+		}
+		if resp != nil { // a redirect refused by CheckRedirect: the last response, body closed
+			res.ResponseCode = resp.StatusCode
+		}
+		end := time.Now()
+		res.ResponseTime = end.Sub(trace.start)
+		res.Timings = trace.timings(end)
+		res.CertNotAfter = unverifiedCertExpiry(err)
+		ft := classify(ctx, err)
+		summary := describe(ft, err)
+		if ft == Timeout {
+			summary = fmt.Sprintf("timed out after %s %s", millis(res.ResponseTime), trace.currentPhase())
+		}
+		res.failTransport(ft, summary)
+		res.finish(req, nil)
+		return res, nil
+	}
+	defer resp.Body.Close()
+	res.ResponseCode = resp.StatusCode
+	if resp.TLS != nil && len(resp.TLS.PeerCertificates) > 0 {
+		res.CertNotAfter = resp.TLS.PeerCertificates[0].NotAfter
+	}
+	trace.setPhase("while reading the body")
+	body, truncated, readErr := readAtMost(resp.Body, MaxBodyRead)
+	end := time.Now()
+	res.ResponseTime = end.Sub(trace.start)
+	res.Timings = trace.timings(end)
+	if readErr != nil {
+		if cerr := cancelled(ctx); cerr != nil {
+			return Result{}, cerr
+		}
+		ft := classify(ctx, readErr)
+		summary := describe(ft, readErr)
+		if ft == Timeout {
+			summary = fmt.Sprintf("timed out after %s while reading the body (HTTP %d)", millis(res.ResponseTime), resp.StatusCode)
+		}
+		res.failTransport(ft, summary)
+		res.finish(req, body)
+		return res, nil
+	}
+
+	outcomes := assert.EvaluateAll(compiled, assert.HTTPObservation{
+		StatusCode:    resp.StatusCode,
+		Header:        resp.Header,
+		Body:          body,
+		BodyTruncated: truncated,
+		ResponseTime:  res.ResponseTime,
+	})
+	res.Assertions = outcomes
+	switch {
+	case resp.StatusCode >= 400:
+		res.failAssertion(HTTPStatus, "HTTP "+resp.Status)
+	case spec.TextToSearchFor != "" && !strings.Contains(string(body), spec.TextToSearchFor):
+		res.failAssertion(TextNotFound, fmt.Sprintf("text %q not found in the body", spec.TextToSearchFor))
+	case !assert.AllPassed(outcomes):
+		res.failAssertion(AssertionFailed, assertionSummary(outcomes))
+	default:
+		res.pass(fmt.Sprintf("HTTP %s in %s", resp.Status, millis(res.ResponseTime)))
+	}
+	res.finish(req, body)
+	return res, nil
+}
+
+// newHTTPRequest builds the request of spec, or says why it cannot be built.
+func newHTTPRequest(ctx context.Context, spec HTTPSpec) (*http.Request, error) {
+	u, err := url.Parse(strings.TrimSpace(spec.URL))
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("invalid URL %q: the scheme must be http or https", spec.URL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("invalid URL %q: no host", spec.URL)
+	}
+	method := cmpOr(strings.ToUpper(spec.Method), http.MethodGet)
+	if !slices.Contains(httpMethods, method) {
+		return nil, fmt.Errorf("method %q is not one of %s", spec.Method, strings.Join(httpMethods, ", "))
+	}
+	var body io.Reader
+	if spec.Body != "" {
+		body = strings.NewReader(spec.Body) // a strings.Reader lets 307/308 redirects resend it
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, fmt.Errorf("invalid request: %w", err)
+	}
+	hreq.Header.Set("User-Agent", UserAgent)
+	for name, value := range spec.Headers {
+		if !httpguts.ValidHeaderFieldName(name) {
+			return nil, fmt.Errorf("invalid header name %q", name)
+		}
+		if !httpguts.ValidHeaderFieldValue(value) {
+			return nil, fmt.Errorf("invalid value for header %s", name)
+		}
+		if strings.EqualFold(name, "Host") {
+			hreq.Host = value
+			continue
+		}
+		hreq.Header.Set(name, value)
+	}
+	if a := spec.BasicAuth; a != nil {
+		hreq.SetBasicAuth(a.Username, a.Password)
+	}
+	return hreq, nil
+}
+
+func cmpOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// readAtMost reads r to its end or to limit bytes, and reports whether there was more.
+func readAtMost(r io.Reader, limit int64) (body []byte, truncated bool, err error) {
+	body, err = io.ReadAll(io.LimitReader(r, limit+1))
+	if int64(len(body)) > limit {
+		return body[:limit], true, err
+	}
+	if body == nil {
+		body = []byte{}
+	}
+	return body, false, err
+}
+
+// unverifiedCertExpiry returns the expiry of the leaf certificate a failed verification saw.
+func unverifiedCertExpiry(err error) time.Time {
+	var ce *tls.CertificateVerificationError
+	if errors.As(err, &ce) && len(ce.UnverifiedCertificates) > 0 {
+		return ce.UnverifiedCertificates[0].NotAfter
+	}
+	return time.Time{}
+}
+
+// httpTrace collects phase timings across all hops of one attempt. Its callbacks run on the
+// transport's goroutines, hence the lock.
+type httpTrace struct {
+	start time.Time
+
+	mu                            sync.Mutex
+	dnsStart, connStart, tlsStart time.Time
+	dns, connect, tls             time.Duration
+	firstByte                     time.Time
+	phase                         string
+}
+
+func (t *httpTrace) clientTrace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GetConn: func(string) { t.setPhase("while connecting") },
+		DNSStart: func(httptrace.DNSStartInfo) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.dnsStart, t.phase = time.Now(), "while resolving the host name"
+		},
+		DNSDone: func(httptrace.DNSDoneInfo) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.dns += time.Since(t.dnsStart)
+			t.phase = "while connecting"
+		},
+		ConnectStart: func(string, string) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.connStart.IsZero() {
+				t.connStart = time.Now()
+			}
+		},
+		ConnectDone: func(_, _ string, err error) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if err == nil && !t.connStart.IsZero() {
+				t.connect += time.Since(t.connStart)
+				t.connStart = time.Time{}
+			}
+		},
+		TLSHandshakeStart: func() {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.tlsStart, t.phase = time.Now(), "during the TLS handshake"
+		},
+		TLSHandshakeDone: func(tls.ConnectionState, error) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.tls += time.Since(t.tlsStart)
+		},
+		WroteRequest:         func(httptrace.WroteRequestInfo) { t.setPhase("waiting for the response") },
+		GotFirstResponseByte: func() { t.mu.Lock(); t.firstByte = time.Now(); t.mu.Unlock() },
+	}
+}
+
+func (t *httpTrace) setPhase(p string) {
+	t.mu.Lock()
+	t.phase = p
+	t.mu.Unlock()
+}
+
+func (t *httpTrace) currentPhase() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.phase
+}
+
+func (t *httpTrace) timings(end time.Time) Timings {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tm := Timings{DNS: t.dns, Connect: t.connect, TLS: t.tls, Total: end.Sub(t.start)}
+	if !t.firstByte.IsZero() {
+		tm.FirstByte = t.firstByte.Sub(t.start)
+		tm.Data = end.Sub(t.firstByte)
+	}
+	return tm
+}

@@ -1,0 +1,220 @@
+package prober
+
+import (
+	"cmp"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/vantagehq/vantage/pkg/assert"
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+// Result is everything an attempt can tell about its target: the fields of a result record
+// (supplement §2.16) that the agent knows. The control plane adds the ids, region, attempt and
+// timestamps. Empty strings and zero numbers stand for null.
+type Result struct {
+	Kind    check.Kind
+	Passing bool
+	// ResponseTime is the attempt's duration as the check's response_time_ms: the whole
+	// request for HTTP, the query for DNS, resolution + connection + data exchange for TCP.
+	ResponseTime time.Duration
+	// ResponseCode is the HTTP status of the final response; 0 when none arrived.
+	ResponseCode int
+	// ResponseBody is at most MaxBodyStored bytes of the response (HTTP body, DNS answer text,
+	// TCP reply), secrets redacted, always valid UTF-8.
+	ResponseBody     string
+	BodyAvailability string // AVAILABLE or NOT_RECORDED
+	// ResultSummary is one short line for people: what happened, or why it failed.
+	ResultSummary string
+	FailureSource string // TRANSPORT, ASSERTION, or "" when passing
+	FailureType   string // see the Failure types; "" when passing
+
+	DNSStatus      string // DNS: the rcode name, e.g. NOERROR or NXDOMAIN
+	Resolver       string // DNS: the resolver address used, host:port
+	ParsedResponse string // DNS: the answer section as a JSON array of {name, type, ttl, data}
+	TCPStatus      string // TCP: how far the connection got, see the TCP statuses
+
+	Timings Timings
+	// CertNotAfter is the expiry of the leaf certificate the server presented (HTTPS only,
+	// recorded even when verification failed); zero when there was none.
+	CertNotAfter time.Time
+	// Assertions holds the verdict of each of the check's assertions, in order; empty when
+	// the target could not be reached and so nothing was judged.
+	Assertions []assert.Outcome
+}
+
+// Timings splits an attempt by phase; a phase that did not happen is zero. Across HTTP
+// redirects, DNS, Connect and TLS add up every hop.
+type Timings struct {
+	DNS     time.Duration // name resolution
+	Connect time.Duration // TCP connection establishment
+	TLS     time.Duration // TLS handshake
+	// FirstByte is from the start of the attempt to the first byte of the final response.
+	FirstByte time.Duration
+	// Data is the HTTP body read (first byte to end), or the TCP exchange (sending the data to
+	// the last byte of the reply).
+	Data  time.Duration
+	Total time.Duration
+}
+
+// Body availability (supplement §2.16).
+const (
+	BodyAvailable   = "AVAILABLE"    // a response arrived; ResponseBody holds it (possibly "")
+	BodyNotRecorded = "NOT_RECORDED" // no response arrived, or it was not read
+)
+
+// Failure sources (supplement §2.16, a closed set).
+const (
+	SourceTransport = "TRANSPORT" // no usable response: connection, DNS, TLS, timeout, protocol
+	SourceAssertion = "ASSERTION" // a response arrived and was judged a failure
+)
+
+// Failure types. The API leaves them open; this is Vantage's vocabulary. Each is given with its
+// source.
+const (
+	// TRANSPORT
+	Timeout           = "TIMEOUT"            // the deadline passed before the attempt finished
+	ConnectionRefused = "CONNECTION_REFUSED" // the target refused the connection (RST, ICMP port unreachable)
+	ConnectionReset   = "CONNECTION_RESET"   // the connection was reset or broken mid-exchange
+	ConnectionClosed  = "CONNECTION_CLOSED"  // the target closed the connection before a complete response
+	HostUnreachable   = "HOST_UNREACHABLE"   // no route to the host or network
+	ConnectionError   = "CONNECTION_ERROR"   // any other network failure
+	DNSError          = "DNS_ERROR"          // the target's (or resolver's) host name did not resolve
+	TLSError          = "TLS_ERROR"          // the TLS handshake or certificate verification failed
+	TooManyRedirects  = "TOO_MANY_REDIRECTS" // more than MaxRedirects redirects (a loop, usually)
+	InvalidResponse   = "INVALID_RESPONSE"   // the response broke its protocol (malformed HTTP, bad DNS message)
+	ForbiddenTarget   = "FORBIDDEN_TARGET"   // the address is private and private targets are not allowed
+	InvalidRequest    = "INVALID_REQUEST"    // the check cannot be run as configured (bad URL, record type, ...)
+	NotSupported      = "NOT_SUPPORTED"      // this agent cannot run this kind of check
+
+	// ASSERTION
+	HTTPStatus           = "HTTP_STATUS"           // the final HTTP status is 4xx or 5xx
+	TextNotFound         = "TEXT_NOT_FOUND"        // text_to_search_for is not in the body
+	AssertionFailed      = "ASSERTION_FAILED"      // one or more assertions failed
+	DNSRcode             = "DNS_RCODE"             // the rcode is not NOERROR and no assertion judges it
+	UnexpectedConnection = "UNEXPECTED_CONNECTION" // tcp_should_fail, yet the connection succeeded
+)
+
+// TCP statuses: how far a TCP attempt's connection got.
+const (
+	TCPConnected   = "CONNECTED"   // the connection was established
+	TCPRefused     = "REFUSED"     // the target refused it
+	TCPTimeout     = "TIMEOUT"     // connecting did not finish before the deadline
+	TCPReset       = "RESET"       // it was established, then reset before the exchange finished
+	TCPUnreachable = "UNREACHABLE" // no route to the host
+	TCPDNSError    = "DNS_ERROR"   // the host name did not resolve, so nothing was attempted
+	TCPForbidden   = "FORBIDDEN"   // the address is not allowed, so nothing was attempted
+	TCPError       = "ERROR"       // connecting failed otherwise
+)
+
+func (r *Result) failTransport(failureType, summary string) {
+	r.Passing = false
+	r.FailureSource = SourceTransport
+	r.FailureType = failureType
+	r.ResultSummary = summary
+}
+
+func (r *Result) failAssertion(failureType, summary string) {
+	r.Passing = false
+	r.FailureSource = SourceAssertion
+	r.FailureType = failureType
+	r.ResultSummary = summary
+}
+
+func (r *Result) pass(summary string) {
+	r.Passing = true
+	r.FailureSource = ""
+	r.FailureType = ""
+	r.ResultSummary = summary
+}
+
+// assertionSummary describes the failed assertions: the first one's message, and how many
+// more failed.
+func assertionSummary(outcomes []assert.Outcome) string {
+	first, failed := "", 0
+	for _, o := range outcomes {
+		if !o.Passed {
+			if failed == 0 {
+				first = o.Message
+			}
+			failed++
+		}
+	}
+	switch failed {
+	case 0:
+		return ""
+	case 1:
+		return "assertion failed: " + first
+	}
+	return fmt.Sprintf("assertion failed: %s (and %d more)", first, failed-1)
+}
+
+// finish stores body as the response body (nil: none was recorded), redacts the secrets of req
+// from every text field, and makes every text field valid UTF-8 of bounded size.
+func (r *Result) finish(req Request, body []byte) {
+	redact := newRedactor(req)
+	if body == nil {
+		r.BodyAvailability = BodyNotRecorded
+		r.ResponseBody = ""
+	} else {
+		r.BodyAvailability = BodyAvailable
+		// Redact the whole body before cutting it, so that the cut cannot leave part of a secret.
+		r.ResponseBody = cutUTF8(redact(strings.ToValidUTF8(string(body), "\uFFFD")), MaxBodyStored)
+	}
+	r.ResultSummary = cutUTF8(redact(strings.ToValidUTF8(r.ResultSummary, "\uFFFD")), 1024)
+	r.ParsedResponse = redact(strings.ToValidUTF8(r.ParsedResponse, "\uFFFD"))
+	for i := range r.Assertions {
+		o := &r.Assertions[i]
+		o.Actual = redact(strings.ToValidUTF8(o.Actual, "\uFFFD"))
+		o.Message = redact(strings.ToValidUTF8(o.Message, "\uFFFD"))
+	}
+}
+
+// newRedactor returns a function replacing every secret of req with Redacted. Longer secrets
+// are matched first, so a secret containing another is hidden whole. Besides the plain values it
+// hides the Basic credentials' base64 form when they contain a secret, since servers echo the
+// Authorization header.
+func newRedactor(req Request) func(string) string {
+	var secrets []string
+	for _, s := range req.Secrets {
+		if s != "" && !slices.Contains(secrets, s) {
+			secrets = append(secrets, s)
+		}
+	}
+	if len(secrets) == 0 {
+		return func(s string) string { return s }
+	}
+	if a := req.HTTP.BasicAuth; a != nil {
+		for _, s := range secrets {
+			if strings.Contains(a.Username, s) || strings.Contains(a.Password, s) {
+				secrets = append(secrets, base64.StdEncoding.EncodeToString([]byte(a.Username+":"+a.Password)))
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		pairs = append(pairs, s, Redacted)
+	}
+	return strings.NewReplacer(pairs...).Replace
+}
+
+// cutUTF8 cuts s to at most max bytes without splitting a character.
+func cutUTF8(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// millis renders d as whole milliseconds for summaries.
+func millis(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }

@@ -1,0 +1,312 @@
+package prober
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vantagehq/vantage/pkg/assert"
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+// TCP probes TCP checks.
+//
+// The host name is resolved for the check's IP family only (A records for IPv4, AAAA for
+// IPv6) and the addresses are tried in order over tcp4 or tcp6 until one connects. Then, when
+// the check has data, it is sent; and when the check has data or a TCP_RESPONSE_DATA
+// assertion, the reply is read until the target closes the connection, MaxBodyRead bytes have
+// arrived, or the target has been silent for the read-idle time (WithTCPReadIdle) after its
+// last byte. The first byte is awaited until the deadline when a TCP_RESPONSE_DATA assertion
+// expects a reply (no reply at all is then a TIMEOUT), and for the read-idle time otherwise
+// (a target that never answers is fine). A reset after some data ends the reply.
+//
+// The response time (TCP_RESPONSE_TIME, response_time_ms) is resolution + connection + data
+// exchange up to the last byte received; it excludes the idle wait. Timings: DNS, Connect, Data.
+//
+// Verdict: a connection that cannot be made is a TRANSPORT failure (tcp_status says how far it
+// got); with tcp_should_fail it passes instead — refused, timed out, unreachable or reset — but
+// a host name that does not resolve, an address WithPrivateTargets forbids and an invalid
+// check still fail, since they say nothing about the port. With tcp_should_fail a connection
+// that succeeds fails with ASSERTION / UNEXPECTED_CONNECTION, no data is sent and assertions
+// are not evaluated. Otherwise failed assertions give ASSERTION / ASSERTION_FAILED.
+type TCP struct {
+	opts options
+}
+
+var _ Prober = (*TCP)(nil)
+
+// NewTCP returns the TCP prober.
+func NewTCP(opts ...Option) *TCP { return &TCP{opts: newOptions(opts)} }
+
+// Probe runs one TCP attempt; see TCP.
+func (p *TCP) Probe(ctx context.Context, req Request) (Result, error) {
+	res := Result{Kind: check.TCP}
+	compiled, err := assert.CompileAll(check.TCP, req.Assertions)
+	if err != nil {
+		res.failTransport(InvalidRequest, "invalid assertion: "+err.Error())
+		res.finish(req, nil)
+		return res, nil
+	}
+	spec := req.TCP
+	network, lookup, err := tcpFamily(spec)
+	if err != nil {
+		res.failTransport(InvalidRequest, err.Error())
+		res.finish(req, nil)
+		return res, nil
+	}
+	target := net.JoinHostPort(spec.Hostname, strconv.Itoa(spec.Port))
+
+	start := time.Now()
+	addrs, looked, err := p.resolve(ctx, spec.Hostname, lookup)
+	if looked {
+		res.Timings.DNS = time.Since(start)
+	}
+	if err != nil {
+		if cerr := cancelled(ctx); cerr != nil {
+			return Result{}, cerr
+		}
+		res.ResponseTime = time.Since(start)
+		res.Timings.Total = res.ResponseTime
+		ft := classify(ctx, err)
+		if errors.Is(err, errFamily) {
+			ft = InvalidRequest
+		} else if ft != Timeout {
+			ft = DNSError
+		}
+		res.TCPStatus = TCPDNSError
+		res.failTransport(ft, describe(ft, err))
+		res.finish(req, nil)
+		return res, nil
+	}
+
+	connStart := time.Now()
+	conn, err := p.connect(ctx, network, addrs, spec.Port)
+	res.Timings.Connect = time.Since(connStart)
+	if err != nil {
+		if cerr := cancelled(ctx); cerr != nil {
+			return Result{}, cerr
+		}
+		res.ResponseTime = time.Since(start)
+		res.Timings.Total = res.ResponseTime
+		ft := classify(ctx, err)
+		res.TCPStatus = tcpStatusOf(ft)
+		summary := describe(ft, err)
+		if ft == Timeout {
+			summary = fmt.Sprintf("timed out after %s connecting to %s", millis(res.ResponseTime), target)
+		}
+		switch ft {
+		case ConnectionRefused, Timeout, HostUnreachable, ConnectionReset, ConnectionError:
+			if spec.ShouldFail {
+				res.pass("connection to " + target + " failed as expected: " + summary)
+				res.finish(req, nil)
+				return res, nil
+			}
+		}
+		res.failTransport(ft, summary)
+		res.finish(req, nil)
+		return res, nil
+	}
+	defer conn.Close()
+	res.TCPStatus = TCPConnected
+	if spec.ShouldFail {
+		res.ResponseTime = time.Since(start)
+		res.Timings.Total = res.ResponseTime
+		res.failAssertion(UnexpectedConnection, fmt.Sprintf("connected to %s, but the check expects the connection to fail", conn.RemoteAddr()))
+		res.finish(req, nil)
+		return res, nil
+	}
+
+	expectReply := false
+	for _, a := range req.Assertions {
+		expectReply = expectReply || a.Type == check.TCPResponseData
+	}
+	ex := p.exchange(ctx, conn, []byte(spec.Data), expectReply)
+	end := time.Now()
+	if cerr := cancelled(ctx); cerr != nil {
+		return Result{}, cerr
+	}
+	res.Timings.Data = ex.dataTime
+	res.ResponseTime = res.Timings.DNS + res.Timings.Connect + ex.dataTime
+	res.Timings.Total = end.Sub(start)
+	var body []byte
+	if ex.read {
+		body = ex.data
+	}
+	if ex.err != nil || ex.noReply {
+		if ex.noReply {
+			res.failTransport(Timeout, fmt.Sprintf("no reply from %s within %s", conn.RemoteAddr(), millis(end.Sub(start))))
+		} else {
+			ft := classify(ctx, ex.err)
+			if ft == ConnectionReset {
+				res.TCPStatus = TCPReset
+			}
+			res.failTransport(ft, describe(ft, ex.err))
+		}
+		res.finish(req, body)
+		return res, nil
+	}
+
+	outcomes := assert.EvaluateAll(compiled, assert.TCPObservation{Data: ex.data, ResponseTime: res.ResponseTime})
+	res.Assertions = outcomes
+	if !assert.AllPassed(outcomes) {
+		res.failAssertion(AssertionFailed, assertionSummary(outcomes))
+	} else {
+		s := fmt.Sprintf("connected to %s in %s", conn.RemoteAddr(), millis(res.Timings.Connect))
+		if ex.read {
+			s += fmt.Sprintf(", received %d %s", len(ex.data), plural(len(ex.data), "byte"))
+		}
+		res.pass(s)
+	}
+	res.finish(req, body)
+	return res, nil
+}
+
+// errFamily marks an IP literal of the other family than the check's.
+var errFamily = errors.New("address family mismatch")
+
+// tcpFamily validates spec and returns the socket network and the lookup network.
+func tcpFamily(spec TCPSpec) (network, lookup string, err error) {
+	if strings.TrimSpace(spec.Hostname) == "" {
+		return "", "", errors.New("no hostname")
+	}
+	if spec.Port < 1 || spec.Port > 65535 {
+		return "", "", fmt.Errorf("port %d is not in 1..65535", spec.Port)
+	}
+	switch spec.IPFamily {
+	case "", "IPv4":
+		return "tcp4", "ip4", nil
+	case "IPv6":
+		return "tcp6", "ip6", nil
+	}
+	return "", "", fmt.Errorf("IP family %q is not IPv4 or IPv6", spec.IPFamily)
+}
+
+// resolve returns the addresses of host in the family of lookup ("ip4" or "ip6"), and whether
+// that took a lookup (it does not for an IP address).
+func (p *TCP) resolve(ctx context.Context, host, lookup string) (addrs []netip.Addr, looked bool, err error) {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if a, err := netip.ParseAddr(host); err == nil {
+		a = a.Unmap()
+		if a.Is4() != (lookup == "ip4") {
+			family := map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[lookup]
+			return nil, false, fmt.Errorf("%w: %s is not an %s address", errFamily, a, family)
+		}
+		return []netip.Addr{a}, false, nil
+	}
+	addrs, err = p.opts.resolver.LookupNetIP(ctx, lookup, host)
+	if err == nil && len(addrs) == 0 {
+		err = &net.DNSError{Err: "no " + lookup + " address", Name: host, IsNotFound: true}
+	}
+	return addrs, true, err
+}
+
+// connect tries addrs in order until one connects, within ctx.
+func (p *TCP) connect(ctx context.Context, network string, addrs []netip.Addr, port int) (net.Conn, error) {
+	d := p.opts.dialer(true)
+	var err error
+	for _, a := range addrs {
+		var conn net.Conn
+		conn, err = d.DialContext(ctx, network, netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
+		if err == nil {
+			return conn, nil
+		}
+		if ctx.Err() != nil || errors.Is(err, errForbiddenTarget) {
+			break
+		}
+	}
+	return nil, err
+}
+
+// exchangeResult is what sending and reading gave.
+type exchangeResult struct {
+	data     []byte
+	read     bool          // the reply was read (so data is the response body)
+	dataTime time.Duration // from the start of sending to the last byte received
+	noReply  bool          // a reply was expected and nothing came before the deadline
+	err      error         // a write or read failure
+}
+
+// exchange sends data (if any) and reads the reply when there is data or expectReply.
+func (p *TCP) exchange(ctx context.Context, conn net.Conn, data []byte, expectReply bool) exchangeResult {
+	// Cancellation of ctx (not only its deadline) unblocks the socket at once.
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
+	defer stop()
+	deadline, hasDeadline := ctx.Deadline()
+	if hasDeadline {
+		_ = conn.SetWriteDeadline(deadline)
+	}
+	var ex exchangeResult
+	begin := time.Now()
+	last := begin
+	if len(data) > 0 {
+		if _, err := conn.Write(data); err != nil {
+			ex.err = err
+			return ex
+		}
+		last = time.Now()
+	}
+	if len(data) == 0 && !expectReply {
+		ex.dataTime = last.Sub(begin)
+		return ex
+	}
+	ex.read = true
+	ex.data = []byte{}
+	buf := make([]byte, 32<<10)
+	for len(ex.data) < MaxBodyRead {
+		var rd time.Time
+		if len(ex.data) > 0 || !expectReply {
+			rd = time.Now().Add(p.opts.tcpReadIdle)
+		}
+		if hasDeadline && (rd.IsZero() || deadline.Before(rd)) {
+			rd = deadline
+		}
+		_ = conn.SetReadDeadline(rd)
+		n, err := conn.Read(buf[:min(len(buf), MaxBodyRead-len(ex.data))])
+		if n > 0 {
+			ex.data = append(ex.data, buf[:n]...)
+			last = time.Now()
+		}
+		if err == nil {
+			continue
+		}
+		var ne net.Error
+		switch {
+		case errors.Is(err, io.EOF):
+		case errors.As(err, &ne) && ne.Timeout():
+			if len(ex.data) == 0 && expectReply {
+				ex.noReply = true
+			}
+		case len(ex.data) > 0 && classify(ctx, err) == ConnectionReset:
+			// Many servers reset rather than close after replying.
+		default:
+			ex.err = err
+		}
+		break
+	}
+	ex.dataTime = last.Sub(begin)
+	return ex
+}
+
+func tcpStatusOf(failureType string) string {
+	switch failureType {
+	case ConnectionRefused:
+		return TCPRefused
+	case Timeout:
+		return TCPTimeout
+	case ConnectionReset:
+		return TCPReset
+	case HostUnreachable:
+		return TCPUnreachable
+	case ForbiddenTarget:
+		return TCPForbidden
+	case DNSError:
+		return TCPDNSError
+	}
+	return TCPError
+}

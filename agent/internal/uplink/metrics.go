@@ -1,0 +1,28 @@
+package uplink
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type metrics struct {
+	reconnects prometheus.Counter
+	connected  prometheus.Gauge
+	acks       *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vantage_agent_uplink_reconnects_total",
+			Help: "Times the agent opened a new stream to the control plane after losing one (or failing to open one).",
+		}),
+		connected: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vantage_agent_uplink_connected",
+			Help: "1 while the agent has a registered stream to the control plane.",
+		}),
+		acks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vantage_agent_uplink_results_total",
+			Help: "Results sent to the control plane by outcome: stored, not_stored (acked with stored=false) or lost (the stream ended before the ack).",
+		}, []string{"outcome"}),
+	}
+	reg.MustRegister(m.reconnects, m.connected, m.acks)
+	return m
+}

@@ -1,0 +1,380 @@
+// Package uplink is the agent's one long-lived gRPC stream to the control plane. It opens the
+// stream with the agent token, registers (id, regions, version, capacity) and waits for
+// Registered, then sends results with an increasing sequence number and hands each ResultAck to
+// the sender waiting for that sequence number. gRPC keepalive detects a dead peer; a lost stream
+// is reopened with jittered exponential backoff that starts over after a session that lived long
+// enough to count as healthy. Errors are sorted into fatal (the control plane rejects the agent:
+// Run returns), cancelled (the agent stops: Run returns nil) and transient (reconnect).
+//
+// Senders waiting for an ack when the stream drops fail at once with ErrSessionLost, so the
+// worker hands the job back to JetStream instead of waiting for its AckWait.
+package uplink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	grpcbackoff "google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+var (
+	// ErrSessionLost: the stream ended before the result was acked. The result may or may not
+	// have been stored; the job must be redelivered (results are idempotent on job, region and
+	// attempt, so a second copy does no harm).
+	ErrSessionLost = errors.New("uplink: stream to the control plane ended before the result was acked")
+	// ErrClosed: Run has returned; nothing can be sent any more.
+	ErrClosed = errors.New("uplink: closed")
+)
+
+// Config configures a Client. Zero durations take the documented defaults.
+type Config struct {
+	Addr  string // control plane gRPC address, host:port (required)
+	Token string // agent token, sent as "authorization: Bearer <token>" (required)
+
+	// What the agent registers with.
+	AgentID  string
+	Hostname string
+	Version  string
+	Regions  []string
+	Capacity int
+
+	// TransportCredentials secures the connection. Default: plaintext (insecure.NewCredentials);
+	// pass TLS or mTLS credentials in deployments that cross untrusted networks.
+	TransportCredentials credentials.TransportCredentials
+	// RegisterTimeout bounds the wait for Registered after Register. Default 10s.
+	RegisterTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the jittered exponential delay between reconnects.
+	// Defaults 500ms and 30s.
+	MinBackoff, MaxBackoff time.Duration
+	// HealthySession is how long a session must have lived for the backoff to start over.
+	// Default 30s.
+	HealthySession time.Duration
+	// KeepaliveTime is the idle time after which the client pings the control plane, and
+	// KeepaliveTimeout how long it waits for the answer before it declares the connection dead.
+	// Defaults 30s and 10s. The server's keepalive enforcement policy must permit pings this
+	// often (keepalive.EnforcementPolicy{MinTime: <= KeepaliveTime, PermitWithoutStream: true}).
+	KeepaliveTime, KeepaliveTimeout time.Duration
+}
+
+func (c *Config) setDefaults() {
+	if c.TransportCredentials == nil {
+		c.TransportCredentials = insecure.NewCredentials()
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.RegisterTimeout, 10*time.Second)
+	def(&c.MinBackoff, 500*time.Millisecond)
+	def(&c.MaxBackoff, 30*time.Second)
+	def(&c.HealthySession, 30*time.Second)
+	def(&c.KeepaliveTime, 30*time.Second)
+	def(&c.KeepaliveTimeout, 10*time.Second)
+}
+
+// Client is the agent's uplink. Run keeps the stream up; Send may be called from any number of
+// goroutines.
+type Client struct {
+	cfg Config
+	log *slog.Logger
+	m   *metrics
+	seq atomic.Uint64
+
+	mu      sync.Mutex
+	cur     *session      // the registered session, nil between sessions
+	changed chan struct{} // closed (and replaced) whenever cur changes or the client closes
+	closed  bool
+}
+
+// New returns a client; it connects when Run is called.
+func New(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Client, error) {
+	if cfg.Addr == "" {
+		return nil, errors.New("uplink: no control plane address")
+	}
+	if cfg.Token == "" {
+		return nil, errors.New("uplink: no agent token")
+	}
+	cfg.setDefaults()
+	return &Client{
+		cfg:     cfg,
+		log:     logger.With("component", "uplink"),
+		m:       newMetrics(reg),
+		changed: make(chan struct{}),
+	}, nil
+}
+
+// Run keeps a registered stream to the control plane until ctx ends (it then returns nil) or the
+// control plane rejects the agent's credentials (it returns that error: retrying cannot help).
+func (c *Client) Run(ctx context.Context) error {
+	defer c.close()
+	conn, err := grpc.NewClient(c.cfg.Addr,
+		grpc.WithTransportCredentials(c.cfg.TransportCredentials),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{
+			Time:                c.cfg.KeepaliveTime,
+			Timeout:             c.cfg.KeepaliveTimeout,
+			PermitWithoutStream: true,
+		}),
+		// gRPC's own reconnect backoff defaults to a 120s ceiling; keep it in step with ours so a
+		// restarted control plane is found again promptly.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: grpcbackoff.Config{
+				BaseDelay: c.cfg.MinBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: c.cfg.MaxBackoff,
+			},
+			MinConnectTimeout: 5 * time.Second,
+		}),
+	)
+	if err != nil {
+		return fmt.Errorf("uplink: dial %s: %w", c.cfg.Addr, err)
+	}
+	defer conn.Close()
+	api := vantagev1.NewAgentServiceClient(conn)
+
+	bo := backoff{min: c.cfg.MinBackoff, max: c.cfg.MaxBackoff}
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			c.m.reconnects.Inc()
+		}
+		start := time.Now()
+		registered, err := c.session(ctx, api)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if isFatal(err) {
+			return fmt.Errorf("uplink: control plane %s rejected agent %s: %w", c.cfg.Addr, c.cfg.AgentID, err)
+		}
+		if time.Since(start) >= c.cfg.HealthySession {
+			bo.reset()
+		}
+		delay := bo.next()
+		if registered {
+			c.log.Warn("stream to the control plane lost; reconnecting", "err", err, "retry_in", delay)
+		} else {
+			c.log.Warn("cannot register with the control plane", "addr", c.cfg.Addr, "err", err, "retry_in", delay)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// isFatal reports whether err means the control plane refuses this agent, which reconnecting
+// cannot fix.
+func isFatal(err error) bool {
+	switch status.Code(err) {
+	case codes.Unauthenticated, codes.PermissionDenied:
+		return true
+	}
+	return false
+}
+
+// session runs one stream: register, then pump results out and acks in until the stream fails.
+// It reports whether registration succeeded, and why the stream ended.
+func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) (registered bool, err error) {
+	sctx, cancel := context.WithCancel(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.cfg.Token))
+	defer cancel()
+	stream, err := api.Connect(sctx)
+	if err != nil {
+		return false, fmt.Errorf("open stream: %w", err)
+	}
+	reg := &vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
+		AgentId:  c.cfg.AgentID,
+		Regions:  c.cfg.Regions,
+		Version:  c.cfg.Version,
+		Capacity: uint32(c.cfg.Capacity),
+		Hostname: c.cfg.Hostname,
+	}}}
+	if err := stream.Send(reg); err != nil {
+		if errors.Is(err, io.EOF) { // the real reason comes with Recv
+			_, err = stream.Recv()
+		}
+		return false, fmt.Errorf("register: %w", err)
+	}
+	timer := time.AfterFunc(c.cfg.RegisterTimeout, cancel)
+	first, err := stream.Recv()
+	if !timer.Stop() && ctx.Err() == nil {
+		return false, fmt.Errorf("register: no answer within %s", c.cfg.RegisterTimeout)
+	}
+	if err != nil {
+		return false, fmt.Errorf("register: %w", streamErr(err))
+	}
+	regd := first.GetRegistered()
+	if regd == nil {
+		return false, fmt.Errorf("register: control plane answered %T instead of Registered", first.GetMsg())
+	}
+
+	s := newSession(regd.GetSessionId())
+	c.setSession(s)
+	c.m.connected.Set(1)
+	c.log.Info("registered with the control plane", "addr", c.cfg.Addr, "session_id", s.id,
+		"agent_id", c.cfg.AgentID, "regions", c.cfg.Regions)
+	defer func() {
+		c.clearSession(s)
+		c.m.connected.Set(0)
+	}()
+
+	sendDone := make(chan error, 1)
+	go func() {
+		err := s.sendLoop(sctx, stream)
+		if err != nil && !errors.Is(err, io.EOF) {
+			cancel() // a failed Send aborts the stream; make Recv return too
+		}
+		s.kill() // senders waiting for acks fail fast, before Recv notices
+		sendDone <- err
+	}()
+	for {
+		m, rerr := stream.Recv()
+		if rerr != nil {
+			err = streamErr(rerr)
+			break
+		}
+		if ack := m.GetAck(); ack != nil {
+			s.deliver(ack)
+			continue
+		}
+		c.log.Debug("ignoring unexpected control message", "type", fmt.Sprintf("%T", m.GetMsg()))
+	}
+	s.kill()
+	cancel()
+	if serr := <-sendDone; serr != nil && !errors.Is(serr, io.EOF) && ctx.Err() == nil {
+		err = fmt.Errorf("send: %w", serr)
+	}
+	return true, err
+}
+
+// streamErr names a clean end of stream, which gRPC reports as io.EOF.
+func streamErr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return errors.New("control plane closed the stream")
+	}
+	return err
+}
+
+// Send sends one result and waits for the control plane's ack. It reports whether the control
+// plane stored the result; an error means no ack arrived: ErrSessionLost when the stream dropped,
+// ErrClosed after Run returned, or ctx's error. While no session is registered, Send waits for
+// one (bounded by ctx).
+func (c *Client) Send(ctx context.Context, r *vantagev1.CheckResult) (stored bool, err error) {
+	s, err := c.waitSession(ctx)
+	if err != nil {
+		return false, err
+	}
+	seq := c.seq.Add(1)
+	ackc := make(chan *vantagev1.ResultAck, 1)
+	if !s.expect(seq, ackc) {
+		c.m.acks.WithLabelValues("lost").Inc()
+		return false, ErrSessionLost
+	}
+	defer s.forget(seq)
+	env := &vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Result{
+		Result: &vantagev1.ResultEnvelope{Seq: seq, Result: r},
+	}}
+	select {
+	case s.out <- env:
+	case <-s.dead:
+		c.m.acks.WithLabelValues("lost").Inc()
+		return false, ErrSessionLost
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	var ack *vantagev1.ResultAck
+	select {
+	case ack = <-ackc:
+	case <-s.dead:
+		select { // an ack that raced the end of the stream still counts
+		case ack = <-ackc:
+		default:
+			c.m.acks.WithLabelValues("lost").Inc()
+			return false, ErrSessionLost
+		}
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	if !ack.GetStored() {
+		c.m.acks.WithLabelValues("not_stored").Inc()
+		c.log.Warn("control plane did not store a result", "job_id", r.GetJobId(), "check_id", r.GetCheckId(),
+			"region", r.GetRegion(), "attempt", r.GetAttemptNumber(), "reason", ack.GetError())
+		return false, nil
+	}
+	c.m.acks.WithLabelValues("stored").Inc()
+	return true, nil
+}
+
+// Ready reports whether a registered session is up.
+func (c *Client) Ready() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur != nil
+}
+
+// WaitReady blocks until a registered session is up, ctx ends, or the client closes.
+func (c *Client) WaitReady(ctx context.Context) error {
+	_, err := c.waitSession(ctx)
+	return err
+}
+
+func (c *Client) waitSession(ctx context.Context) (*session, error) {
+	for {
+		c.mu.Lock()
+		s, changed, closed := c.cur, c.changed, c.closed
+		c.mu.Unlock()
+		if s != nil {
+			return s, nil
+		}
+		if closed {
+			return nil, ErrClosed
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (c *Client) setSession(s *session) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cur = s
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+func (c *Client) clearSession(s *session) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == s {
+		c.cur = nil
+		close(c.changed)
+		c.changed = make(chan struct{})
+	}
+}
+
+func (c *Client) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.cur = nil
+	close(c.changed)
+	c.changed = make(chan struct{})
+}

@@ -1,0 +1,272 @@
+package uplink_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/vantagehq/vantage/agent/internal/agenttest"
+	"github.com/vantagehq/vantage/agent/internal/uplink"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+const token = "test-agent-token-0123456789"
+
+type harness struct {
+	cp     *agenttest.ControlPlane
+	client *uplink.Client
+	reg    *prometheus.Registry
+	done   chan error // Run's result
+	cancel context.CancelFunc
+}
+
+func start(t *testing.T, cp *agenttest.ControlPlane, tok string) *harness {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	c, err := uplink.New(uplink.Config{
+		Addr: cp.Addr, Token: tok, AgentID: "agent-1", Hostname: "host-1", Version: "test",
+		Regions: []string{"cloud:us-east-1"}, Capacity: 4,
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+	}, slog.New(slog.NewJSONHandler(io.Discard, nil)), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{cp: cp, client: c, reg: reg, done: make(chan error, 1), cancel: cancel}
+	go func() { h.done <- c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-h.done:
+		case <-time.After(5 * time.Second):
+			t.Error("Run did not return after cancel")
+		}
+	})
+	return h
+}
+
+func result(job string, attempt uint32) *vantagev1.CheckResult {
+	return &vantagev1.CheckResult{JobId: job, Region: "cloud:us-east-1", AttemptNumber: attempt, Passing: true}
+}
+
+func waitReady(t *testing.T, c *uplink.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatalf("uplink never registered: %v", err)
+	}
+}
+
+func TestRegisterAndSend(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	h := start(t, cp, token)
+	waitReady(t, h.client)
+
+	regs := cp.Registers()
+	if len(regs) != 1 {
+		t.Fatalf("registers = %d, want 1", len(regs))
+	}
+	if r := regs[0]; r.GetAgentId() != "agent-1" || r.GetHostname() != "host-1" || r.GetCapacity() != 4 ||
+		r.GetVersion() != "test" || len(r.GetRegions()) != 1 || r.GetRegions()[0] != "cloud:us-east-1" {
+		t.Errorf("register = %v", r)
+	}
+
+	// Acks are matched to their senders by sequence number: odd attempts are refused.
+	cp.SetOnResult(func(_ context.Context, r *vantagev1.CheckResult) (bool, string) {
+		if r.GetAttemptNumber()%2 == 1 {
+			return false, "odd attempt"
+		}
+		return true, ""
+	})
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			attempt := uint32(i%5 + 1)
+			stored, err := h.client.Send(ctx, result(fmt.Sprintf("job-%d", i), attempt))
+			if err != nil {
+				errs <- err
+				return
+			}
+			if want := attempt%2 == 0; stored != want {
+				errs <- fmt.Errorf("job-%d attempt %d: stored = %v, want %v", i, attempt, stored, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// attempts 2 and 4 (i%5 == 1 or 3) are stored: 16 of 40.
+	if got := metricValue(t, h.reg, "vantage_agent_uplink_results_total", map[string]string{"outcome": "stored"}); got != 16 {
+		t.Errorf("stored results metric = %v, want 16", got)
+	}
+	if got := metricValue(t, h.reg, "vantage_agent_uplink_results_total", map[string]string{"outcome": "not_stored"}); got != 24 {
+		t.Errorf("not_stored results metric = %v, want 24", got)
+	}
+	if got := metricValue(t, h.reg, "vantage_agent_uplink_connected", nil); got != 1 {
+		t.Errorf("connected gauge = %v, want 1", got)
+	}
+}
+
+func TestReconnectAfterServerRestart(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	h := start(t, cp, token)
+	waitReady(t, h.client)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if stored, err := h.client.Send(ctx, result("before", 1)); err != nil || !stored {
+		t.Fatalf("send before restart: stored=%v err=%v", stored, err)
+	}
+
+	cp.Restart(t)
+	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if n := len(cp.Registers()); n != 2 {
+			return fmt.Errorf("registers = %d, want 2", n)
+		}
+		return nil
+	})
+	waitReady(t, h.client)
+	if stored, err := h.client.Send(ctx, result("after", 1)); err != nil || !stored {
+		t.Fatalf("send after restart: stored=%v err=%v", stored, err)
+	}
+	if cp.Stored(agenttest.Key{JobID: "after", Region: "cloud:us-east-1", Attempt: 1}) == nil {
+		t.Error("result sent after the restart was not stored")
+	}
+	if n := metricValue(t, h.reg, "vantage_agent_uplink_reconnects_total", nil); n < 1 {
+		t.Errorf("reconnects = %v, want >= 1", n)
+	}
+}
+
+func TestInFlightSendFailsFastWhenStreamDrops(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	received := make(chan struct{})
+	cp.SetOnResult(func(ctx context.Context, _ *vantagev1.CheckResult) (bool, string) {
+		close(received)
+		<-ctx.Done() // never ack
+		return false, "gone"
+	})
+	h := start(t, cp, token)
+	waitReady(t, h.client)
+
+	sendErr := make(chan error, 1)
+	go func() {
+		_, err := h.client.Send(context.Background(), result("job", 1))
+		sendErr <- err
+	}()
+	<-received
+	cp.Stop()
+	select {
+	case err := <-sendErr:
+		if !errors.Is(err, uplink.ErrSessionLost) {
+			t.Fatalf("Send error = %v, want ErrSessionLost", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Send still waiting after the stream dropped")
+	}
+	if h.client.Ready() {
+		t.Error("Ready after the stream dropped")
+	}
+}
+
+func TestSendWaitsForSession(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	cp.Stop() // nobody listening yet
+	h := start(t, cp, token)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := h.client.Send(ctx, result("early", 1)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Send without a session = %v, want deadline exceeded", err)
+	}
+
+	cp.Restart(t)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	if stored, err := h.client.Send(ctx2, result("late", 1)); err != nil || !stored {
+		t.Fatalf("Send once the control plane is up: stored=%v err=%v", stored, err)
+	}
+}
+
+func TestBadTokenIsFatal(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	h := start(t, cp, "wrong-token-0123456789")
+	select {
+	case err := <-h.done:
+		h.done <- err // for the cleanup
+		if status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("Run = %v, want Unauthenticated", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run kept retrying with a bad token")
+	}
+	if _, err := h.client.Send(context.Background(), result("x", 1)); !errors.Is(err, uplink.ErrClosed) {
+		t.Errorf("Send after fatal Run = %v, want ErrClosed", err)
+	}
+}
+
+func TestCancelStopsRun(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	h := start(t, cp, token)
+	waitReady(t, h.client)
+	h.cancel()
+	select {
+	case err := <-h.done:
+		h.done <- err
+		if err != nil {
+			t.Fatalf("Run after cancel = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not stop")
+	}
+}
+
+// metricValue sums the series of a counter or gauge family whose labels include want.
+func metricValue(t *testing.T, reg *prometheus.Registry, name string, want map[string]string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			for k, w := range want {
+				found := false
+				for _, lp := range m.GetLabel() {
+					found = found || (lp.GetName() == k && lp.GetValue() == w)
+				}
+				if !found {
+					continue series
+				}
+			}
+			v += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return v
+}

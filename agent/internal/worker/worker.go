@@ -1,0 +1,330 @@
+// Package worker pulls check jobs from JetStream for the agent's free probe slots, runs their
+// attempts, streams every attempt's result to the control plane, and acks a job only after the
+// control plane has acked all of its results as stored.
+//
+// Each region has one durable pull consumer shared by every agent of the region (the worker
+// creates it idempotently, so start order does not matter). One slot semaphore of size
+// Concurrency is shared by all regions; a slot is taken before a job is fetched and given back
+// when the job is acked or handed back, so an agent never holds more jobs than it can run and
+// the rest stay in JetStream for the region's other agents.
+//
+// Fetching alternates two modes per region. Idle: one long-poll for a single job, holding one
+// slot. Busy (the last fetch returned jobs): FetchNoWait for every free slot, which returns at
+// once with what is there. A region with a backlog can so fill every free slot, while an idle
+// region holds at most one.
+//
+// A job is:
+//   - dropped (Term) when it cannot be decoded or its deadline has passed;
+//   - acked once the result of its final attempt is stored (attempts stop at the first pass);
+//   - handed back (Nak, redelivered to any agent of the region) when a result is not stored,
+//     not acked, or the agent stops before the job is done.
+//
+// On shutdown (ctx done) the worker stops fetching, hands back jobs that arrive from a pending
+// fetch, lets running jobs finish for DrainTimeout, then aborts the rest and hands them back at
+// once, so no job waits for its AckWait.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/pkg/wire"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// Runner runs one attempt of a job and returns its result. The attempt's deadline (the job's
+// timeout) is in ctx. A target that fails gives a failing result; nil means the agent itself
+// could not probe (ctx cancelled, internal error) and the attempt must not be reported.
+type Runner interface {
+	Run(ctx context.Context, job *vantagev1.CheckJob, attempt int) *vantagev1.CheckResult
+}
+
+// Uplink delivers results to the control plane.
+type Uplink interface {
+	// Send sends one result and waits for the control plane's ack; stored reports whether it
+	// was stored. An error means no ack arrived.
+	Send(ctx context.Context, r *vantagev1.CheckResult) (stored bool, err error)
+	// WaitReady blocks until results can be sent (a registered session is up) or ctx ends.
+	WaitReady(ctx context.Context) error
+}
+
+// Config configures a Worker. Zero values take the documented defaults.
+type Config struct {
+	AgentID     string   // reported in every result
+	Regions     []string // "cloud:…" regions served (required)
+	Concurrency int      // probe slots shared by all regions (required, >= 1)
+
+	// AckWait is the consumers' AckWait: how long JetStream waits for an ack (or progress)
+	// before it redelivers a job to another agent. Default wire.JobAckWait.
+	AckWait time.Duration
+	// MaxDeliver is how many times a job is delivered before JetStream gives up on it. Default 5.
+	MaxDeliver int
+	// PollWait is how long an idle long-poll waits for a job; it also bounds how long shutdown
+	// waits for a pending fetch. Default 5s.
+	PollWait time.Duration
+	// ProgressInterval is how often a running job tells JetStream it is still in progress.
+	// Default 5s; must be below AckWait.
+	ProgressInterval time.Duration
+	// ResultTimeout bounds the wait for one result's ack. Default 30s.
+	ResultTimeout time.Duration
+	// AttemptTimeout is an attempt's deadline when the job carries no timeout. Default 30s.
+	AttemptTimeout time.Duration
+	// RetryNakDelay delays redelivery of a job whose result the control plane did not store or
+	// the runner could not produce, so a failing store is not hammered. Default 1s. Jobs handed
+	// back on shutdown or a lost stream are redelivered at once.
+	RetryNakDelay time.Duration
+	// DrainTimeout is how long running jobs may finish after ctx ends before they are aborted
+	// and handed back. Default 10s.
+	DrainTimeout time.Duration
+	// Now is the clock for deadlines and result timestamps. Default time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.AckWait, wire.JobAckWait)
+	def(&c.PollWait, 5*time.Second)
+	def(&c.ProgressInterval, min(5*time.Second, c.AckWait/2))
+	def(&c.ResultTimeout, 30*time.Second)
+	def(&c.AttemptTimeout, 30*time.Second)
+	def(&c.RetryNakDelay, time.Second)
+	def(&c.DrainTimeout, 10*time.Second)
+	if c.MaxDeliver == 0 {
+		c.MaxDeliver = 5
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Worker consumes jobs; see the package documentation.
+type Worker struct {
+	cfg    Config
+	js     jetstream.JetStream
+	runner Runner
+	up     Uplink
+	log    *slog.Logger
+	m      *metrics
+	slots  chan struct{} // a token per taken slot
+	ready  atomic.Int32  // regions whose consumer exists
+}
+
+// New returns a worker; it starts consuming when Run is called.
+func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *slog.Logger, reg prometheus.Registerer) (*Worker, error) {
+	cfg.setDefaults()
+	switch {
+	case len(cfg.Regions) == 0:
+		return nil, errors.New("worker: no regions")
+	case cfg.Concurrency < 1:
+		return nil, fmt.Errorf("worker: concurrency %d, want >= 1", cfg.Concurrency)
+	case cfg.ProgressInterval >= cfg.AckWait:
+		return nil, fmt.Errorf("worker: progress interval %s must be below AckWait %s", cfg.ProgressInterval, cfg.AckWait)
+	}
+	return &Worker{
+		cfg:    cfg,
+		js:     js,
+		runner: runner,
+		up:     up,
+		log:    logger.With("component", "worker"),
+		m:      newMetrics(reg),
+		slots:  make(chan struct{}, cfg.Concurrency),
+	}, nil
+}
+
+// Ready reports whether every region's consumer has been set up.
+func (w *Worker) Ready() bool { return int(w.ready.Load()) == len(w.cfg.Regions) }
+
+// Run consumes jobs until ctx ends, then drains (see the package documentation) and returns
+// nil. Losing NATS or the control plane is not an error: the worker waits and carries on.
+func (w *Worker) Run(ctx context.Context) error {
+	// Jobs run under jobCtx, which outlives ctx by at most DrainTimeout.
+	jobCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
+	defer abort()
+	var loops, jobs sync.WaitGroup
+	for _, region := range w.cfg.Regions {
+		loops.Add(1)
+		go func() {
+			defer loops.Done()
+			w.consume(ctx, jobCtx, region, &jobs)
+		}()
+	}
+	<-ctx.Done()
+	w.log.Info("stopping: no more fetches; letting running jobs finish", "drain_timeout", w.cfg.DrainTimeout)
+	drain := time.AfterFunc(w.cfg.DrainTimeout, func() {
+		w.log.Warn("drain timeout: aborting running jobs and handing them back")
+		abort()
+	})
+	defer drain.Stop()
+	loops.Wait()
+	jobs.Wait()
+	// Acks and Naks are fire-and-forget publishes; make sure they left before NATS is closed.
+	if err := w.js.Conn().FlushTimeout(2 * time.Second); err != nil {
+		w.log.Warn("flush acks on shutdown", "err", err)
+	}
+	return nil
+}
+
+// consume is one region's fetch loop.
+func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.WaitGroup) {
+	log := w.log.With("region", region)
+	var (
+		cons     jetstream.Consumer
+		failures int
+		busy     bool
+		counted  bool
+	)
+	pause := func(err error, what string) {
+		failures++
+		d := retryDelay(failures)
+		log.Warn(what, "err", err, "retry_in", d)
+		sleep(ctx, d)
+	}
+	for ctx.Err() == nil {
+		if cons == nil {
+			c, err := w.ensureConsumer(ctx, region)
+			if err != nil {
+				if ctx.Err() == nil {
+					pause(err, "cannot set up the region's job consumer")
+				}
+				continue
+			}
+			cons = c
+			if !counted {
+				counted = true
+				w.ready.Add(1)
+			}
+		}
+		// Take no job that cannot be reported: while the control plane is unreachable, the
+		// region's other agents get the jobs.
+		if err := w.up.WaitReady(ctx); err != nil {
+			if ctx.Err() == nil {
+				pause(err, "uplink unavailable")
+			}
+			continue
+		}
+		if !w.acquire(ctx) {
+			return
+		}
+		n := 1
+		var (
+			batch jetstream.MessageBatch
+			err   error
+		)
+		if busy {
+			n += w.tryAcquire(w.cfg.Concurrency - 1)
+			batch, err = cons.FetchNoWait(n)
+		} else {
+			batch, err = cons.Fetch(1, jetstream.FetchMaxWait(w.cfg.PollWait))
+		}
+		if err != nil {
+			w.release(n)
+			cons, busy = nil, false
+			pause(err, "fetch jobs")
+			continue
+		}
+		got := 0
+		for msg := range batch.Messages() {
+			got++
+			if ctx.Err() != nil { // stopping: hand the job straight back
+				w.handBack(msg, 0, log)
+				w.release(1)
+				continue
+			}
+			w.m.inFlight.Inc()
+			jobs.Add(1)
+			go func() {
+				defer jobs.Done()
+				defer w.release(1)
+				defer w.m.inFlight.Dec()
+				w.handle(jobCtx, region, msg)
+			}()
+		}
+		w.release(n - got)
+		if err := batch.Error(); err != nil {
+			cons, busy = nil, false // re-create the consumer in case it was deleted
+			pause(err, "fetch jobs")
+			continue
+		}
+		failures = 0
+		busy = got > 0
+	}
+}
+
+// ensureConsumer creates or updates the region's durable consumer: every agent of a region
+// shares it, so creating it is idempotent and agents may start before or after each other.
+func (w *Worker) ensureConsumer(ctx context.Context, region string) (jetstream.Consumer, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := w.js.CreateOrUpdateConsumer(ctx, wire.JobStream, jetstream.ConsumerConfig{
+		Durable:       wire.ConsumerName(region),
+		Description:   "Vantage agents of " + region,
+		FilterSubject: wire.JobSubject(region),
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       w.cfg.AckWait,
+		MaxDeliver:    w.cfg.MaxDeliver,
+		// Back-pressure is per agent (slots); the region's agents together may hold any number.
+		MaxAckPending: -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s on stream %s: %w", wire.ConsumerName(region), wire.JobStream, err)
+	}
+	return c, nil
+}
+
+// acquire takes one slot, waiting for one to free up; false when ctx ends first.
+func (w *Worker) acquire(ctx context.Context) bool {
+	select {
+	case w.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// tryAcquire takes up to n free slots without waiting and reports how many it took.
+func (w *Worker) tryAcquire(n int) int {
+	for i := range n {
+		select {
+		case w.slots <- struct{}{}:
+		default:
+			return i
+		}
+	}
+	return n
+}
+
+func (w *Worker) release(n int) {
+	for range n {
+		<-w.slots
+	}
+}
+
+// retryDelay is a jittered exponential delay for the n-th consecutive failure: 100ms doubling
+// to 10s.
+func retryDelay(n int) time.Duration {
+	d := min(100*time.Millisecond<<min(n-1, 7), 10*time.Second)
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

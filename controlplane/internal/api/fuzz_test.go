@@ -1,0 +1,155 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// fuzzTarget is one route whose body the fuzzer writes; path may hold one resource id, filled in
+// from the resources created before fuzzing.
+type fuzzTarget struct {
+	method, path string
+	resource     string // key into the created ids, or ""
+}
+
+var fuzzTargets = []fuzzTarget{
+	{http.MethodPost, "/v1/checks", ""},
+	{http.MethodPost, "/v1/checks/uptime", ""},
+	{http.MethodPost, "/v1/checks/browser", ""},
+	{http.MethodPost, "/v1/checks/dns", ""},
+	{http.MethodPost, "/v1/checks/tcp", ""},
+	{http.MethodPost, "/v1/env", ""},
+	{http.MethodPost, "/v1/tokens", ""},
+	{http.MethodPost, "/v1/projects", ""},
+	{http.MethodPatch, "/v1/checks/%s", "uptime"},
+	{http.MethodPatch, "/v1/checks/uptime/%s", "uptime"},
+	{http.MethodPatch, "/v1/checks/browser/%s", "browser"},
+	{http.MethodPatch, "/v1/checks/dns/%s", "dns"},
+	{http.MethodPatch, "/v1/checks/tcp/%s", "tcp"},
+	{http.MethodPatch, "/v1/env/%s", "env"},
+	{http.MethodPatch, "/v1/projects/%s", "project"},
+	{http.MethodPost, "/v1/checks/%s/move", "uptime"},
+}
+
+// fuzzTargetIndex finds a target by method and path pattern, for the seed corpus.
+func fuzzTargetIndex(method, path string) uint8 {
+	for i, t := range fuzzTargets {
+		if t.method == method && t.path == path {
+			return uint8(i)
+		}
+	}
+	panic("no fuzz target " + method + " " + path)
+}
+
+const fuzzScript = `import { test, expect } from '@playwright/test'
+test('home', async ({ page }) => { await page.goto('https://example.com') })`
+
+// fuzzSeeds are valid and broken bodies per target.
+var fuzzSeeds = []struct {
+	method, path, body string
+}{
+	{"POST", "/v1/checks", `{"name":"api","url":"https://example.com/health","test_regions":["cloud:eu-west-2"],"assertions":[{"type":"JSON_BODY","property":"$.ok","comparison":"EQUALS","expected":"true"}]}`},
+	{"POST", "/v1/checks", `{"name":"browser","type":"BROWSER_CHECK","script":` + jsonString(fuzzScript) + `}`},
+	{"POST", "/v1/checks", `{"name":"x","url":"not a url","method":"FETCH","timeout":-1,"headers":{"a":1}}`},
+	{"POST", "/v1/checks", `{"name":"x","url":"https://{{HOST}}/","auth_password":"{{PASS}}","project_id":null}`},
+	{"POST", "/v1/checks", `{"name":"x","url":"https://example.com","test_interval":1e400}`},
+	{"POST", "/v1/checks", `{"name":"x","url":"https://example.com","test_interval":30.5,"paused":true}`},
+	{"POST", "/v1/checks", `{"name":"x","url":"https://example.com","assertions":[{}],"test_regions":"cloud:eu-west-2"}`},
+	{"POST", "/v1/checks", `{"name":"x"} {"name":"y"}`},
+	{"POST", "/v1/checks", `{"name":"\u0000\ud800","url":"https://example.com"}`},
+	{"POST", "/v1/checks", `{"name":"x","name":"y","url":"https://example.com"}`},
+	{"POST", "/v1/checks", `[{"name":"x"}]`},
+	{"POST", "/v1/checks", `{"name":`},
+	{"POST", "/v1/checks", ``},
+	{"POST", "/v1/checks", `null`},
+	{"POST", "/v1/checks/uptime", `{"name":"u","url":"https://example.com","method":"POST","body":"{}","headers":{"Authorization":"Bearer {{TOKEN}}"}}`},
+	{"POST", "/v1/checks/uptime", `{"name":"u","type":"BROWSER_CHECK","url":"https://example.com"}`},
+	{"POST", "/v1/checks/browser", `{"name":"b","script":` + jsonString(fuzzScript) + `,"version":"NODE24_BROWSER"}`},
+	{"POST", "/v1/checks/browser", `{"name":"b","script":"console.log(1)","version":"NODE20_BROWSER"}`},
+	{"POST", "/v1/checks/dns", `{"name":"dns","dns_domain":"example.com","dns_record_type":"A","dns_resolver":"[2001:db8::1]:53","assertions":[{"type":"DNS_RESPONSE_CODE","property":"status","comparison":"EQUALS","expected":"NOERROR"}]}`},
+	{"POST", "/v1/checks/dns", `{"name":"dns","dns_domain":"","dns_record_type":"PTR","dns_protocol":"QUIC","test_interval":29}`},
+	{"POST", "/v1/checks/dns", `{"name":"dns","dns_domain":"example.com","dns_record_type":"A","url":"https://example.com"}`},
+	{"POST", "/v1/checks/tcp", `{"name":"tcp","tcp_hostname":"db.example.com","tcp_port":5432,"tcp_data":"PING\r\n","assertions":[{"type":"TCP_RESPONSE_TIME","property":"responseTime","comparison":"LESS_THAN","expected":"500"}]}`},
+	{"POST", "/v1/checks/tcp", `{"name":"tcp","tcp_hostname":"h","tcp_port":65536,"tcp_ip_family":"IPv5","reminder_alert_interval_minutes":-2}`},
+	{"POST", "/v1/checks/tcp", `{"name":"tcp","tcp_hostname":"h","tcp_port":"80"}`},
+	{"POST", "/v1/env", `{"name":"API_TOKEN","type":"secret","value":"s3cr3t"}`},
+	{"POST", "/v1/env", `{"name":"lower","type":"plain","value":1}`},
+	{"POST", "/v1/env", `{"name":"HOST","type":"config","value":"example.com","project_id":"unassigned"}`},
+	{"POST", "/v1/tokens", `{"name":"ci","grants":[{"scope":"UPTIME_CHECKS","permission":"EDIT"}],"expiresAt":null}`},
+	{"POST", "/v1/tokens", `{"name":"ci","grants":[{"scope":"UPTIME_CHECKS","permission":"EDIT"}],"expiresAt":"2999-12-31T23:59:59.999Z"}`},
+	{"POST", "/v1/tokens", `{"name":"","grants":[],"expiresAt":"2000-01-01T00:00:00Z","extra":true}`},
+	{"POST", "/v1/tokens", `{"name":"x","grants":[{"scope":"UPTIME_CHECKS","permission":"EDIT","x":1},"READ",null]}`},
+	{"POST", "/v1/tokens", `{"name":"x","grants":[{"scope":"UPTIME_CHECKS","permission":"EDIT"}],"expiresAt":"9999-99-99T99:99:99Z"}`},
+	{"POST", "/v1/projects", `{"name":"Payments"}`},
+	{"POST", "/v1/projects", `{"name":"","is_default":true}`},
+	{"PATCH", "/v1/checks/%s", `{"paused":true,"muted":false,"name":"renamed"}`},
+	{"PATCH", "/v1/checks/%s", `{"type":"BROWSER_CHECK","url":null}`},
+	{"PATCH", "/v1/checks/%s", `{"project_id":"0192f7c4-8d3e-7a55-9b1e-3f5a2c7d9e01"}`},
+	{"PATCH", "/v1/checks/%s", `{}`},
+	{"PATCH", "/v1/checks/uptime/%s", `{"url":null,"assertions":null,"headers":null}`},
+	{"PATCH", "/v1/checks/uptime/%s", `{"project_id":"x","timeout":999}`},
+	{"PATCH", "/v1/checks/browser/%s", `{"script":"test()","version":"EDGE_RUNTIME"}`},
+	{"PATCH", "/v1/checks/dns/%s", `{"dns_resolver":null,"dns_record_type":"MX","paused":true}`},
+	{"PATCH", "/v1/checks/dns/%s", `{"dns_domain":null}`},
+	{"PATCH", "/v1/checks/tcp/%s", `{"tcp_data":null,"tcp_should_fail":true}`},
+	{"PATCH", "/v1/checks/tcp/%s", `{"tcp_port":0}`},
+	{"PATCH", "/v1/env/%s", `{"name":"RENAMED","value":"v2"}`},
+	{"PATCH", "/v1/env/%s", `{"type":"config","project_id":null}`},
+	{"PATCH", "/v1/projects/%s", `{"name":"Renamed"}`},
+	{"PATCH", "/v1/projects/%s", `{"name":null}`},
+	{"POST", "/v1/checks/%s/move", `{"project_id":null}`},
+	{"POST", "/v1/checks/%s/move", `{"project_id":"short"}`},
+	{"POST", "/v1/checks/%s/move", `{}`},
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// FuzzDecode sends fuzzed bodies through the real router and a real database: whatever the body,
+// the API must answer with a well-formed envelope and never with a server error (503, storage
+// unavailable, excepted). One harness serves the whole run.
+func FuzzDecode(f *testing.F) {
+	h := newHarness(f)
+	ids := map[string]string{}
+	create := func(key, path, body string) {
+		r := h.do(http.MethodPost, path, h.tokenA, body)
+		if r.Status != http.StatusCreated {
+			f.Fatalf("fuzz setup: POST %s: %d %s", path, r.Status, r.Raw)
+		}
+		ids[key] = r.Result()["id"].(string)
+	}
+	create("uptime", "/v1/checks/uptime", `{"name":"fuzz uptime","url":"https://example.com"}`)
+	create("browser", "/v1/checks/browser", `{"name":"fuzz browser","script":`+jsonString(fuzzScript)+`}`)
+	create("dns", "/v1/checks/dns", `{"name":"fuzz dns","dns_domain":"example.com","dns_record_type":"A"}`)
+	create("tcp", "/v1/checks/tcp", `{"name":"fuzz tcp","tcp_hostname":"example.com","tcp_port":443}`)
+	create("env", "/v1/env", `{"name":"FUZZ","type":"config","value":"v"}`)
+	create("project", "/v1/projects", `{"name":"fuzz"}`)
+
+	for _, s := range fuzzSeeds {
+		f.Add(fuzzTargetIndex(s.method, s.path), []byte(s.body))
+	}
+
+	f.Fuzz(func(t *testing.T, target uint8, body []byte) {
+		tg := fuzzTargets[int(target)%len(fuzzTargets)]
+		path := tg.path
+		if tg.resource != "" {
+			path = strings.Replace(path, "%s", ids[tg.resource], 1)
+		}
+		req := httptest.NewRequest(tg.method, path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+h.tokenA)
+		rec := httptest.NewRecorder()
+		h.handler.ServeHTTP(rec, req) // a panic fails the fuzz run (recovery would turn it into a 500)
+		r := response{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
+		if err := json.Unmarshal(r.Raw, &r.Body); err != nil {
+			t.Fatalf("%s %s: response is not a JSON object (%d): %s", tg.method, path, rec.Code, r.Raw)
+		}
+		checkEnvelope(t, tg.method+" "+path, r) // also fails on any status >= 500 except 503
+	})
+}

@@ -1,0 +1,232 @@
+// Package evaluator turns final-attempt results into run verdicts and drives each check's
+// status machine (DESIGN.md "Check status machine"), writing check incidents and outbox rows in
+// the same transaction as the results that caused them.
+//
+// # Verdicts and when a run is complete
+//
+// A run is one job id: the scheduler publishes one job per test region under the same id, and
+// each region's agent reports attempts; only a region's final attempt counts (the first final
+// attempt stored for a region, should a redelivered job produce another). Results of a run
+// arrive separately, possibly at different control-plane replicas, so runs are aggregated in
+// PostgreSQL (check_runs) under the check's row lock. A run gets its verdict when the first of
+// these holds:
+//
+//   - every region expected for it (the check's test_regions when its first result came) has
+//     reported a final attempt;
+//   - its deadline has passed: max(scheduled_at + timeout × RunAttempts, first report) + RunGrace,
+//     timeout being the check's timeout_ms or DefaultTimeout. The periodic sweep (Run) judges
+//     runs whose deadline passes without further results;
+//   - a later run of the same check gets its verdict: runs are judged in scheduled order, so an
+//     earlier pending run is judged first with what it has.
+//
+// The verdict fails when a majority of the regions that reported failed (more failing than
+// passing regions; a tie passes). Regions that never reported do not count either way: a run
+// with no report never exists, so a region without agents cannot flip a check by itself, and a
+// run whose only reports fail is failing however many regions are silent.
+//
+// A run is judged once. Results of a run scheduled at or before the check's last judged run
+// (checks.last_run_at) are stored but not judged ("late"). Paused checks store results but
+// their runs are discarded without a verdict.
+//
+// # Transactions
+//
+// IngestBatch runs in the ingest transaction (store.IngestResults) with the batch's checks
+// locked in id order; Sweep in its own (store.JudgeDueRuns). Both read the checks' pending
+// runs, apply Step per verdict, and write runs, check state, incidents and outbox rows before
+// commit. OnStateChange is called after commit for each check whose state changed.
+package evaluator
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// Store is the persistence the evaluator drives; *store.Store implements it.
+type Store interface {
+	IngestResults(ctx context.Context, rows []store.ResultRow, judge store.JudgeFunc) (store.IngestStats, error)
+	JudgeDueRuns(ctx context.Context, now time.Time, limit int, judge store.JudgeFunc) (int, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Tx is what the evaluator does inside a pipeline transaction; *store.PipelineTx implements it.
+type Tx interface {
+	PendingRuns(ctx context.Context, checks []*store.PipelineCheck) ([]store.Run, error)
+	SaveRuns(ctx context.Context, runs []store.Run) error
+	DeleteRuns(ctx context.Context, runs []store.Run) error
+	UpdateCheckStates(ctx context.Context, states []store.CheckState) error
+	OpenIncident(ctx context.Context, orgID, checkID uuid.UUID, startedAt time.Time) (store.Incident, error)
+	CloseIncident(ctx context.Context, orgID, checkID uuid.UUID, endedAt time.Time) (store.Incident, bool, error)
+	CurrentIncident(ctx context.Context, orgID, checkID uuid.UUID) (store.Incident, bool, error)
+	InsertOutbox(ctx context.Context, events []store.OutboxEvent) error
+}
+
+var _ Tx = (*store.PipelineTx)(nil)
+
+// Options tune the evaluator. Zero values take the documented defaults.
+type Options struct {
+	// RunAttempts is how many attempts a region may take for one run, for the run deadline.
+	// Default 3; set it to the scheduler's max_attempts.
+	RunAttempts int
+	// RunGrace is added to a run's deadline for queueing and transport. Default 15s.
+	RunGrace time.Duration
+	// DefaultTimeout is the per-attempt timeout of checks without timeout_ms (browser checks).
+	// Default 60s.
+	DefaultTimeout time.Duration
+	// SweepInterval is how often Run judges runs whose deadline passed. Default 1s.
+	SweepInterval time.Duration
+	// SweepLimit is how many checks one sweep transaction judges at most. Default 500.
+	SweepLimit int
+	// OnStateChange, if set, is called after commit for every check whose state changed, with
+	// the new state (PENDING, UP, VERIFYING, DOWN, RECOVERING); main wires it to the NATS
+	// notification that makes the scheduler run VERIFYING and RECOVERING checks sooner. It is
+	// called on the ingest path and must not block.
+	OnStateChange func(checkID uuid.UUID, state string)
+}
+
+func (o *Options) defaults() {
+	if o.RunAttempts <= 0 {
+		o.RunAttempts = 3
+	}
+	if o.RunGrace <= 0 {
+		o.RunGrace = 15 * time.Second
+	}
+	if o.DefaultTimeout <= 0 {
+		o.DefaultTimeout = 60 * time.Second
+	}
+	if o.SweepInterval <= 0 {
+		o.SweepInterval = time.Second
+	}
+	if o.SweepLimit <= 0 {
+		o.SweepLimit = 500
+	}
+}
+
+// Evaluator judges runs and drives check status machines. It is safe for concurrent use.
+type Evaluator struct {
+	log   *slog.Logger
+	now   func() time.Time
+	store Store
+	opts  Options
+	m     metrics
+}
+
+type metrics struct {
+	verdicts    *prometheus.CounterVec
+	transitions *prometheus.CounterVec
+	alerts      *prometheus.CounterVec
+	late        prometheus.Counter
+	sweepErrors prometheus.Counter
+}
+
+// New returns an Evaluator. reg may be nil (metrics are then not exported).
+func New(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, st Store, opts Options) (*Evaluator, error) {
+	opts.defaults()
+	e := &Evaluator{log: log.With("component", "evaluator"), now: now, store: st, opts: opts}
+	e.m = metrics{
+		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_evaluator_verdicts_total",
+			Help: "Run verdicts, by verdict (pass, fail)."}, []string{"verdict"}),
+		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_evaluator_transitions_total",
+			Help: "Check state transitions, by from and to state."}, []string{"from", "to"}),
+		alerts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_evaluator_alerts_total",
+			Help: "Outbox rows written, by event type."}, []string{"event"}),
+		late: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_late_results_total",
+			Help: "Final attempts stored but not judged because their run was already judged or superseded."}),
+		sweepErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_sweep_errors_total",
+			Help: "Failed sweeps of runs past their deadline."}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{e.m.verdicts, e.m.transitions, e.m.alerts, e.m.late, e.m.sweepErrors} {
+			if err := reg.Register(c); err != nil {
+				return nil, fmt.Errorf("evaluator metrics: %w", err)
+			}
+		}
+	}
+	return e, nil
+}
+
+// IngestBatch stores a batch of results and judges its final attempts, in one transaction
+// (see the package doc). Repeated results are stored once and judged once.
+func (e *Evaluator) IngestBatch(ctx context.Context, rows []store.ResultRow) (store.IngestStats, error) {
+	var out *outcome
+	stats, err := e.store.IngestResults(ctx, rows, func(ctx context.Context, tx *store.PipelineTx, checks []*store.PipelineCheck, finals []store.ResultRow) error {
+		out = &outcome{} // a retried transaction starts over
+		return e.judge(ctx, tx, checks, finals, out)
+	})
+	if err != nil {
+		return stats, err
+	}
+	e.committed(out)
+	return stats, nil
+}
+
+// Sweep judges, once, the runs whose deadline has passed (up to SweepLimit checks), and returns
+// how many checks it judged.
+func (e *Evaluator) Sweep(ctx context.Context) (int, error) {
+	var out *outcome
+	n, err := e.store.JudgeDueRuns(ctx, e.now(), e.opts.SweepLimit, func(ctx context.Context, tx *store.PipelineTx, checks []*store.PipelineCheck, _ []store.ResultRow) error {
+		out = &outcome{}
+		return e.judge(ctx, tx, checks, nil, out)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sweep due runs: %w", err)
+	}
+	e.committed(out)
+	return n, nil
+}
+
+// Run sweeps runs past their deadline every SweepInterval until ctx ends. A failed sweep is
+// logged and retried on the next tick.
+func (e *Evaluator) Run(ctx context.Context) error {
+	t := time.NewTicker(e.opts.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		for {
+			n, err := e.Sweep(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				e.m.sweepErrors.Inc()
+				e.log.Warn("sweep failed", "err", err)
+				break
+			}
+			if n < e.opts.SweepLimit {
+				break
+			}
+		}
+	}
+}
+
+// committed publishes what a committed transaction did: metrics and state-change hooks.
+func (e *Evaluator) committed(out *outcome) {
+	if out == nil {
+		return
+	}
+	e.m.verdicts.WithLabelValues("pass").Add(float64(out.passing))
+	e.m.verdicts.WithLabelValues("fail").Add(float64(out.failing))
+	e.m.late.Add(float64(out.late))
+	for ev, n := range out.alerts {
+		e.m.alerts.WithLabelValues(ev).Add(float64(n))
+	}
+	for _, c := range out.changes {
+		e.m.transitions.WithLabelValues(string(c.from), string(c.to)).Inc()
+		e.log.Info("check state changed", "org_id", c.orgID.String(), "check_id", c.checkID.String(),
+			"from", string(c.from), "to", string(c.to))
+		if e.opts.OnStateChange != nil {
+			e.opts.OnStateChange(c.checkID, string(c.to))
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// PartitionStore is the partition maintenance the Maintainer drives; *store.Store implements it.
+type PartitionStore interface {
+	EnsureResultPartitions(ctx context.Context, from, to time.Time) ([]string, error)
+	DropResultPartitions(ctx context.Context, before time.Time) ([]string, int64, error)
+	EnsureDedupePartitions(ctx context.Context, from, to time.Time) ([]string, error)
+	DropDedupePartitions(ctx context.Context, before time.Time) ([]string, int64, error)
+}
+
+var _ PartitionStore = (*store.Store)(nil)
+
+// MaintainerOptions tune the Maintainer. Zero values take the documented defaults.
+type MaintainerOptions struct {
+	// RetentionDays is how many whole UTC days of results are kept besides today
+	// (VANTAGE_RESULT_RETENTION_DAYS). Default 30.
+	RetentionDays int
+	// DaysAhead is how many daily result partitions exist beyond today. Default 2.
+	DaysAhead int
+	// DedupeWindow is how long ingest de-duplication keys are kept, by their run's scheduled
+	// time. It must exceed the longest a job can be redelivered after it was due
+	// (wire.JobMaxAge plus a job's run time). Default 3h.
+	DedupeWindow time.Duration
+	// Interval is how often partitions are checked. Default 10m.
+	Interval time.Duration
+}
+
+func (o *MaintainerOptions) defaults() {
+	if o.RetentionDays <= 0 {
+		o.RetentionDays = 30
+	}
+	if o.DaysAhead <= 0 {
+		o.DaysAhead = 2
+	}
+	if o.DedupeWindow <= 0 {
+		o.DedupeWindow = 3 * time.Hour
+	}
+	if o.Interval <= 0 {
+		o.Interval = 10 * time.Minute
+	}
+}
+
+// Maintainer keeps the time partitions of check_results (daily: yesterday to DaysAhead days
+// ahead exist, days older than RetentionDays are dropped) and ingest_dedupe (hourly: the last
+// hour to three hours ahead exist, hours older than DedupeWindow are dropped). Every replica
+// may run one: the store serializes the DDL.
+type Maintainer struct {
+	log     *slog.Logger
+	now     func() time.Time
+	store   PartitionStore
+	opts    MaintainerOptions
+	created prometheus.Counter
+	dropped prometheus.Counter
+	errs    prometheus.Counter
+}
+
+// NewMaintainer returns a Maintainer. reg may be nil.
+func NewMaintainer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, st PartitionStore, opts MaintainerOptions) (*Maintainer, error) {
+	opts.defaults()
+	m := &Maintainer{
+		log: log.With("component", "partitions"), now: now, store: st, opts: opts,
+		created: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_partitions_created_total",
+			Help: "Partitions of check_results and ingest_dedupe created."}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_partitions_dropped_total",
+			Help: "Partitions of check_results and ingest_dedupe dropped by retention."}),
+		errs: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_partitions_errors_total",
+			Help: "Failed partition maintenance rounds."}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.created, m.dropped, m.errs} {
+			if err := reg.Register(c); err != nil {
+				return nil, fmt.Errorf("partition metrics: %w", err)
+			}
+		}
+	}
+	return m, nil
+}
+
+// Run maintains partitions at once and then every Interval until ctx ends. A failed round is
+// logged and retried on the next tick; the first round's failure is returned, so that a
+// control plane that cannot manage its partitions does not start.
+func (m *Maintainer) Run(ctx context.Context) error {
+	if err := m.Maintain(ctx); err != nil {
+		return err
+	}
+	t := time.NewTicker(m.opts.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := m.Maintain(ctx); err != nil && ctx.Err() == nil {
+			m.errs.Inc()
+			m.log.Warn("partition maintenance failed", "err", err)
+		}
+	}
+}
+
+// Maintain runs one round: create the partitions due ahead, drop those past retention.
+func (m *Maintainer) Maintain(ctx context.Context) error {
+	now := m.now().UTC()
+	today := now.Truncate(24 * time.Hour)
+	hour := now.Truncate(time.Hour)
+	var errs []error
+	created, err := m.store.EnsureResultPartitions(ctx, today.AddDate(0, 0, -1), today.AddDate(0, 0, m.opts.DaysAhead))
+	errs = append(errs, err)
+	more, err := m.store.EnsureDedupePartitions(ctx, hour.Add(-time.Hour), hour.Add(3*time.Hour))
+	errs = append(errs, err)
+	created = append(created, more...)
+
+	dropped, stray, err := m.store.DropResultPartitions(ctx, today.AddDate(0, 0, -m.opts.RetentionDays))
+	errs = append(errs, err)
+	moreDropped, strayKeys, err := m.store.DropDedupePartitions(ctx, now.Add(-m.opts.DedupeWindow))
+	errs = append(errs, err)
+	dropped = append(dropped, moreDropped...)
+
+	m.created.Add(float64(len(created)))
+	m.dropped.Add(float64(len(dropped)))
+	if len(created)+len(dropped) > 0 || stray+strayKeys > 0 {
+		m.log.Info("partitions maintained", "created", created, "dropped", dropped,
+			"default_results_pruned", stray, "default_keys_pruned", strayKeys)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,100 @@
+package ingest
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Agent is one registered agent stream.
+type Agent struct {
+	SessionID   string
+	AgentID     string
+	Regions     []string
+	Version     string
+	Capacity    uint32
+	Hostname    string
+	Peer        string
+	ConnectedAt time.Time
+}
+
+// Registry tracks the agents connected to this replica and the regions they serve. Agents
+// connect to any replica, so each replica knows its own share.
+type Registry struct {
+	mu     sync.Mutex
+	agents map[string]Agent // by session id
+	gauge  *prometheus.GaugeVec
+}
+
+func newRegistry() *Registry {
+	return &Registry{
+		agents: map[string]Agent{},
+		gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vantage_ingest_agents",
+			Help: "Agents connected to this replica, by region they serve."}, []string{"region"}),
+	}
+}
+
+func (r *Registry) add(a Agent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.agents[a.SessionID] = a
+	for _, region := range a.Regions {
+		r.gauge.WithLabelValues(region).Inc()
+	}
+}
+
+func (r *Registry) remove(sessionID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.agents[sessionID]
+	if !ok {
+		return
+	}
+	delete(r.agents, sessionID)
+	for _, region := range a.Regions {
+		r.gauge.WithLabelValues(region).Dec()
+	}
+}
+
+// LiveRegions returns how many agents serve each region (regions without agents are absent).
+func (r *Registry) LiveRegions() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int{}
+	for _, a := range r.agents {
+		for _, region := range a.Regions {
+			out[region]++
+		}
+	}
+	return out
+}
+
+// Agents returns the connected agents, oldest connection first.
+func (r *Registry) Agents() []Agent {
+	r.mu.Lock()
+	out := make([]Agent, 0, len(r.agents))
+	for _, a := range r.agents {
+		a.Regions = slices.Clone(a.Regions)
+		out = append(out, a)
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b Agent) int {
+		if c := a.ConnectedAt.Compare(b.ConnectedAt); c != 0 {
+			return c
+		}
+		return compareStrings(a.SessionID, b.SessionID)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,317 @@
+// Package ingest is the control plane's side of the agents' gRPC stream (AgentService.Connect):
+// it authenticates agents, keeps the registry of live agents by region, gathers results from
+// every stream into batches that are stored and judged in one transaction each (Batcher, with
+// the evaluator as its Sink), acks each result once its batch has committed, and maintains the
+// time partitions of the results (Maintainer).
+//
+// The stream protocol, per agent connection:
+//
+//	agent                                   control plane
+//	  metadata authorization: Bearer <VANTAGE_AGENT_TOKEN>
+//	  Register{agent_id, regions, ...}  ─▶    Unauthenticated on a missing or wrong token,
+//	                                          InvalidArgument unless Register comes first
+//	                                    ◀─    Registered{session_id}
+//	  ResultEnvelope{seq, result}       ─▶    queued for the next batch
+//	                                    ◀─    ResultAck{seq, stored: true} once committed
+//	                                          (also for a duplicate, or a result whose check
+//	                                          was deleted: there is nothing left to redo)
+//	                                    ◀─    ResultAck{seq, stored: false, error} when the
+//	                                          result is invalid or its batch failed; the agent
+//	                                          does not ack the job, so JetStream redelivers it
+//
+// Acks may come out of order (batches commit concurrently); the agent matches them by seq.
+// When the agent closes its side, the stream ends after the last pending ack is sent.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// ServerOptions configure the Server.
+type ServerOptions struct {
+	// AgentToken is the secret agents present (VANTAGE_AGENT_TOKEN). Required.
+	AgentToken string
+	// MaxInFlight is how many results of one stream may wait for their ack; the stream is not
+	// read further until acks go out. Default 4096.
+	MaxInFlight int
+}
+
+// Server implements vantagev1.AgentServiceServer.
+type Server struct {
+	vantagev1.UnimplementedAgentServiceServer
+
+	log       *slog.Logger
+	now       func() time.Time
+	tokenHash [sha256.Size]byte
+	batcher   *Batcher
+	registry  *Registry
+	opts      ServerOptions
+
+	streams  prometheus.Gauge
+	rejected *prometheus.CounterVec
+}
+
+var _ vantagev1.AgentServiceServer = (*Server)(nil)
+
+// NewServer returns the agents' gRPC service, feeding batcher. reg may be nil.
+func NewServer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, batcher *Batcher, opts ServerOptions) (*Server, error) {
+	if opts.AgentToken == "" {
+		return nil, errors.New("ingest: an agent token is required (VANTAGE_AGENT_TOKEN)")
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 4096
+	}
+	s := &Server{
+		log:       log.With("component", "ingest"),
+		now:       now,
+		tokenHash: sha256.Sum256([]byte(opts.AgentToken)),
+		batcher:   batcher,
+		registry:  newRegistry(),
+		opts:      opts,
+		streams: prometheus.NewGauge(prometheus.GaugeOpts{Name: "vantage_ingest_streams",
+			Help: "Open agent streams on this replica."}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_rejected_total",
+			Help: "Streams and results turned away, by reason (unauthenticated, protocol, invalid_result)."}, []string{"reason"}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge} {
+			if err := reg.Register(c); err != nil {
+				return nil, fmt.Errorf("ingest metrics: %w", err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Register adds the service to a gRPC server.
+func (s *Server) Register(g grpc.ServiceRegistrar) { vantagev1.RegisterAgentServiceServer(g, s) }
+
+// GRPCServerOptions are the server options the agents' stream expects: keepalive pings from
+// agents every 10s or more are welcome (also without active calls), and the server pings idle
+// connections itself, so dead agents leave the registry within a minute.
+func GRPCServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second}),
+	}
+}
+
+// Registry returns the live-agent registry.
+func (s *Server) Registry() *Registry { return s.registry }
+
+// LiveRegions returns how many agents connected to this replica serve each region.
+func (s *Server) LiveRegions() map[string]int { return s.registry.LiveRegions() }
+
+// authenticate checks "authorization: Bearer <token>" in constant time.
+func (s *Server) authenticate(ctx context.Context) error {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get("authorization") {
+		scheme, token, ok := strings.Cut(v, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			continue
+		}
+		h := sha256.Sum256([]byte(strings.TrimSpace(token)))
+		if subtle.ConstantTimeCompare(h[:], s.tokenHash[:]) == 1 {
+			return nil
+		}
+	}
+	return status.Error(codes.Unauthenticated, "a valid agent token is required (authorization: Bearer <token>)")
+}
+
+// Connect serves one agent stream (see the package doc).
+func (s *Server) Connect(stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage]) error {
+	ctx := stream.Context()
+	if err := s.authenticate(ctx); err != nil {
+		s.rejected.WithLabelValues("unauthenticated").Inc()
+		return err
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return streamErr(err)
+	}
+	agent, err := s.registration(ctx, first)
+	if err != nil {
+		s.rejected.WithLabelValues("protocol").Inc()
+		return err
+	}
+	if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Registered{
+		Registered: &vantagev1.Registered{SessionId: agent.SessionID}}}); err != nil {
+		return err
+	}
+	s.registry.add(agent)
+	defer s.registry.remove(agent.SessionID)
+	s.streams.Inc()
+	defer s.streams.Dec()
+	log := s.log.With("agent_id", agent.AgentID, "session_id", agent.SessionID)
+	log.Info("agent connected", "regions", agent.Regions, "version", agent.Version, "capacity", agent.Capacity, "peer", agent.Peer)
+	err = s.serve(ctx, stream, agent)
+	log.Info("agent disconnected", "err", err)
+	return err
+}
+
+// registration validates the first message of a stream.
+func (s *Server) registration(ctx context.Context, m *vantagev1.AgentMessage) (Agent, error) {
+	reg := m.GetRegister()
+	if reg == nil {
+		return Agent{}, status.Error(codes.InvalidArgument, "the first message must be Register")
+	}
+	if reg.GetAgentId() == "" {
+		return Agent{}, status.Error(codes.InvalidArgument, "register: agent_id is required")
+	}
+	if len(reg.GetRegions()) == 0 {
+		return Agent{}, status.Error(codes.InvalidArgument, "register: at least one region is required")
+	}
+	regions := slices.Clone(reg.GetRegions())
+	slices.Sort(regions)
+	regions = slices.Compact(regions)
+	for _, r := range regions {
+		if !validRegion(r) {
+			return Agent{}, status.Errorf(codes.InvalidArgument, "register: region %q is not of the form cloud:<name>", r)
+		}
+	}
+	a := Agent{SessionID: uuid.NewString(), AgentID: reg.GetAgentId(), Regions: regions, Version: reg.GetVersion(),
+		Capacity: reg.GetCapacity(), Hostname: reg.GetHostname(), ConnectedAt: s.now()}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		a.Peer = p.Addr.String()
+	}
+	return a, nil
+}
+
+// serve reads results until the agent closes its side or the stream breaks. A single sender
+// goroutine writes the acks (gRPC streams allow one concurrent sender); slots bounds the results
+// waiting for an ack.
+func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage], agent Agent) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	slots := make(chan struct{}, s.opts.MaxInFlight)
+	acks := &ackQueue{ch: make(chan *vantagev1.ResultAck, s.opts.MaxInFlight)}
+	sendErr := make(chan error, 1)
+	var sender sync.WaitGroup
+	sender.Add(1)
+	go func() {
+		defer sender.Done()
+		for {
+			select {
+			case ack := <-acks.ch:
+				if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{Ack: ack}}); err != nil {
+					sendErr <- err
+					cancel()
+					return
+				}
+				<-slots
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer func() {
+		cancel()
+		sender.Wait()
+		acks.close()
+	}()
+
+	for {
+		m, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			// The agent is done sending: wait until every pending ack has gone out.
+			for range cap(slots) {
+				select {
+				case slots <- struct{}{}:
+				case err := <-sendErr:
+					return err
+				case <-ctx.Done():
+					return streamErr(ctx.Err())
+				}
+			}
+			return nil
+		}
+		if err != nil {
+			return streamErr(err)
+		}
+		env := m.GetResult()
+		if env == nil {
+			s.rejected.WithLabelValues("protocol").Inc()
+			return status.Error(codes.InvalidArgument, "only results may follow Register")
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return streamErr(ctx.Err())
+		}
+		seq := env.GetSeq()
+		row, err := toRow(env.GetResult(), agent.Regions)
+		if err != nil {
+			s.rejected.WithLabelValues("invalid_result").Inc()
+			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: "invalid result: " + err.Error()})
+			continue
+		}
+		done := func(err error) {
+			ack := &vantagev1.ResultAck{Seq: seq, Stored: err == nil}
+			if err != nil {
+				ack.Error = err.Error()
+			}
+			acks.push(ack)
+		}
+		if err := s.batcher.Submit(ctx, row, done); err != nil {
+			if ctx.Err() != nil {
+				return streamErr(ctx.Err())
+			}
+			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
+		}
+	}
+}
+
+// ackQueue carries acks to the sender. Its capacity equals the stream's in-flight bound, so a
+// push never blocks; pushes after the stream ended are dropped (the agent is gone, and an
+// unacked job is redelivered anyway).
+type ackQueue struct {
+	mu     sync.Mutex
+	closed bool
+	ch     chan *vantagev1.ResultAck
+}
+
+func (q *ackQueue) push(a *vantagev1.ResultAck) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.closed {
+		q.ch <- a
+	}
+}
+
+func (q *ackQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+}
+
+// streamErr turns a context error into the matching gRPC status; other errors pass through.
+func streamErr(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "stream canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "stream deadline exceeded")
+	}
+	return err
+}

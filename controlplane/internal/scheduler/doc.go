@@ -1,0 +1,77 @@
+// Package scheduler decides when every active check runs and queues its jobs: it holds the
+// leader lease, keeps each check in a min-heap by next due time, publishes one CheckJob per
+// test region for each due run to JetStream (vantage.jobs.<region>), follows configuration
+// changes through a NATS change feed backed by a periodic resync, and records last_queued.
+//
+// # Leadership: a lease on a PostgreSQL session
+//
+// Exactly one control-plane replica schedules. Leadership is a session-level advisory lock
+// (LeaseLockKey) held on a dedicated connection opened outside the pool, treated as a lease:
+//
+//	replica A (leader)                 PostgreSQL                     replica B (standby)
+//	──────────────────                 ──────────                     ───────────────────
+//	pg_try_advisory_lock ───────────▶  granted to A's session
+//	                                                     ◀──────────  pg_try_advisory_lock  (every 2s)
+//	                                   false ──────────────────────▶  stand by
+//	ping (lock held?) every 1s ─────▶  resets A's idle timer
+//	publish only while the last
+//	good ping is < TTL/2 (5s) old
+//	     ╳ A dies / is partitioned / freezes
+//	                                   A's session ends:
+//	                                    · at once when A's socket closes (crash, exit, unlock)
+//	                                    · after idle_session_timeout = TTL (10s) of silence
+//	                                      (partition, frozen process; TCP keepalives alike)
+//	                                   lock released
+//	                                                     ◀──────────  pg_try_advisory_lock
+//	                                   granted to B's session ─────▶  lead: load checks, publish
+//
+// The lease's safety rests on two clocks that need no synchronisation, both measuring
+// durations from A's last successful ping: A stops publishing TTL/2 after it (and at once when
+// a ping fails), while PostgreSQL keeps A's session, and so the lock, for at least TTL after
+// it. A leader that cannot prove its lease therefore stops before anyone else can hold it. A
+// standby takes over within about LeaderRetry after a clean exit or crash, and within TTL +
+// LeaderRetry after a partition.
+//
+// Should two schedulers ever publish the same run (a take-over just after the old leader
+// queued a run it had not yet recorded in last_queued), the run's job id is deterministic —
+// a UUIDv7 made of the due time and a hash of check id and due time — so both publish the
+// same Nats-Msg-Id (wire.JobMsgID) and JetStream's duplicate window drops the second copy.
+//
+// # When checks run
+//
+// A check runs on a grid: every test_interval at a phase within it, hash(check id) mod
+// interval, so checks sharing an interval spread evenly over it and keep their rhythm across
+// restarts and fail-overs. A new check first runs at its next grid point. A leader taking over
+// publishes at once, late, a grid point that passed unqueued (last_queued before it) less than
+// CatchUp ago, so a fail-over delays runs instead of losing them. A changed interval moves the
+// check to its new grid from now on; other changes keep the next due time.
+//
+// While a check is VERIFYING or RECOVERING its status machine waits for failures (or passes)
+// to persist for confirmation_period_seconds (or recovery_period_seconds). Confirmation runs
+// then replace the normal rhythm: every
+//
+//	cadence = min(test_interval, max(period / 3, MinConfirmationCadence))
+//
+// on a grid anchored at the state change (state_changed_at), so the third confirmation run
+// falls just after the period has elapsed since the first failing run was evaluated — the
+// confirmation takes about the period, not whole intervals. MinConfirmationCadence (10s)
+// keeps confirmation runs from overlapping attempts still running at the default 10s timeout.
+// Leaving the state returns the check to its grid.
+//
+// # Jobs
+//
+// Each run publishes one job per test region, sharing the run's job id. scheduled_at is the
+// due time; the deadline is due + min(spacing to the next run, max_attempts × timeout + 10s),
+// past which a job is stale and the agent skips it (the scheduler, too, skips a run it could
+// not queue before its deadline). max_attempts is 2 for HTTP, DNS and TCP (one retry absorbs a
+// transient failure) and 1 for browser checks (expensive; confirmation runs already
+// double-check). {{NAME}} references are resolved in the check's variable scope when the check
+// is loaded; secret values used go in CheckJob.redact.
+//
+// # Changes
+//
+// Writers call Notify after committing a change to a check; the leader reloads the check
+// within a second (deleted or paused: unscheduled). Every ResyncInterval the leader reloads
+// everything, which repairs lost notifications and refreshes resolved variable values. Loads
+// carry sequence numbers so an older load finishing late never overwrites a newer one.
+package scheduler

@@ -1,0 +1,199 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/wire"
+)
+
+// Notify tells the scheduler that a check's configuration or state changed (created, updated,
+// paused, resumed, deleted, moved, or its status entered or left VERIFYING/RECOVERING). Call
+// it after the change is committed: the scheduler reloads the check from the database within
+// a second. It is a core NATS publish (fire and forget); a lost notification is repaired by
+// the scheduler's periodic resync.
+func Notify(nc *nats.Conn, checkID uuid.UUID) error {
+	if err := nc.Publish(wire.ConfigChangedSubject, []byte(checkID.String())); err != nil {
+		return fmt.Errorf("notify scheduler of check %s: %w", checkID, err)
+	}
+	return nil
+}
+
+// Notifier is Notify bound to a connection, for components that take it as a dependency.
+type Notifier struct{ nc *nats.Conn }
+
+// NewNotifier returns a Notifier publishing on nc.
+func NewNotifier(nc *nats.Conn) *Notifier { return &Notifier{nc: nc} }
+
+// CheckChanged notifies the scheduler of changes to the given checks (see Notify). ctx is
+// accepted for interface symmetry; publishing does not block.
+func (n *Notifier) CheckChanged(_ context.Context, checkIDs ...uuid.UUID) error {
+	var errs []error
+	for _, id := range checkIDs {
+		errs = append(errs, Notify(n.nc, id))
+	}
+	return errors.Join(errs...)
+}
+
+// loadResult is a load of checks from the database, turned into plans, on its way to the loop.
+type loadResult struct {
+	seq   uint64
+	full  bool        // every active check; otherwise only ids
+	ids   []uuid.UUID // by-id loads: what was asked for
+	plans []*plan
+	bad   int // checks that could not be planned
+}
+
+// changeFeed receives change notifications and hands their check ids to the reloader. When the
+// buffer is full it drops the id and asks for a full resync instead.
+type changeFeed struct {
+	ids      chan uuid.UUID
+	overflow atomic.Bool
+}
+
+func (s *Scheduler) subscribe() (*changeFeed, *nats.Subscription, error) {
+	f := &changeFeed{ids: make(chan uuid.UUID, 8192)}
+	sub, err := s.nc.Subscribe(wire.ConfigChangedSubject, func(m *nats.Msg) {
+		id, err := uuid.ParseBytes(m.Data)
+		if err != nil {
+			s.log.Debug("ignoring malformed check change notification", "err", err)
+			return
+		}
+		select {
+		case f.ids <- id:
+		default:
+			f.overflow.Store(true)
+		}
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("subscribe to %s: %w", wire.ConfigChangedSubject, err)
+	}
+	// Make sure the server knows the subscription before the initial load, so that no change
+	// committed after that load is missed.
+	if err := s.nc.Flush(); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, nil, fmt.Errorf("subscribe to %s: %w", wire.ConfigChangedSubject, err)
+	}
+	return f, sub, nil
+}
+
+// reload loads the checks named by change notifications, batching whatever arrived together,
+// and sends the results to out until ctx ends. A failed load is retried with the ids that
+// arrive meanwhile.
+func (s *Scheduler) reload(ctx context.Context, f *changeFeed, out chan<- loadResult, resyncNow chan<- struct{}) {
+	const maxBatch = 1000
+	pending := map[uuid.UUID]bool{}
+	for {
+		if len(pending) == 0 {
+			select {
+			case id := <-f.ids:
+				pending[id] = true
+			case <-ctx.Done():
+				return
+			}
+		}
+	gather:
+		for len(pending) < maxBatch {
+			select {
+			case id := <-f.ids:
+				pending[id] = true
+			default:
+				break gather
+			}
+		}
+		if f.overflow.Swap(false) {
+			select {
+			case resyncNow <- struct{}{}:
+			default:
+			}
+		}
+		ids := make([]uuid.UUID, 0, len(pending))
+		for id := range pending {
+			ids = append(ids, id)
+		}
+		res, err := s.load(ctx, ids)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.m.loadErrs.WithLabelValues("by_id").Inc()
+			s.loadErrLog.report("reload changed checks", err, "checks", len(ids))
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
+		clear(pending)
+		select {
+		case out <- res:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// resync loads every active check every ResyncInterval (or at once on resyncNow) and sends
+// the result to out until ctx ends.
+func (s *Scheduler) resync(ctx context.Context, out chan<- loadResult, resyncNow <-chan struct{}) {
+	t := time.NewTicker(s.cfg.ResyncInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-resyncNow:
+		case <-ctx.Done():
+			return
+		}
+		res, err := s.load(ctx, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.m.loadErrs.WithLabelValues("full").Inc()
+			s.loadErrLog.report("resync checks", err)
+			continue
+		}
+		select {
+		case out <- res:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// load reads the checks ids (every active check when ids is nil) and plans them. The sequence
+// number is taken before the query starts, so a load that saw newer data never carries an
+// older number than one that saw older data and was numbered before it.
+func (s *Scheduler) load(ctx context.Context, ids []uuid.UUID) (loadResult, error) {
+	res := loadResult{seq: s.seq.Add(1), full: ids == nil, ids: ids}
+	var checks []store.SchedCheck
+	var err error
+	if ids == nil {
+		checks, err = s.store.SchedulableChecks(ctx)
+	} else {
+		checks, err = s.store.SchedulableChecksByID(ctx, ids)
+	}
+	if err != nil {
+		return res, err
+	}
+	res.plans = make([]*plan, 0, len(checks))
+	for _, c := range checks {
+		p, err := buildPlan(c)
+		if err != nil {
+			res.bad++
+			s.log.Warn("check cannot be scheduled", "check_id", c.ID.String(), "org_id", c.OrgID.String(), "err", err)
+			continue
+		}
+		res.plans = append(res.plans, p)
+	}
+	return res, nil
+}

@@ -1,0 +1,72 @@
+package scheduler
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the scheduler's Prometheus series.
+type metrics struct {
+	published        *prometheus.CounterVec // by region
+	duplicates       prometheus.Counter
+	publishErrs      prometheus.Counter
+	skipped          *prometheus.CounterVec // by reason
+	lateness         prometheus.Histogram
+	scheduled        prometheus.Gauge
+	leader           prometheus.Gauge
+	loadErrs         *prometheus.CounterVec // by kind of load
+	unrunnable       prometheus.Gauge
+	lastQueuedWrites prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		published: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vantage_scheduler_jobs_published_total",
+			Help: "Check jobs queued in JetStream (acknowledged by the stream), by region.",
+		}, []string{"region"}),
+		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vantage_scheduler_jobs_duplicate_total",
+			Help: "Jobs JetStream dropped as duplicates of a run already queued (after a fail-over).",
+		}),
+		publishErrs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vantage_scheduler_publish_errors_total",
+			Help: "Jobs that could not be queued (NATS unavailable, stream full, ack timeout).",
+		}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vantage_scheduler_jobs_skipped_total",
+			Help: "Jobs not published, by reason: late (their deadline passed before they could be queued).",
+		}, []string{"reason"}),
+		lateness: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "vantage_scheduler_publish_lateness_seconds",
+			Help:    "Time from a job's due time until JetStream acknowledged it.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}),
+		scheduled: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vantage_scheduler_scheduled_checks",
+			Help: "Active checks in the leader's schedule (0 on a standby).",
+		}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vantage_scheduler_leader",
+			Help: "1 while this replica holds the scheduler lease, else 0.",
+		}),
+		loadErrs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vantage_scheduler_load_errors_total",
+			Help: "Failed loads of checks from the database, by kind (full resync or by_id change).",
+		}, []string{"kind"}),
+		unrunnable: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vantage_scheduler_unrunnable_checks",
+			Help: "Active checks the last full load could not turn into jobs (see the log).",
+		}),
+		lastQueuedWrites: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vantage_scheduler_last_queued_updates_total",
+			Help: "Checks whose last_queued was written.",
+		}),
+	}
+	for _, c := range []prometheus.Collector{m.published, m.duplicates, m.publishErrs, m.skipped, m.lateness,
+		m.scheduled, m.leader, m.loadErrs, m.unrunnable, m.lastQueuedWrites} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}

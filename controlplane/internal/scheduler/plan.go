@@ -1,0 +1,213 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// Check states the scheduler cares about (DESIGN.md's status machine).
+const (
+	stateVerifying  = "VERIFYING"
+	stateRecovering = "RECOVERING"
+)
+
+// Attempts per run and default timeouts when a check has none stored.
+const (
+	// attemptsProbe is max_attempts of HTTP, DNS and TCP jobs: one retry absorbs a transient
+	// failure (a dropped packet, a reset connection) before it becomes a failing result.
+	attemptsProbe = 2
+	// attemptsBrowser is max_attempts of browser jobs: a browser run is expensive and slow,
+	// and confirmation runs from the other regions already double-check a failure.
+	attemptsBrowser = 1
+	// defaultTimeout applies to a job whose check has no timeout_ms (check.DefaultTimeoutMs).
+	defaultTimeout = check.DefaultTimeoutMs * time.Millisecond
+	// defaultBrowserTimeout applies to legacy browser checks without timeout_ms.
+	defaultBrowserTimeout = 60 * time.Second
+)
+
+// plan is what the schedule knows about one active check: its rhythm and a template of its
+// jobs. Plans are immutable once built; a reload builds a new one.
+type plan struct {
+	id, orgID  uuid.UUID
+	interval   time.Duration
+	regions    []string
+	state      string
+	anchor     int64 // state_changed_at in ms; noTime when the state never changed
+	period     time.Duration
+	lastQueued int64 // noTime when never queued
+	timeout    time.Duration
+	attempts   uint32
+	// job carries every field that is the same for all of the check's jobs; the per-run and
+	// per-region fields are set on a copy.
+	job *vantagev1.CheckJob
+}
+
+// confirming reports whether the check is confirming a state change and runs faster.
+func (p *plan) confirming() bool { return p.state == stateVerifying || p.state == stateRecovering }
+
+// buildPlan turns a stored check into a plan. An error means the check cannot be run as
+// stored (unknown kind, unresolvable variables, no regions).
+func buildPlan(c store.SchedCheck) (*plan, error) {
+	sp := c.Spec
+	if len(c.MissingVars) > 0 {
+		return nil, fmt.Errorf("references unknown variables %v", c.MissingVars)
+	}
+	if sp.TestInterval <= 0 {
+		return nil, fmt.Errorf("test_interval %d is not positive", sp.TestInterval)
+	}
+	var regions []string
+	for _, r := range sp.TestRegions {
+		if !check.IsRegion(r) {
+			return nil, fmt.Errorf("test region %q is not a known region", r)
+		}
+		regions = append(regions, r)
+	}
+	if len(regions) == 0 {
+		return nil, fmt.Errorf("has no test regions")
+	}
+	p := &plan{
+		id: c.ID, orgID: c.OrgID,
+		interval:   time.Duration(sp.TestInterval) * time.Second,
+		regions:    regions,
+		state:      c.State,
+		anchor:     noTime,
+		lastQueued: noTime,
+		timeout:    defaultTimeout,
+		attempts:   attemptsProbe,
+	}
+	switch c.State {
+	case stateVerifying:
+		p.period = time.Duration(sp.ConfirmationPeriodSeconds) * time.Second
+	case stateRecovering:
+		p.period = time.Duration(sp.RecoveryPeriodSeconds) * time.Second
+	}
+	if c.StateChangedAt != nil {
+		p.anchor = unixMs(*c.StateChangedAt)
+	}
+	if c.LastQueued != nil {
+		p.lastQueued = unixMs(*c.LastQueued)
+	}
+	if sp.Kind == check.Browser {
+		p.attempts = attemptsBrowser
+		p.timeout = defaultBrowserTimeout
+	}
+	if sp.TimeoutMs != nil && *sp.TimeoutMs > 0 {
+		p.timeout = time.Duration(*sp.TimeoutMs) * time.Millisecond
+	}
+	job := &vantagev1.CheckJob{
+		CheckId:     c.ID.String(),
+		OrgId:       c.OrgID.String(),
+		TimeoutMs:   uint32(p.timeout.Milliseconds()),
+		MaxAttempts: p.attempts,
+		Redact:      c.Redact,
+	}
+	for _, a := range sp.Assertions {
+		job.Assertions = append(job.Assertions, &vantagev1.Assertion{Type: a.Type, Property: a.Property, Comparison: a.Comparison, Expected: a.Expected})
+	}
+	if err := setSpec(job, sp); err != nil {
+		return nil, err
+	}
+	p.job = job
+	return p, nil
+}
+
+// setSpec sets the job's kind and per-kind specification.
+func setSpec(job *vantagev1.CheckJob, sp check.Spec) error {
+	switch sp.Kind {
+	case check.Uptime:
+		h := sp.HTTP
+		if h == nil || h.URL == nil {
+			return fmt.Errorf("uptime check has no url")
+		}
+		job.Kind = vantagev1.CheckKind_CHECK_KIND_UPTIME
+		method := h.Method
+		if method == "" {
+			method = "GET"
+		}
+		job.Spec = &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{
+			Url:               *h.URL,
+			Method:            method,
+			Headers:           h.Headers,
+			Body:              deref(h.Body),
+			BasicAuthUsername: h.AuthUsername,
+			BasicAuthPassword: h.AuthPassword,
+			FollowRedirects:   h.FollowRedirects,
+			VerifyTls:         h.VerifySSL,
+			TextToSearchFor:   deref(h.TextToSearchFor),
+		}}
+	case check.Browser:
+		h := sp.HTTP
+		if h == nil || (h.URL == nil && h.Script == nil) {
+			return fmt.Errorf("browser check has neither url nor script")
+		}
+		job.Kind = vantagev1.CheckKind_CHECK_KIND_BROWSER
+		job.Spec = &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{
+			Url:     deref(h.URL),
+			Script:  deref(h.Script),
+			Headers: h.Headers,
+		}}
+	case check.DNS:
+		d := sp.DNS
+		if d == nil {
+			return fmt.Errorf("dns check has no dns fields")
+		}
+		protocol := d.Protocol
+		if protocol == "" {
+			protocol = "UDP"
+		}
+		job.Kind = vantagev1.CheckKind_CHECK_KIND_DNS
+		job.Spec = &vantagev1.CheckJob_Dns{Dns: &vantagev1.DNSSpec{
+			Domain: d.Domain, RecordType: d.RecordType, Resolver: deref(d.Resolver), Protocol: protocol,
+		}}
+	case check.TCP:
+		t := sp.TCP
+		if t == nil {
+			return fmt.Errorf("tcp check has no tcp fields")
+		}
+		family := t.IPFamily
+		if family == "" {
+			family = "IPv4"
+		}
+		job.Kind = vantagev1.CheckKind_CHECK_KIND_TCP
+		job.Spec = &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{
+			Hostname: t.Hostname, Port: uint32(t.Port), IpFamily: family, Data: t.Data, ShouldFail: t.ShouldFail,
+		}}
+	default:
+		return fmt.Errorf("unknown kind %q", sp.Kind)
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// newJob is the job of one run from one region: the plan's template with the run's fields.
+// The template's nested messages are shared, read-only.
+func (p *plan) newJob(id uuid.UUID, region string, due, deadline int64, confirmation bool) *vantagev1.CheckJob {
+	t := p.job
+	return &vantagev1.CheckJob{
+		JobId:             id.String(),
+		CheckId:           t.CheckId,
+		OrgId:             t.OrgId,
+		Kind:              t.Kind,
+		Region:            region,
+		ScheduledAtUnixMs: due,
+		DeadlineUnixMs:    deadline,
+		TimeoutMs:         t.TimeoutMs,
+		MaxAttempts:       t.MaxAttempts,
+		Assertions:        t.Assertions,
+		Spec:              t.Spec,
+		Redact:            t.Redact,
+		Confirmation:      confirmation,
+	}
+}

@@ -1,0 +1,155 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// Store is what the scheduler needs from the database.
+type Store interface {
+	// SchedulableChecks returns every active check, resolved for job building.
+	SchedulableChecks(ctx context.Context) ([]store.SchedCheck, error)
+	// SchedulableChecksByID returns those of ids that exist and are active.
+	SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([]store.SchedCheck, error)
+	// SetLastQueued moves last_queued forward.
+	SetLastQueued(ctx context.Context, marks []store.QueuedMark) error
+	// OpenLeaseSession opens the dedicated session that holds the leader lease.
+	OpenLeaseSession(ctx context.Context, applicationName string, idleTimeout time.Duration) (*store.LeaseSession, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Config tunes the scheduler. Zero values take the documented defaults.
+type Config struct {
+	// ResyncInterval is how often the leader reloads every active check from the database,
+	// repairing missed change notifications and picking up changed variable values. Default
+	// 60s.
+	ResyncInterval time.Duration
+	// LeaderRetry is how often a standby tries to take the lease. Default 2s.
+	LeaderRetry time.Duration
+	// LeaderPing is how often the leader proves its lease session alive; it stops scheduling
+	// at the first failure. Default 1s.
+	LeaderPing time.Duration
+	// LeaseTTL is how long PostgreSQL keeps a silent leader's session (idle_session_timeout),
+	// so how long a standby waits at worst when the leader vanishes without closing its
+	// connection. The leader publishes only while its last successful ping is younger than
+	// half of it. Default 10s.
+	LeaseTTL time.Duration
+	// FlushInterval is how often last_queued is written (one batched UPDATE). Default 1s.
+	FlushInterval time.Duration
+	// CatchUp is how far back a run missed while no scheduler led (a fail-over) is still
+	// published, late, when a leader takes over. Default 1m.
+	CatchUp time.Duration
+	// MinConfirmationCadence is the shortest spacing of confirmation runs of VERIFYING and
+	// RECOVERING checks (see confirmCadence). Default 10s.
+	MinConfirmationCadence time.Duration
+	// MaxInFlight bounds published jobs awaiting their JetStream ack. Default 8192.
+	MaxInFlight int
+	// AckTimeout is how long a published job may wait for its ack before it counts as failed.
+	// Default 10s.
+	AckTimeout time.Duration
+}
+
+func (c *Config) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.ResyncInterval, 60*time.Second)
+	def(&c.LeaderRetry, 2*time.Second)
+	def(&c.LeaderPing, time.Second)
+	def(&c.LeaseTTL, 10*time.Second)
+	def(&c.FlushInterval, time.Second)
+	def(&c.CatchUp, time.Minute)
+	def(&c.MinConfirmationCadence, 10*time.Second)
+	def(&c.AckTimeout, 10*time.Second)
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = 8192
+	}
+}
+
+// Deps are the scheduler's collaborators.
+type Deps struct {
+	Store Store      // required
+	NATS  *nats.Conn // required: JetStream for jobs, core NATS for change notifications
+	// Logger receives the scheduler's log; the caller sets its component. Default: discarded.
+	Logger *slog.Logger
+	// Registerer receives the scheduler's metrics. Default: a private registry.
+	Registerer prometheus.Registerer
+	// Now is the clock of due times and lateness. Default time.Now. (The lease is timed with
+	// the monotonic clock regardless.)
+	Now func() time.Time
+}
+
+// Scheduler publishes a CheckJob per region for every due run of every active check, on the
+// one replica that holds the leader lease. See the package documentation.
+type Scheduler struct {
+	cfg   Config
+	store Store
+	nc    *nats.Conn
+	log   *slog.Logger
+	now   func() time.Time
+	m     *metrics
+
+	seq        atomic.Uint64 // load sequence numbers
+	leading    atomic.Bool
+	flushErrs  *errorLog
+	loadErrLog *errorLog
+}
+
+// New returns a scheduler; Run makes it campaign for the lease and schedule while it leads.
+func New(cfg Config, deps Deps) (*Scheduler, error) {
+	if deps.Store == nil || deps.NATS == nil {
+		return nil, errors.New("scheduler: Store and NATS are required")
+	}
+	cfg.setDefaults()
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	m, err := newMetrics(deps.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: register metrics: %w", err)
+	}
+	return &Scheduler{
+		cfg: cfg, store: deps.Store, nc: deps.NATS, log: deps.Logger, now: deps.Now, m: m,
+		flushErrs:  &errorLog{log: deps.Logger, every: 10 * time.Second},
+		loadErrLog: &errorLog{log: deps.Logger, every: 10 * time.Second},
+	}, nil
+}
+
+// IsLeader reports whether this scheduler currently holds the lease and schedules.
+func (s *Scheduler) IsLeader() bool { return s.leading.Load() }
+
+// Run campaigns for the leader lease until ctx ends: while it holds the lease it schedules,
+// and when it loses it (or never gets it) it stands by and tries again. It returns nil when ctx
+// ends; database or NATS trouble is logged and retried, never returned.
+func (s *Scheduler) Run(ctx context.Context) error {
+	s.m.leader.Set(0)
+	for ctx.Err() == nil {
+		if err := s.campaign(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("scheduler lease: retrying", "err", err, "retry_in", s.cfg.LeaderRetry.String())
+			select {
+			case <-time.After(s.cfg.LeaderRetry):
+			case <-ctx.Done():
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Partition maintenance of the pipeline's range-partitioned tables. check_results has one
+// partition per UTC day, ingest_dedupe one per UTC hour; both have a DEFAULT partition that
+// catches rows outside the partitions created ahead (late or clock-skewed rows). Partition
+// names carry their lower bound: check_results_p20260131, ingest_dedupe_p2026013115.
+//
+// DDL runs under lock_timeout so that maintenance never stalls ingest for long (it fails and
+// the next round retries), and under a per-table advisory lock so that replicas do not race.
+
+type partitionSet struct {
+	parent string
+	column string
+	step   time.Duration
+	layout string
+}
+
+var (
+	resultPartitions = partitionSet{parent: "check_results", column: "checked_at", step: 24 * time.Hour, layout: "20060102"}
+	dedupePartitions = partitionSet{parent: "ingest_dedupe", column: "scheduled_at", step: time.Hour, layout: "2006010215"}
+)
+
+const partitionLockTimeout = "5s"
+
+// EnsureResultPartitions creates the daily check_results partitions of every UTC day from
+// from's day to to's day (inclusive) that does not exist yet and returns the names it created.
+// Rows already in the default partition for such a day are moved into it.
+func (s *Store) EnsureResultPartitions(ctx context.Context, from, to time.Time) ([]string, error) {
+	return s.ensurePartitions(ctx, resultPartitions, from, to)
+}
+
+// DropResultPartitions drops the check_results partitions that end at or before before, and
+// deletes rows older than before from the default partition. It returns the dropped names and
+// the number of deleted default rows.
+func (s *Store) DropResultPartitions(ctx context.Context, before time.Time) ([]string, int64, error) {
+	return s.dropPartitions(ctx, resultPartitions, before)
+}
+
+// EnsureDedupePartitions is EnsureResultPartitions for the hourly ingest_dedupe partitions.
+func (s *Store) EnsureDedupePartitions(ctx context.Context, from, to time.Time) ([]string, error) {
+	return s.ensurePartitions(ctx, dedupePartitions, from, to)
+}
+
+// DropDedupePartitions is DropResultPartitions for ingest_dedupe.
+func (s *Store) DropDedupePartitions(ctx context.Context, before time.Time) ([]string, int64, error) {
+	return s.dropPartitions(ctx, dedupePartitions, before)
+}
+
+// Partitions lists the partitions of a pipeline table ("check_results" or "ingest_dedupe"),
+// default partition included, sorted by name.
+func (s *Store) Partitions(ctx context.Context, table string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = $1::regclass ORDER BY 1`, table)
+	if err != nil {
+		return nil, translate(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return names, translate(err)
+}
+
+func (s *Store) ensurePartitions(ctx context.Context, ps partitionSet, from, to time.Time) ([]string, error) {
+	var created []string
+	for lo := from.UTC().Truncate(ps.step); !lo.After(to); lo = lo.Add(ps.step) {
+		name, ok, err := s.ensurePartition(ctx, ps, lo)
+		if err != nil {
+			return created, err
+		}
+		if ok {
+			created = append(created, name)
+		}
+	}
+	return created, nil
+}
+
+func (ps partitionSet) name(lo time.Time) string {
+	return ps.parent + "_p" + lo.UTC().Format(ps.layout)
+}
+
+func (ps partitionSet) bounds(lo time.Time) string {
+	return fmt.Sprintf("FROM ('%s') TO ('%s')", lo.UTC().Format(time.RFC3339), lo.Add(ps.step).UTC().Format(time.RFC3339))
+}
+
+func (s *Store) ensurePartition(ctx context.Context, ps partitionSet, lo time.Time) (string, bool, error) {
+	name := ps.name(lo)
+	hi := lo.Add(ps.step)
+	parent, def, table := pgx.Identifier{ps.parent}.Sanitize(), pgx.Identifier{ps.parent + "_default"}.Sanitize(), pgx.Identifier{name}.Sanitize()
+	created := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := lockPartitionSet(ctx, tx, ps); err != nil {
+			return err
+		}
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil || exists {
+			return err
+		}
+		var stray bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+def+` WHERE `+ps.column+` >= $1 AND `+ps.column+` < $2)`,
+			lo, hi).Scan(&stray); err != nil {
+			return err
+		}
+		if !stray {
+			_, err := tx.Exec(ctx, `CREATE TABLE `+table+` PARTITION OF `+parent+` FOR VALUES `+ps.bounds(lo))
+			created = err == nil
+			return err
+		}
+		// Rows of this range sit in the default partition: move them into a new table, then attach it.
+		for _, q := range []string{
+			`CREATE TABLE ` + table + ` (LIKE ` + parent + ` INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
+			`WITH moved AS (DELETE FROM ` + def + ` WHERE ` + ps.column + ` >= '` + lo.UTC().Format(time.RFC3339) +
+				`' AND ` + ps.column + ` < '` + hi.UTC().Format(time.RFC3339) + `' RETURNING *) INSERT INTO ` + table + ` SELECT * FROM moved`,
+			`ALTER TABLE ` + parent + ` ATTACH PARTITION ` + table + ` FOR VALUES ` + ps.bounds(lo),
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return name, false, fmt.Errorf("create partition %s: %w", name, translate(err))
+	}
+	return name, created, nil
+}
+
+func (s *Store) dropPartitions(ctx context.Context, ps partitionSet, before time.Time) ([]string, int64, error) {
+	names, err := s.Partitions(ctx, ps.parent)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list partitions of %s: %w", ps.parent, err)
+	}
+	var dropped []string
+	for _, name := range names {
+		suffix, ok := strings.CutPrefix(name, ps.parent+"_p")
+		if !ok {
+			continue
+		}
+		lo, err := time.Parse(ps.layout, suffix)
+		if err != nil || lo.Add(ps.step).After(before) {
+			continue
+		}
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := lockPartitionSet(ctx, tx, ps); err != nil {
+				return err
+			}
+			table := pgx.Identifier{name}.Sanitize()
+			if _, err := tx.Exec(ctx, `ALTER TABLE `+pgx.Identifier{ps.parent}.Sanitize()+` DETACH PARTITION `+table); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `DROP TABLE `+table)
+			return err
+		})
+		if err != nil {
+			return dropped, 0, fmt.Errorf("drop partition %s: %w", name, translate(err))
+		}
+		dropped = append(dropped, name)
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM `+pgx.Identifier{ps.parent + "_default"}.Sanitize()+` WHERE `+ps.column+` < $1`, before)
+	if err != nil {
+		return dropped, 0, fmt.Errorf("prune default partition of %s: %w", ps.parent, translate(err))
+	}
+	return dropped, tag.RowsAffected(), nil
+}
+
+// lockPartitionSet bounds how long DDL may wait for locks and serializes maintenance of one
+// table across replicas.
+func lockPartitionSet(ctx context.Context, tx pgx.Tx, ps partitionSet) error {
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+partitionLockTimeout+`'`); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('vantage.partitions.' || $1))`, ps.parent)
+	return err
+}
