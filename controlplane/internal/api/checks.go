@@ -29,9 +29,14 @@ var _ checkStore = (*store.Store)(nil)
 
 // checksHandler serves /v1/checks: the generic routes of api.md ("Checks") and the typed
 // routes of every kind (/v1/checks/{uptime,browser,dns,tcp}, supplement §2.14–2.16).
-type checksHandler struct{ st checkStore }
+type checksHandler struct {
+	st      checkStore
+	changed func(uuid.UUID)
+}
 
-func newChecksHandler(d Deps) *checksHandler { return &checksHandler{st: d.Store} }
+func newChecksHandler(d Deps) *checksHandler {
+	return &checksHandler{st: d.Store, changed: d.checkChanged}
+}
 
 // crudIDLen is the minimum length of check_id on CRUD routes; incident and result lists only
 // need one character (supplement §1.4).
@@ -105,6 +110,7 @@ func (h *checksHandler) createCheck(c *gin.Context, b checkBody) {
 		fail(c, projectNotFound(err))
 		return
 	}
+	h.changed(chk.ID)
 	ok(c, http.StatusCreated, renderCheck(chk, false))
 }
 
@@ -165,6 +171,7 @@ func (h *checksHandler) patchCheck(c *gin.Context, k check.Kind) {
 		fail(c, projectNotFound(err))
 		return
 	}
+	h.changed(chk.ID)
 	ok(c, http.StatusOK, renderCheck(chk, false))
 }
 
@@ -186,6 +193,7 @@ func (h *checksHandler) removeCheck(c *gin.Context, k check.Kind) {
 		fail(c, err)
 		return
 	}
+	h.changed(id)
 	deleted(c, id.String())
 }
 

@@ -60,3 +60,25 @@ func TestPermissionsEditImpliesRead(t *testing.T) {
 		t.Fatal("no grant must grant nothing")
 	}
 }
+
+func TestCheckChangesAreAnnounced(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.do(http.MethodPost, "/v1/checks", h.tokenA, map[string]any{"name": "a", "url": "https://example.com"})
+	expectStatus(t, r, http.StatusCreated)
+	id := r.Result()["id"].(string)
+	expectStatus(t, h.do(http.MethodPatch, "/v1/checks/"+id, h.tokenA, map[string]any{"paused": true}), http.StatusOK)
+	expectStatus(t, h.do(http.MethodPost, "/v1/checks/"+id+"/move", h.tokenA, map[string]any{"project_id": nil}), http.StatusOK)
+	expectStatus(t, h.do(http.MethodDelete, "/v1/checks/"+id, h.tokenA, nil), http.StatusOK)
+	// A refused change announces nothing.
+	expectStatus(t, h.do(http.MethodPatch, "/v1/checks/"+id, h.tokenA, map[string]any{"paused": true}), http.StatusNotFound)
+	got := h.changedChecks()
+	if len(got) != 4 {
+		t.Fatalf("announced %d changes, want 4 (create, patch, move, delete): %v", len(got), got)
+	}
+	for _, g := range got {
+		if g.String() != id {
+			t.Fatalf("announced %s, want %s", g, id)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +37,16 @@ type harness struct {
 	orgB    uuid.UUID // free
 	tokenA  string    // every permission in orgA
 	tokenB  string    // every permission in orgB
+
+	mu      sync.Mutex
+	changed []uuid.UUID // checks the API reported as changed (Deps.CheckChanged)
+}
+
+// changedChecks returns the checks reported through Deps.CheckChanged so far.
+func (h *harness) changedChecks() []uuid.UUID {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]uuid.UUID(nil), h.changed...)
 }
 
 func newHarness(t testing.TB) *harness {
@@ -50,6 +61,11 @@ func newHarness(t testing.TB) *harness {
 		Registry: prometheus.NewRegistry(),
 		Now:      time.Now,
 		Ready:    st.Ping,
+		CheckChanged: func(id uuid.UUID) {
+			h.mu.Lock()
+			h.changed = append(h.changed, id)
+			h.mu.Unlock()
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -26,9 +26,14 @@ type projectStore interface {
 var _ projectStore = (*store.Store)(nil)
 
 // projectsHandler serves /v1/projects (supplement §2.12) and the check move (api.md, §2.13).
-type projectsHandler struct{ st projectStore }
+type projectsHandler struct {
+	st      projectStore
+	changed func(uuid.UUID)
+}
 
-func newProjectsHandler(d Deps) *projectsHandler { return &projectsHandler{st: d.Store} }
+func newProjectsHandler(d Deps) *projectsHandler {
+	return &projectsHandler{st: d.Store, changed: d.checkChanged}
+}
 
 // projectJSON is the project record.
 //
@@ -228,6 +233,7 @@ func (h *projectsHandler) moveCheck(c *gin.Context) {
 		fail(c, projectNotFound(err))
 		return
 	}
+	h.changed(checkID)
 	out := moveJSON{ID: res.ID.String()}
 	if res.ProjectID != nil {
 		s := res.ProjectID.String()

@@ -31,6 +31,17 @@ type Deps struct {
 	Ready func(ctx context.Context) error
 	// TrustedProxies are the addresses whose X-Forwarded-For is believed (default: none).
 	TrustedProxies []string
+	// CheckChanged is told, after commit, of every check whose configuration a request changed,
+	// so the scheduler picks the change up within a second. Nil: nobody is told (the
+	// scheduler's periodic resync still catches up).
+	CheckChanged func(checkID uuid.UUID)
+}
+
+// checkChanged calls d.CheckChanged when it is set.
+func (d Deps) checkChanged(id uuid.UUID) {
+	if d.CheckChanged != nil {
+		d.CheckChanged(id)
+	}
 }
 
 // New builds the HTTP handler of the control plane.

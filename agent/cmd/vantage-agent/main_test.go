@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/vantagehq/vantage/agent/internal/agenttest"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+const token = "test-agent-token-0123456789"
+
+// freeAddr is a loopback address nobody listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().String()
+}
+
+// syncBuffer collects the agent's log lines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func get(url string) (int, string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+func TestRunEndToEnd(t *testing.T) {
+	t.Parallel()
+	ns := agenttest.StartNATS(t)
+	_, js := agenttest.Connect(t, ns)
+	agenttest.CreateJobStream(t, js)
+	cp := agenttest.StartControlPlane(t, token)
+	cp.Stop() // the control plane comes up after the agent
+
+	// The probe target: a TCP server.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lis.Close() })
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+
+	httpAddr := freeAddr(t)
+	env := map[string]string{
+		"VANTAGE_NATS_URL":          ns.ClientURL(),
+		"VANTAGE_CONTROLPLANE_ADDR": cp.Addr,
+		"VANTAGE_AGENT_TOKEN":       token,
+		"VANTAGE_REGIONS":           "cloud:us-east-1,cloud:eu-west-2",
+		"VANTAGE_AGENT_CONCURRENCY": "3",
+		"VANTAGE_AGENT_ID":          "agent-e2e",
+		"VANTAGE_HTTP_ADDR":         httpAddr,
+		"VANTAGE_SHUTDOWN_TIMEOUT":  "1s",
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, &logs) }()
+
+	base := "http://" + httpAddr
+	agenttest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		code, _, err := get(base + "/healthz")
+		if err != nil || code != 200 {
+			return fmt.Errorf("healthz: %d %v", code, err)
+		}
+		return nil
+	})
+	if code, body, err := get(base + "/readyz"); err != nil || code != http.StatusServiceUnavailable ||
+		!strings.Contains(body, "not registered with the control plane") {
+		t.Errorf("readyz without control plane = %d %q %v, want 503 naming the control plane", code, body, err)
+	}
+
+	cp.Restart(t)
+	agenttest.CheckFor(t, 15*time.Second, 20*time.Millisecond, func() error {
+		code, body, err := get(base + "/readyz")
+		if err != nil || code != 200 {
+			return fmt.Errorf("readyz: %d %q %v", code, body, err)
+		}
+		return nil
+	})
+	regs := cp.Registers()
+	if len(regs) == 0 || regs[0].GetAgentId() != "agent-e2e" || regs[0].GetCapacity() != 3 || len(regs[0].GetRegions()) != 2 {
+		t.Errorf("registers = %v", regs)
+	}
+
+	port := lis.Addr().(*net.TCPAddr).Port
+	now := time.Now()
+	agenttest.PublishJob(t, js, &vantagev1.CheckJob{
+		JobId: "job-e2e", CheckId: "chk-1", OrgId: "org-1", Kind: vantagev1.CheckKind_CHECK_KIND_TCP, Region: "cloud:eu-west-2",
+		ScheduledAtUnixMs: now.UnixMilli(), DeadlineUnixMs: now.Add(time.Minute).UnixMilli(), TimeoutMs: 5000, MaxAttempts: 2,
+		Spec: &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{Hostname: "127.0.0.1", Port: uint32(port), IpFamily: "IPv4"}},
+	})
+	agenttest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		n, err := agenttest.StreamMsgs(context.Background(), js)
+		if err != nil || n != 0 {
+			return fmt.Errorf("stream holds %d jobs (%v)", n, err)
+		}
+		return nil
+	})
+	r := cp.Stored(agenttest.Key{JobID: "job-e2e", Region: "cloud:eu-west-2", Attempt: 1})
+	if r == nil || !r.GetPassing() || !r.GetIsFinalAttempt() || r.GetAgentId() != "agent-e2e" || r.GetTcpStatus() != "CONNECTED" {
+		t.Fatalf("stored result = %v", r)
+	}
+
+	_, metrics, err := get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`vantage_agent_probes_total{kind="tcp",outcome="pass"} 1`,
+		`vantage_agent_jobs_total{outcome="acked"} 1`,
+		`vantage_agent_jobs_in_flight 0`,
+		`vantage_agent_probe_duration_seconds_count{kind="tcp"} 1`,
+		`vantage_agent_uplink_connected 1`,
+		`vantage_agent_uplink_reconnects_total`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after SIGTERM = %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	out := logs.String()
+	if strings.Contains(out, token) {
+		t.Error("the agent token reached the log")
+	}
+	for _, want := range []string{`"component":"uplink"`, `"msg":"vantage agent stopped"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("logs lack %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunBadTokenIsFatal(t *testing.T) {
+	t.Parallel()
+	ns := agenttest.StartNATS(t)
+	cp := agenttest.StartControlPlane(t, token)
+	env := map[string]string{
+		"VANTAGE_NATS_URL":          ns.ClientURL(),
+		"VANTAGE_CONTROLPLANE_ADDR": cp.Addr,
+		"VANTAGE_AGENT_TOKEN":       "not-the-agent-token-000",
+		"VANTAGE_REGIONS":           "all",
+		"VANTAGE_HTTP_ADDR":         "127.0.0.1:0",
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(context.Background(), nil, func(k string) string { return env[k] }, io.Discard, io.Discard) }()
+	select {
+	case err := <-done:
+		if status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("run = %v, want an Unauthenticated error", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run kept going with a rejected token")
+	}
+}
+
+func TestRunConfig(t *testing.T) {
+	t.Parallel()
+	err := run(context.Background(), nil, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "VANTAGE_AGENT_TOKEN") || !strings.Contains(err.Error(), "VANTAGE_REGIONS") {
+		t.Errorf("run without configuration = %v, want an error naming VANTAGE_AGENT_TOKEN and VANTAGE_REGIONS", err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"config"}, func(string) string { return "" }, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"VANTAGE_NATS_URL", "VANTAGE_AGENT_CONCURRENCY", "VANTAGE_HTTP_ADDR", strconv.Itoa(32)} {
+		if !strings.Contains(out.String(), v) {
+			t.Errorf("config output lacks %s", v)
+		}
+	}
+	if err := run(context.Background(), []string{"bogus"}, nil, io.Discard, io.Discard); err == nil || errors.Is(err, context.Canceled) {
+		t.Errorf("unknown command = %v, want an error", err)
+	}
+}

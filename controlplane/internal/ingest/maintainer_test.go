@@ -1,0 +1,92 @@
+package ingest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func TestMaintainerPartitions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	checkID := h.createCheck(checkSpec{})
+
+	// A result stored before any partition exists lands in the default partition...
+	a := h.connect("a1", "cloud:us-east-1")
+	a.report(h.result(checkID, uuid.New(), "cloud:us-east-1", true, h.clock.Now())) // 2026-03-01 12:00
+	partitionOf := func() string {
+		t.Helper()
+		var p string
+		if err := h.st.Pool().QueryRow(ctx, `SELECT tableoid::regclass::text FROM check_results WHERE check_id = $1`, checkID).Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if p := partitionOf(); p != "check_results_default" {
+		t.Fatalf("result in %s, want check_results_default", p)
+	}
+
+	m, err := NewMaintainer(log, h.clock.Now, prometheus.NewRegistry(), h.st, MaintainerOptions{RetentionDays: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := h.st.Partitions(ctx, "check_results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"check_results_default", "check_results_p20260228", "check_results_p20260301",
+		"check_results_p20260302", "check_results_p20260303"}
+	if !slices.Equal(parts, want) {
+		t.Fatalf("check_results partitions %v, want %v", parts, want)
+	}
+	// ...and moves into its day's partition when that is created.
+	if p := partitionOf(); p != "check_results_p20260301" {
+		t.Fatalf("result in %s after maintenance, want check_results_p20260301", p)
+	}
+	keys, err := h.st.Partitions(ctx, "ingest_dedupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(keys, "ingest_dedupe_p2026030111") || !slices.Contains(keys, "ingest_dedupe_p2026030115") {
+		t.Fatalf("ingest_dedupe partitions %v, want 11:00 to 15:00", keys)
+	}
+	if err := m.Maintain(ctx); err != nil { // idempotent
+		t.Fatal(err)
+	}
+
+	// 40 days later the March partitions are past retention and dropped.
+	h.clock.Set(h.clock.Now().AddDate(0, 0, 40))
+	if err := m.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	parts, err = h.st.Partitions(ctx, "check_results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"check_results_default", "check_results_p20260302", "check_results_p20260303", "check_results_p20260409",
+		"check_results_p20260410", "check_results_p20260411", "check_results_p20260412"}
+	if !slices.Equal(parts, want) {
+		t.Fatalf("check_results partitions after 40 days %v, want %v", parts, want)
+	}
+	if n := h.count(`SELECT count(*) FROM check_results`); n != 0 {
+		t.Fatalf("%d results left past retention", n)
+	}
+	keys, err = h.st.Partitions(ctx, "ingest_dedupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(keys, "ingest_dedupe_p2026030111") {
+		t.Fatalf("old ingest_dedupe partitions kept: %v", keys)
+	}
+}

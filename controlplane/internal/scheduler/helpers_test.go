@@ -1,0 +1,271 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/controlplane/internal/jobqueue/jobqueuetest"
+	"github.com/vantagehq/vantage/controlplane/internal/secrets"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/wire"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// env is one test's real infrastructure: a fresh PostgreSQL database and an in-process
+// nats-server with the job stream declared.
+type env struct {
+	st    *store.Store
+	kr    *secrets.Keyring
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	orgID uuid.UUID
+}
+
+func setup(t testing.TB) *env {
+	t.Helper()
+	kr := storetest.NewKeyring(t)
+	st, err := store.Open(context.Background(), storetest.NewDatabase(t), kr)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(st.Close)
+	_, nc, js := jobqueuetest.NewStream(t)
+	e := &env{st: st, kr: kr, nc: nc, js: js, orgID: uuid.Must(uuid.NewV7())}
+	e.exec(t, `INSERT INTO organizations (id, name) VALUES ($1, 'test org')`, e.orgID)
+	return e
+}
+
+func (e *env) exec(t testing.TB, sql string, args ...any) {
+	t.Helper()
+	if _, err := e.st.Pool().Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func (e *env) seal(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := e.kr.Seal([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (e *env) addProject(t testing.TB) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	e.exec(t, `INSERT INTO projects (id, org_id, name) VALUES ($1, $2, 'p')`, id, e.orgID)
+	return id
+}
+
+func (e *env) addVar(t testing.TB, project *uuid.UUID, name, typ, value string) {
+	t.Helper()
+	e.exec(t, `INSERT INTO env_vars (id, org_id, project_id, name, type, value_enc) VALUES ($1, $2, $3, $4, $5, $6)`,
+		uuid.Must(uuid.NewV7()), e.orgID, project, name, typ, e.seal(t, value))
+}
+
+// testCheck is a checks row written with SQL, around the API (so 1-second intervals work).
+type testCheck struct {
+	Kind                 check.Kind
+	Project              *uuid.UUID
+	Interval             int // seconds
+	TimeoutMs            *int
+	Regions              []string
+	Paused               bool
+	State                string
+	ConfirmationPeriod   int
+	URL, Method, Body    *string
+	Headers              map[string]string
+	AuthUser, AuthPass   *string
+	Script               *string
+	DNSDomain, DNSType   *string
+	TCPHost              *string
+	TCPPort              *int
+	Assertions           []check.Assertion
+	FollowRedirects, TLS *bool
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (e *env) addCheck(t testing.TB, c testCheck) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	if c.State == "" {
+		c.State = "UP"
+	}
+	if c.Interval == 0 {
+		c.Interval = 1
+	}
+	if c.Regions == nil {
+		c.Regions = []string{"cloud:us-east-1"}
+	}
+	var headers, assertions any
+	if c.Headers != nil {
+		b, _ := json.Marshal(c.Headers)
+		headers = string(b)
+	}
+	if c.Assertions != nil {
+		b, _ := json.Marshal(c.Assertions)
+		assertions = string(b)
+	}
+	var pass []byte
+	if c.AuthPass != nil {
+		pass = e.seal(t, *c.AuthPass)
+	}
+	e.exec(t, `INSERT INTO checks (id, org_id, project_id, kind, name, state, state_changed_at, paused,
+			test_interval, timeout_ms, test_regions, alert_priority, confirmation_period_seconds,
+			recovery_period_seconds, url, method, headers, body, auth_username, auth_password_enc, script,
+			dns_domain, dns_record_type, tcp_hostname, tcp_port, assertions, follow_redirects, verify_ssl)
+		VALUES ($1, $2, $3, $4, 'c', $5, now(), $6, $7, $8, $9, 'HIGH', $10, 60, $11, $12, $13, $14, $15, $16,
+			$17, $18, $19, $20, $21, $22, $23, $24)`,
+		id, e.orgID, c.Project, string(c.Kind), c.State, c.Paused, c.Interval, c.TimeoutMs, c.Regions,
+		c.ConfirmationPeriod, c.URL, c.Method, headers, c.Body, c.AuthUser, pass, c.Script,
+		c.DNSDomain, c.DNSType, c.TCPHost, c.TCPPort, assertions, c.FollowRedirects, c.TLS)
+	return id
+}
+
+// startScheduler runs a scheduler until the returned stop is called (or the test ends).
+func (e *env) startScheduler(t testing.TB, cfg Config, name string) (s *Scheduler, reg *prometheus.Registry, stop func()) {
+	t.Helper()
+	reg = prometheus.NewRegistry()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("scheduler", name)
+	s, err := New(cfg, Deps{Store: e.st, NATS: e.nc, Logger: log, Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("scheduler %s: Run: %v", name, err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Errorf("scheduler %s did not stop within 20s", name)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return s, reg, stop
+}
+
+// published is what a scheduler's metrics say it queued.
+func published(reg *prometheus.Registry) float64 {
+	mfs, _ := reg.Gather()
+	total := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == "vantage_scheduler_jobs_published_total" {
+			for _, m := range mf.GetMetric() {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total
+}
+
+// gotJob is a job as an agent of its region received it.
+type gotJob struct {
+	subject string
+	stored  time.Time // when JetStream stored it
+	job     *vantagev1.CheckJob
+}
+
+// jobs consumes every region's consumer like agents do, and keeps what arrives.
+type jobs struct {
+	mu  sync.Mutex
+	all []gotJob
+}
+
+func (e *env) consume(t testing.TB) *jobs {
+	t.Helper()
+	got := &jobs{}
+	ctx := context.Background()
+	for _, r := range check.Regions {
+		cons, err := e.js.Consumer(ctx, wire.JobStream, wire.ConsumerName(r))
+		if err != nil {
+			t.Fatalf("consumer %s: %v", r, err)
+		}
+		cc, err := cons.Consume(func(m jetstream.Msg) {
+			j, err := wire.DecodeJob(m.Data())
+			if err != nil {
+				t.Errorf("decode job on %s: %v", m.Subject(), err)
+				return
+			}
+			md, err := m.Metadata()
+			if err != nil {
+				t.Errorf("metadata: %v", err)
+				return
+			}
+			got.mu.Lock()
+			got.all = append(got.all, gotJob{subject: m.Subject(), stored: md.Timestamp, job: j})
+			got.mu.Unlock()
+			_ = m.Ack()
+		})
+		if err != nil {
+			t.Fatalf("consume %s: %v", r, err)
+		}
+		t.Cleanup(cc.Stop)
+	}
+	return got
+}
+
+// of returns the jobs of one check received so far, in arrival order.
+func (g *jobs) of(id uuid.UUID) []gotJob {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []gotJob
+	for _, j := range g.all {
+		if j.job.CheckId == id.String() {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+func (g *jobs) snapshot() []gotJob {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]gotJob(nil), g.all...)
+}
+
+// checkFor polls fn every interval until it returns nil or timeout passes (nats-server's
+// helper of the same name), and fails the test with fn's last error.
+func checkFor(t testing.TB, timeout, interval time.Duration, fn func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var err error
+	for {
+		if err = fn(); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %v", timeout, err)
+		}
+		time.Sleep(interval)
+	}
+}
+
+func atLeast(n int, what string, got int) error {
+	if got < n {
+		return fmt.Errorf("%s: %d, want at least %d", what, got, n)
+	}
+	return nil
+}
