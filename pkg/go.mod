@@ -18,6 +18,6 @@ require (
 
 require (
 	github.com/vantagehq/vantage/proto v0.0.0
-	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/net v0.62.0
 	google.golang.org/protobuf v1.36.12
 )

@@ -1,13 +1,16 @@
 package assert
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/ohler55/ojg"
-	"github.com/ohler55/ojg/oj"
+	"unicode/utf8"
 
 	"github.com/vantagehq/vantage/pkg/check"
 )
@@ -54,9 +57,13 @@ func (c *Compiled) equals(v any) bool {
 	}
 	switch v.(type) {
 	case []any, map[string]any:
-		if c.expectedJSON != "" {
-			return canonicalJSON(v) == c.expectedJSON
+		// Only a JSON Expected can equal a structure; the encoding stops as soon as it is
+		// longer than Expected, so large values cost little.
+		if c.expectedJSON == "" {
+			return false
 		}
+		s, complete := boundedJSON(v, len(c.expectedJSON))
+		return complete && s == c.expectedJSON
 	}
 	return textOf(v) == c.Expected
 }
@@ -127,7 +134,8 @@ func numberOf(v any) (float64, bool) {
 	return 0, false
 }
 
-// textOf renders a value as text: strings as they are, everything else in JSON spelling.
+// textOf renders a scalar as text: strings as they are, numbers, booleans and null in JSON
+// spelling. Arrays and objects get their canonical JSON, cut after MaxActual bytes.
 func textOf(v any) string {
 	switch t := v.(type) {
 	case string:
@@ -145,15 +153,100 @@ func textOf(v any) string {
 	case json.Number:
 		return string(t)
 	}
-	return canonicalJSON(v)
+	s, _ := boundedJSON(v, MaxActual)
+	return s
 }
 
 // canonicalJSON is v in compact JSON with object keys sorted and no HTML escaping.
 func canonicalJSON(v any) string {
-	o := ojg.DefaultOptions
-	o.Sort = true
-	o.HTMLUnsafe = true
-	return oj.JSON(v, &o)
+	s, _ := boundedJSON(v, math.MaxInt)
+	return s
+}
+
+// boundedJSON is canonicalJSON(v) written only until it exceeds limit bytes; complete is false
+// when it was cut. A value from a 1 MiB body can be huge and deeply nested, and its rendering is
+// only ever needed up to a small size, so the cost stays proportional to the limit.
+func boundedJSON(v any, limit int) (s string, complete bool) {
+	w := jsonWriter{limit: limit}
+	w.value(v)
+	return string(w.buf), len(w.buf) <= limit
+}
+
+type jsonWriter struct {
+	buf   []byte
+	limit int
+}
+
+func (w *jsonWriter) full() bool { return len(w.buf) > w.limit }
+
+func (w *jsonWriter) value(v any) {
+	if w.full() {
+		return
+	}
+	switch t := v.(type) {
+	case string:
+		w.str(t)
+	case []any:
+		w.buf = append(w.buf, '[')
+		for i, e := range t {
+			if w.full() {
+				return
+			}
+			if i > 0 {
+				w.buf = append(w.buf, ',')
+			}
+			w.value(e)
+		}
+		w.buf = append(w.buf, ']')
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		w.buf = append(w.buf, '{')
+		for i, k := range keys {
+			if w.full() {
+				return
+			}
+			if i > 0 {
+				w.buf = append(w.buf, ',')
+			}
+			w.str(k)
+			w.buf = append(w.buf, ':')
+			w.value(t[k])
+		}
+		w.buf = append(w.buf, '}')
+	case nil, bool, int64, int, float64, json.Number:
+		w.buf = append(w.buf, textOf(t)...)
+	default:
+		w.str(fmt.Sprint(t))
+	}
+}
+
+// str writes s as a JSON string, escaping only what JSON requires.
+func (w *jsonWriter) str(s string) {
+	w.buf = append(w.buf, '"')
+	for _, r := range s {
+		if w.full() {
+			return
+		}
+		switch {
+		case r == '"' || r == '\\':
+			w.buf = append(w.buf, '\\', byte(r))
+		case r == '\n':
+			w.buf = append(w.buf, '\\', 'n')
+		case r == '\r':
+			w.buf = append(w.buf, '\\', 'r')
+		case r == '\t':
+			w.buf = append(w.buf, '\\', 't')
+		case r < 0x20:
+			w.buf = fmt.Appendf(w.buf, "\\u%04x", r)
+		default:
+			w.buf = utf8.AppendRune(w.buf, r) // invalid UTF-8 comes out as U+FFFD
+		}
+	}
+	w.buf = append(w.buf, '"')
 }
 
 // formatFloat spells f as JSON and JavaScript do: plain digits, with an exponent only for very
@@ -163,4 +256,43 @@ func formatFloat(f float64) string {
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// parseJSON decodes one JSON document (and nothing after it) strictly, with the standard
+// library's well-tested decoder, into the generic form JSONPath works on: numbers become int64
+// or float64 (json.Number when neither holds them), so that filter expressions compare them.
+func parseJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return numbers(v), nil
+}
+
+// numbers replaces json.Number values in v with int64 or float64 where they fit.
+func numbers(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		if f, err := t.Float64(); err == nil {
+			return f
+		}
+		return t
+	case []any:
+		for i, e := range t {
+			t[i] = numbers(e)
+		}
+	case map[string]any:
+		for k, e := range t {
+			t[k] = numbers(e)
+		}
+	}
+	return v
 }

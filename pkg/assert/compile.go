@@ -14,7 +14,6 @@ import (
 
 	"github.com/andybalholm/cascadia"
 	"github.com/ohler55/ojg/jp"
-	"github.com/ohler55/ojg/oj"
 
 	"github.com/vantagehq/vantage/pkg/check"
 )
@@ -55,7 +54,7 @@ func Compile(kind check.Kind, a check.Assertion) (*Compiled, error) {
 		c.number = &f
 	}
 	if t := strings.TrimSpace(a.Expected); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
-		if v, err := oj.ParseString(t); err == nil {
+		if v, err := parseJSON([]byte(t)); err == nil {
 			c.expectedJSON = canonicalJSON(v)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/andybalholm/cascadia"
-	"github.com/ohler55/ojg/oj"
 	"golang.org/x/net/html"
 
 	"github.com/vantagehq/vantage/pkg/check"
@@ -63,38 +62,39 @@ const maxQuoted = 200
 // when, trimmed of white space, it is a plain decimal number ("10", "-2.5", "1e3"; not "NaN",
 // "0x10" or "1_000"). Expected is always a string and follows the same rule.
 //
-//	comparison    passes when                                                  no value
-//	EQUALS        some value equals Expected: numerically when both are        fails
-//	              numbers ("10" = "10.0"), as canonical JSON when the value
-//	              is an array or object and Expected is JSON, otherwise as
-//	              exact, case-sensitive text (true, false and null in their
-//	              JSON spelling)
-//	NOT_EQUALS    no value equals Expected (the negation of EQUALS)            passes
-//	GREATER_THAN  some value is a number greater than Expected; both sides     fails
-//	LESS_THAN     must be numbers ("10" > "9"), a value that is not a number  fails
-//	              never passes and the message says so. Compile rejects a
-//	              non-numeric Expected. There is no lexicographic ordering.
-//	NULL          every value is null (the negation of NOT_NULL)              passes
-//	NOT_NULL      some value is not null                                      fails
-//	EMPTY         every value is empty: "", [], {} or null                    passes
-//	NOT_EMPTY     some value is not empty (the negation of EMPTY)             fails
-//	CONTAINS      some value contains Expected: a string (and the text of a   fails
-//	              number or boolean) as a case-sensitive substring; an array
-//	              when one of its elements contains Expected as a substring
-//	              (string elements) or equals it (other elements, as
-//	              EQUALS); an object when it has a key equal to Expected;
-//	              null contains nothing
-//	NOT_CONTAINS  no value contains Expected (the negation of CONTAINS)       passes
-//	TRUE          some value is true: the JSON boolean, or a string equal to   fails
-//	              "true" ignoring case and surrounding white space
-//	FALSE         some value is false, in the same way                        fails
+//	comparison    passes when                                                no value
+//	EQUALS        some value equals Expected: numerically when both are      fails
+//	              numbers ("10" = "10.0"), as canonical JSON when the
+//	              value is an array or object and Expected is JSON,
+//	              otherwise as exact, case-sensitive text (true, false
+//	              and null in their JSON spelling)
+//	NOT_EQUALS    no value equals Expected (the negation of EQUALS)          passes
+//	GREATER_THAN  some value is a number greater (less) than Expected;       fails
+//	LESS_THAN     both sides must be numbers, so "10" > "9". A value that
+//	              is not a number never passes and the message says so;
+//	              Compile rejects a non-numeric Expected. There is no
+//	              lexicographic ordering.
+//	NULL          every value is null (the negation of NOT_NULL)             passes
+//	NOT_NULL      some value is not null                                     fails
+//	EMPTY         every value is empty: "", [], {} or null                   passes
+//	NOT_EMPTY     some value is not empty (the negation of EMPTY)            fails
+//	CONTAINS      some value contains Expected: a string (and the text of    fails
+//	              a number or boolean) as a case-sensitive substring; an
+//	              array when one of its elements contains Expected as a
+//	              substring (string elements) or equals it (other
+//	              elements, as EQUALS); an object when it has a key equal
+//	              to Expected; null contains nothing
+//	NOT_CONTAINS  no value contains Expected (the negation of CONTAINS)      passes
+//	TRUE          some value is true: the JSON boolean, or a string equal    fails
+//	              to "true" ignoring case and surrounding white space
+//	FALSE         some value is false, in the same way                       fails
 //
 // So with several JSONPath matches the positive comparisons (EQUALS, GREATER_THAN, LESS_THAN,
 // NOT_NULL, NOT_EMPTY, CONTAINS, TRUE, FALSE) pass when any match satisfies them, and the
 // negative ones (NOT_EQUALS, NULL, EMPTY, NOT_CONTAINS) pass when no match contradicts them,
-// which makes each negative comparison the exact complement of its positive one. Expected is
-// ignored by NULL, NOT_NULL, EMPTY, NOT_EMPTY, TRUE and FALSE. An assertion whose type does not
-// belong to the observation's kind fails.
+// which makes each negative comparison the exact complement of its positive one whenever the
+// observation could be read. Expected is ignored by NULL, NOT_NULL, EMPTY, NOT_EMPTY, TRUE and
+// FALSE. An assertion whose type does not belong to the observation's kind fails.
 func (c *Compiled) Evaluate(obs Observation) Outcome {
 	return c.evaluate(newView(obs))
 }
@@ -255,7 +255,7 @@ func (v *view) json(body []byte, truncated bool) (any, error) {
 		case len(bytes.TrimSpace(body)) == 0:
 			v.jsonErr = errors.New("body is empty, not JSON")
 		default:
-			v.jsonDoc, v.jsonErr = oj.Parse(body)
+			v.jsonDoc, v.jsonErr = parseJSON(body)
 			if v.jsonErr != nil {
 				msg := "body is not valid JSON: " + v.jsonErr.Error()
 				if truncated {
@@ -342,7 +342,8 @@ func describe(values []any) string {
 	case 1:
 		return render(values[0])
 	}
-	return fmt.Sprintf("%d values %s", len(values), truncate(canonicalJSON(values), maxQuoted))
+	s, _ := boundedJSON(values, maxQuoted)
+	return fmt.Sprintf("%d values %s", len(values), truncate(s, maxQuoted))
 }
 
 func render(v any) string {
@@ -361,7 +362,8 @@ func actualText(values []any) string {
 	case 1:
 		return truncate(textOf(values[0]), MaxActual)
 	}
-	return truncate(canonicalJSON(values), MaxActual)
+	s, _ := boundedJSON(values, MaxActual)
+	return truncate(s, MaxActual)
 }
 
 // truncate cuts s to at most max bytes on a rune boundary, marking the cut with "…".

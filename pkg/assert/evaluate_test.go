@@ -524,3 +524,95 @@ func TestParseNumber(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEvaluate feeds arbitrary bodies to every body assertion type and comparison: whatever
+// the target sends, evaluation must give an outcome, never a panic.
+func FuzzEvaluate(f *testing.F) {
+	for _, seed := range []string{jsonDoc, htmlDoc, "", "null", "[", `{"a":[1,{"b":null}]}`, "\xff\xfe", `{"a":1e999}`, strings.Repeat("[", 10000)} {
+		f.Add([]byte(seed))
+	}
+	var compiled []*Compiled
+	for _, a := range []check.Assertion{
+		{Type: check.JSONBody, Property: "$..*"},
+		{Type: check.JSONBody, Property: "$.a[?(@.b == null)]"},
+		{Type: check.TextBody},
+		{Type: check.HTMLBody, Property: "div > p:first-child"},
+		{Type: check.ResponseHeaders, Property: "X-Any"},
+	} {
+		for _, cmp := range check.Comparisons {
+			a.Comparison, a.Expected = cmp, "1"
+			c, err := Compile(check.Uptime, a)
+			if err != nil {
+				f.Fatal(err)
+			}
+			compiled = append(compiled, c)
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out := EvaluateAll(compiled, HTTPObservation{StatusCode: 200, Header: http.Header{"X-Any": {string(body)}}, Body: body})
+		for _, o := range out {
+			if o.Message == "" {
+				t.Fatalf("no message for %+v", o.Assertion)
+			}
+		}
+	})
+}
+
+// TestEvaluateLargeBodies guards against work that grows faster than the body: a 1 MiB body
+// from a hostile or broken target must be judged in about the time it takes to parse it.
+func TestEvaluateLargeBodies(t *testing.T) {
+	t.Parallel()
+	bodies := map[string]string{
+		"deep arrays":  strings.Repeat("[", 9000) + strings.Repeat("]", 9000),
+		"deep objects": strings.Repeat(`{"a":`, 9000) + "1" + strings.Repeat("}", 9000),
+		"wide array":   "[" + strings.Repeat(`"x",`, 200000) + `"x"]`,
+		"deep html":    strings.Repeat("<div><p>", 100000),
+		"brackets":     strings.Repeat("[", 1<<20),
+	}
+	as := []check.Assertion{
+		{Type: check.JSONBody, Property: "$..*", Comparison: check.Equals, Expected: `{"a":1}`},
+		{Type: check.JSONBody, Property: "$..a", Comparison: check.Contains, Expected: "1"},
+		{Type: check.JSONBody, Property: "$", Comparison: check.NotEquals, Expected: "1"},
+		{Type: check.HTMLBody, Property: "div > p:first-child", Comparison: check.Equals, Expected: "1"},
+		{Type: check.TextBody, Comparison: check.NotContains, Expected: "y"},
+	}
+	cs, err := CompileAll(check.Uptime, as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			out := EvaluateAll(cs, HTTPObservation{Body: []byte(body)})
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("took %s", took)
+			}
+			for _, o := range out {
+				if len(o.Message) > 600 || len(o.Actual) > MaxActual {
+					t.Errorf("%s: message of %d bytes, actual of %d", o.Assertion.Property, len(o.Message), len(o.Actual))
+				}
+			}
+		})
+	}
+}
+
+func TestCanonicalJSON(t *testing.T) {
+	t.Parallel()
+	v, err := parseJSON([]byte(`{"z":[1,2.5,1e400,null,true],"a":"q\"b\\\n\t<>&é\u0001","m":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a":"q\"b\\\n\t<>&é\u0001","m":{},"z":[1,2.5,1e400,null,true]}`
+	if got := canonicalJSON(v); got != want {
+		t.Errorf("canonicalJSON = %s, want %s", got, want)
+	}
+	if s, complete := boundedJSON(v, 10); complete || len(s) > 20 {
+		t.Errorf("boundedJSON(10) = %q, %v", s, complete)
+	}
+	for _, bad := range []string{`{"a":1} {"b":2}`, `{"":f}`, `[1,]`, `{'a':1}`, `NaN`, ``} {
+		if _, err := parseJSON([]byte(bad)); err == nil {
+			t.Errorf("parseJSON(%q) accepted it", bad)
+		}
+	}
+}

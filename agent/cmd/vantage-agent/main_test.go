@@ -198,7 +198,9 @@ func TestRunBadTokenIsFatal(t *testing.T) {
 		"VANTAGE_HTTP_ADDR":         "127.0.0.1:0",
 	}
 	done := make(chan error, 1)
-	go func() { done <- run(context.Background(), nil, func(k string) string { return env[k] }, io.Discard, io.Discard) }()
+	go func() {
+		done <- run(context.Background(), nil, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	}()
 	select {
 	case err := <-done:
 		if status.Code(err) != codes.Unauthenticated {

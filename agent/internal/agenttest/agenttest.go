@@ -6,7 +6,9 @@ package agenttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -82,19 +84,22 @@ func Connect(t testing.TB, s *server.Server) (*nats.Conn, jetstream.JetStream) {
 	return nc, js
 }
 
-// CreateJobStream creates VANTAGE_JOBS as the control plane does: work-queue retention over
-// vantage.jobs.>, stale jobs dropped after wire.JobMaxAge.
+// CreateJobStream creates VANTAGE_JOBS as the control plane does (controlplane/internal/
+// jobqueue.StreamConfig, which the agent module cannot import): work-queue retention over
+// vantage.jobs.>, stale jobs dropped after wire.JobMaxAge. Consumers are left to the agents.
 func CreateJobStream(t testing.TB, js jetstream.JetStream) jetstream.Stream {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:       wire.JobStream,
-		Subjects:   []string{wire.JobSubjectPrefix + ">"},
-		Retention:  jetstream.WorkQueuePolicy,
-		MaxAge:     wire.JobMaxAge,
-		Storage:    jetstream.FileStorage,
-		Duplicates: time.Minute,
+		Name:        wire.JobStream,
+		Description: "Vantage check jobs, one subject per region",
+		Subjects:    []string{wire.JobSubjectPrefix + ">"},
+		Retention:   jetstream.WorkQueuePolicy,
+		MaxAge:      wire.JobMaxAge,
+		Duplicates:  2 * time.Minute,
+		Storage:     jetstream.FileStorage,
+		Discard:     jetstream.DiscardOld,
 	})
 	if err != nil {
 		t.Fatalf("create job stream: %v", err)
@@ -153,6 +158,7 @@ type ControlPlane struct {
 	receivedByKey map[Key]int
 	stored        map[Key]*vantagev1.CheckResult
 	registers     []*vantagev1.Register
+	ends          []error // why each registered stream ended, as Recv reported it
 	srv           *grpc.Server
 	vantagev1.UnimplementedAgentServiceServer
 }
@@ -250,6 +256,14 @@ func (cp *ControlPlane) Registers() []*vantagev1.Register {
 	return append([]*vantagev1.Register(nil), cp.registers...)
 }
 
+// Ends is why each registered stream ended on the server's side: io.EOF when the agent closed
+// its side gracefully.
+func (cp *ControlPlane) Ends() []error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return append([]error(nil), cp.ends...)
+}
+
 // Connect implements the agent stream.
 func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) error {
 	md, _ := metadata.FromIncomingContext(stream.Context())
@@ -276,6 +290,12 @@ func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) err
 	for {
 		m, err := stream.Recv()
 		if err != nil {
+			cp.mu.Lock()
+			cp.ends = append(cp.ends, err)
+			cp.mu.Unlock()
+			if errors.Is(err, io.EOF) { // the agent closed its side: end the stream cleanly
+				return nil
+			}
 			return err
 		}
 		env := m.GetResult()

@@ -111,7 +111,7 @@ func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
 		ft := classify(ctx, err)
 		summary := describe(ft, err)
 		if ft == Timeout {
-			summary = fmt.Sprintf("timed out after %s %s", millis(res.ResponseTime), trace.currentPhase())
+			summary = strings.TrimSpace(fmt.Sprintf("timed out after %s %s", millis(res.ResponseTime), trace.currentPhase()))
 		}
 		res.failTransport(ft, summary)
 		res.finish(req, nil)

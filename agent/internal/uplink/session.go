@@ -15,6 +15,9 @@ type session struct {
 	dead chan struct{}                // closed when the stream is gone
 	once sync.Once
 
+	closing   chan struct{} // closed when the agent stops: no more sends, acks still arrive
+	closeOnce sync.Once
+
 	mu      sync.Mutex
 	pending map[uint64]chan *vantagev1.ResultAck
 }
@@ -24,16 +27,20 @@ func newSession(id string) *session {
 		id:      id,
 		out:     make(chan *vantagev1.AgentMessage),
 		dead:    make(chan struct{}),
+		closing: make(chan struct{}),
 		pending: make(map[uint64]chan *vantagev1.ResultAck),
 	}
 }
 
-// sendLoop is the stream's only writer (gRPC allows one concurrent Send per stream).
+// sendLoop is the stream's only writer (gRPC allows one concurrent Send per stream). When the
+// session closes it half-closes the stream and returns nil.
 func (s *session) sendLoop(ctx context.Context, stream vantagev1.AgentService_ConnectClient) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-s.closing:
+			return stream.CloseSend()
 		case m := <-s.out:
 			if err := stream.Send(m); err != nil {
 				return err
@@ -71,6 +78,19 @@ func (s *session) deliver(ack *vantagev1.ResultAck) {
 		c <- ack // buffered, one ack per seq: never blocks
 	}
 }
+
+// alive reports whether the stream is still up.
+func (s *session) alive() bool {
+	select {
+	case <-s.dead:
+		return false
+	default:
+		return true
+	}
+}
+
+// close stops sending; acks of results already sent are still delivered.
+func (s *session) close() { s.closeOnce.Do(func() { close(s.closing) }) }
 
 // kill marks the session dead, failing every waiting sender.
 func (s *session) kill() { s.once.Do(func() { close(s.dead) }) }

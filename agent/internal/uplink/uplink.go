@@ -70,6 +70,9 @@ type Config struct {
 	// Defaults 30s and 10s. The server's keepalive enforcement policy must permit pings this
 	// often (keepalive.EnforcementPolicy{MinTime: <= KeepaliveTime, PermitWithoutStream: true}).
 	KeepaliveTime, KeepaliveTimeout time.Duration
+	// CloseTimeout bounds how long a stopping agent waits for the control plane to end the
+	// stream after the agent closed its side. Default 5s.
+	CloseTimeout time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -87,6 +90,7 @@ func (c *Config) setDefaults() {
 	def(&c.HealthySession, 30*time.Second)
 	def(&c.KeepaliveTime, 30*time.Second)
 	def(&c.KeepaliveTimeout, 10*time.Second)
+	def(&c.CloseTimeout, 5*time.Second)
 }
 
 // Client is the agent's uplink. Run keeps the stream up; Send may be called from any number of
@@ -191,8 +195,14 @@ func isFatal(err error) bool {
 // session runs one stream: register, then pump results out and acks in until the stream fails.
 // It reports whether registration succeeded, and why the stream ended.
 func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) (registered bool, err error) {
-	sctx, cancel := context.WithCancel(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.cfg.Token))
+	// The stream's context is not ctx: once registered, stopping closes the stream gracefully
+	// (CloseSend, then the control plane sends what acks remain and ends it), bounded by
+	// CloseTimeout. Until then, stopping aborts at once.
+	sctx, cancel := context.WithCancel(metadata.AppendToOutgoingContext(context.WithoutCancel(ctx),
+		"authorization", "Bearer "+c.cfg.Token))
 	defer cancel()
+	abort := context.AfterFunc(ctx, cancel)
+	defer abort()
 	stream, err := api.Connect(sctx)
 	if err != nil {
 		return false, fmt.Errorf("open stream: %w", err)
@@ -224,6 +234,13 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 	}
 
 	s := newSession(regd.GetSessionId())
+	if abort() {
+		graceful := context.AfterFunc(ctx, func() {
+			s.close()
+			time.AfterFunc(c.cfg.CloseTimeout, cancel)
+		})
+		defer graceful()
+	}
 	c.setSession(s)
 	c.m.connected.Set(1)
 	c.log.Info("registered with the control plane", "addr", c.cfg.Addr, "session_id", s.id,
@@ -236,10 +253,12 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 	sendDone := make(chan error, 1)
 	go func() {
 		err := s.sendLoop(sctx, stream)
-		if err != nil && !errors.Is(err, io.EOF) {
-			cancel() // a failed Send aborts the stream; make Recv return too
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				cancel() // a failed Send aborts the stream; make Recv return too
+			}
+			s.kill() // senders waiting for acks fail fast, before Recv notices
 		}
-		s.kill() // senders waiting for acks fail fast, before Recv notices
 		sendDone <- err
 	}()
 	for {
@@ -294,6 +313,8 @@ func (c *Client) Send(ctx context.Context, r *vantagev1.CheckResult) (stored boo
 	case <-s.dead:
 		c.m.acks.WithLabelValues("lost").Inc()
 		return false, ErrSessionLost
+	case <-s.closing: // not sent: the agent is stopping
+		return false, ErrSessionLost
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
@@ -324,7 +345,7 @@ func (c *Client) Send(ctx context.Context, r *vantagev1.CheckResult) (stored boo
 func (c *Client) Ready() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.cur != nil
+	return c.cur != nil && c.cur.alive()
 }
 
 // WaitReady blocks until a registered session is up, ctx ends, or the client closes.
@@ -338,7 +359,7 @@ func (c *Client) waitSession(ctx context.Context) (*session, error) {
 		c.mu.Lock()
 		s, changed, closed := c.cur, c.changed, c.closed
 		c.mu.Unlock()
-		if s != nil {
+		if s != nil && s.alive() { // a dead session is cleared (and changed closed) shortly
 			return s, nil
 		}
 		if closed {

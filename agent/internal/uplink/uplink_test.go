@@ -225,11 +225,35 @@ func TestBadTokenIsFatal(t *testing.T) {
 	}
 }
 
-func TestCancelStopsRun(t *testing.T) {
+func TestCancelClosesStreamGracefully(t *testing.T) {
 	t.Parallel()
 	cp := agenttest.StartControlPlane(t, token)
 	h := start(t, cp, token)
 	waitReady(t, h.client)
+	h.cancel()
+	select {
+	case err := <-h.done:
+		h.done <- err
+		if err != nil {
+			t.Fatalf("Run after cancel = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not stop")
+	}
+	agenttest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		ends := cp.Ends()
+		if len(ends) != 1 || !errors.Is(ends[0], io.EOF) {
+			return fmt.Errorf("stream ends seen by the control plane = %v, want [EOF]", ends)
+		}
+		return nil
+	})
+}
+
+func TestCancelBeforeRegistration(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	cp.Stop() // nothing to register with: Run is in its reconnect loop
+	h := start(t, cp, token)
 	h.cancel()
 	select {
 	case err := <-h.done:

@@ -2,8 +2,9 @@
 // attempts, streams every attempt's result to the control plane, and acks a job only after the
 // control plane has acked all of its results as stored.
 //
-// Each region has one durable pull consumer shared by every agent of the region (the worker
-// creates it idempotently, so start order does not matter). One slot semaphore of size
+// Each region has one durable pull consumer shared by every agent of the region. The control
+// plane creates the stream and the consumers; an agent uses them as they are, and creates a
+// missing consumer itself (never overwriting one), so start order does not matter. One slot semaphore of size
 // Concurrency is shared by all regions; a slot is taken before a job is fetched and given back
 // when the job is acked or handed back, so an agent never holds more jobs than it can run and
 // the rest stay in JetStream for the region's other agents.
@@ -63,10 +64,11 @@ type Config struct {
 	Regions     []string // "cloud:…" regions served (required)
 	Concurrency int      // probe slots shared by all regions (required, >= 1)
 
-	// AckWait is the consumers' AckWait: how long JetStream waits for an ack (or progress)
-	// before it redelivers a job to another agent. Default wire.JobAckWait.
+	// AckWait is how long JetStream waits for an ack (or progress) before it redelivers a job
+	// to another agent, for consumers this worker creates. Default wire.JobAckWait.
 	AckWait time.Duration
-	// MaxDeliver is how many times a job is delivered before JetStream gives up on it. Default 5.
+	// MaxDeliver is how many times a job is delivered before JetStream gives up on it, for
+	// consumers this worker creates. Default 5.
 	MaxDeliver int
 	// PollWait is how long an idle long-poll waits for a job; it also bounds how long shutdown
 	// waits for a pending fetch. Default 5s.
@@ -263,26 +265,47 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 	}
 }
 
-// ensureConsumer creates or updates the region's durable consumer: every agent of a region
-// shares it, so creating it is idempotent and agents may start before or after each other.
+// ensureConsumer returns the region's durable consumer, which every agent of the region shares.
+// The control plane owns its configuration (it creates the stream and the consumers at start-up,
+// and may run NATS clustered with replicas the agent does not know about), so an existing
+// consumer is used as it is. Only when the stream exists without this region's consumer does
+// the agent create it, with the same settings as the control plane, so that agents may start
+// before or after the control plane and before or after each other.
 func (w *Worker) ensureConsumer(ctx context.Context, region string) (jetstream.Consumer, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c, err := w.js.CreateOrUpdateConsumer(ctx, wire.JobStream, jetstream.ConsumerConfig{
+	name := wire.ConsumerName(region)
+	c, err := w.js.Consumer(ctx, wire.JobStream, name)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		c, err = w.js.CreateConsumer(ctx, wire.JobStream, w.consumerConfig(region))
+		if errors.Is(err, jetstream.ErrConsumerExists) { // another agent (or the control plane) won the race
+			c, err = w.js.Consumer(ctx, wire.JobStream, name)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s on stream %s: %w", name, wire.JobStream, err)
+	}
+	if aw := c.CachedInfo().Config.AckWait; aw > 0 && aw <= w.cfg.ProgressInterval {
+		w.log.Warn("the consumer's AckWait is not above the progress interval: long jobs may be redelivered while they run",
+			"region", region, "ack_wait", aw, "progress_interval", w.cfg.ProgressInterval)
+	}
+	return c, nil
+}
+
+// consumerConfig mirrors the control plane's consumer configuration (controlplane/internal/
+// jobqueue.ConsumerConfig), except that AckWait and MaxDeliver come from Config.
+func (w *Worker) consumerConfig(region string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
 		Durable:       wire.ConsumerName(region),
-		Description:   "Vantage agents of " + region,
+		Description:   "agents of " + region,
 		FilterSubject: wire.JobSubject(region),
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       w.cfg.AckWait,
 		MaxDeliver:    w.cfg.MaxDeliver,
-		// Back-pressure is per agent (slots); the region's agents together may hold any number.
-		MaxAckPending: -1,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consumer %s on stream %s: %w", wire.ConsumerName(region), wire.JobStream, err)
+		// A safety bound for the whole region; each agent's own bound is its slots.
+		MaxAckPending: 50000,
 	}
-	return c, nil
 }
 
 // acquire takes one slot, waiting for one to free up; false when ctx ends first.

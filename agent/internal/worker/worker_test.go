@@ -206,8 +206,22 @@ type agent struct {
 	once   sync.Once
 }
 
-// startAgent runs an uplink and a worker the way main wires them, on their own NATS connection.
+// startAgent runs an uplink and a worker the way main wires them, on their own NATS connection,
+// and waits until the agent is ready.
 func (e *env) startAgent(t *testing.T, id string, runner worker.Runner, cfg worker.Config) *agent {
+	t.Helper()
+	a := e.startAgentUnready(t, id, runner, cfg)
+	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if !a.w.Ready() || !a.up.Ready() {
+			return errors.New("agent not ready")
+		}
+		return nil
+	})
+	return a
+}
+
+// startAgentUnready is startAgent without the wait.
+func (e *env) startAgentUnready(t *testing.T, id string, runner worker.Runner, cfg worker.Config) *agent {
 	t.Helper()
 	_, js := agenttest.Connect(t, e.ns)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
@@ -255,12 +269,6 @@ func (e *env) startAgent(t *testing.T, id string, runner worker.Runner, cfg work
 		<-upDone
 	}()
 	t.Cleanup(a.stop)
-	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
-		if !w.Ready() || !up.Ready() {
-			return errors.New("agent not ready")
-		}
-		return nil
-	})
 	return a
 }
 
@@ -595,4 +603,57 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name string, want map[s
 		}
 	}
 	return v
+}
+
+func TestUsesTheControlPlanesConsumerAsItIs(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := context.Background()
+	// The control plane created the consumer with its own settings.
+	if _, err := e.js.CreateConsumer(ctx, wire.JobStream, jetstream.ConsumerConfig{
+		Durable: wire.ConsumerName(usEast), FilterSubject: wire.JobSubject(usEast), Description: "agents of " + usEast,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 45 * time.Second, MaxDeliver: 7, MaxAckPending: 50000,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	port := target(t, func(int) string { return "ok" })
+	e.startAgent(t, "agent-a", newTCPRunner(0), worker.Config{Regions: []string{usEast, euCent}})
+	agenttest.PublishJob(t, e.js, tcpJob("job-us", usEast, port, 1))
+	agenttest.PublishJob(t, e.js, tcpJob("job-eu", euCent, port, 1))
+	waitStreamMsgs(t, e, 0)
+
+	if cfg := e.consumerInfo(t, usEast).Config; cfg.AckWait != 45*time.Second || cfg.MaxDeliver != 7 {
+		t.Errorf("the agent changed the control plane's consumer: AckWait %s, MaxDeliver %d", cfg.AckWait, cfg.MaxDeliver)
+	}
+	// The missing one the agent created, like the control plane would have.
+	if cfg := e.consumerInfo(t, euCent).Config; cfg.AckWait != wire.JobAckWait || cfg.MaxDeliver != 5 ||
+		cfg.FilterSubject != wire.JobSubject(euCent) || cfg.AckPolicy != jetstream.AckExplicitPolicy {
+		t.Errorf("consumer created by the agent = %+v", cfg)
+	}
+}
+
+func TestAgentStartsBeforeTheStreamExists(t *testing.T) {
+	t.Parallel()
+	ns := agenttest.StartNATS(t)
+	_, js := agenttest.Connect(t, ns)
+	e := &env{ns: ns, js: js, cp: agenttest.StartControlPlane(t, token)}
+	port := target(t, func(int) string { return "ok" })
+
+	// The agent comes up first: no stream, so no consumer, so not ready.
+	a := e.startAgentUnready(t, "agent-a", newTCPRunner(0), worker.Config{})
+	if a.w.Ready() {
+		t.Fatal("worker ready without a job stream")
+	}
+	agenttest.CreateJobStream(t, js) // the control plane comes up
+	agenttest.CheckFor(t, 15*time.Second, 10*time.Millisecond, func() error {
+		if !a.w.Ready() {
+			return errors.New("worker not ready")
+		}
+		return nil
+	})
+	agenttest.PublishJob(t, js, tcpJob("job-1", usEast, port, 1))
+	waitStreamMsgs(t, e, 0)
+	if e.cp.Stored(key("job-1", usEast, 1)) == nil {
+		t.Error("job not stored")
+	}
 }

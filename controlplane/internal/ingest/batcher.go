@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,10 +32,12 @@ type BatcherOptions struct {
 	MaxBatch int
 	// FlushInterval is the longest a result waits for its batch to fill. Default 25ms.
 	FlushInterval time.Duration
-	// Workers is how many batches are written concurrently. Default 2.
-	Workers int
-	// QueueSize is how many results may wait for a batch before Submit blocks, which slows
-	// the agents' streams down (gRPC flow control). Default 4 × MaxBatch.
+	// Lanes is how many batches are written concurrently. Results are assigned to a lane by
+	// their check, so concurrent transactions of one replica never wait on each other's check
+	// row locks. Default 2.
+	Lanes int
+	// QueueSize is how many results may wait for a batch, per lane, before Submit blocks, which
+	// slows the agents' streams down (gRPC flow control). Default 2 × MaxBatch.
 	QueueSize int
 	// WriteTimeout bounds one batch transaction. Default 30s.
 	WriteTimeout time.Duration
@@ -47,28 +50,28 @@ func (o *BatcherOptions) defaults() {
 	if o.FlushInterval <= 0 {
 		o.FlushInterval = 25 * time.Millisecond
 	}
-	if o.Workers <= 0 {
-		o.Workers = 2
+	if o.Lanes <= 0 {
+		o.Lanes = 2
 	}
 	if o.QueueSize <= 0 {
-		o.QueueSize = 4 * o.MaxBatch
+		o.QueueSize = 2 * o.MaxBatch
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 30 * time.Second
 	}
 }
 
-// Batcher gathers results from every agent stream into batches: a batch is written when it
-// holds MaxBatch results or its oldest result has waited FlushInterval, whichever comes first,
-// by one of Workers writers, and each result's done is called with the batch's outcome (nil
-// once committed). Under load batches grow while the writers are busy, so throughput rises
-// with batch size rather than with transactions.
+// Batcher gathers results from every agent stream into batches. Each lane (results of a fixed
+// share of the checks) forms its own batches: a batch is written when it holds MaxBatch results
+// or its oldest result has waited FlushInterval, whichever comes first, and each result's done
+// is called with the batch's outcome (nil once committed). While a lane's writer is busy its
+// next batch keeps filling, so under load throughput grows with batch size rather than with
+// the number of transactions.
 type Batcher struct {
-	log     *slog.Logger
-	sink    Sink
-	opts    BatcherOptions
-	in      chan item
-	batches chan []item
+	log   *slog.Logger
+	sink  Sink
+	opts  BatcherOptions
+	lanes []*lane
 
 	mu     sync.RWMutex // guards closed against Submits in flight
 	closed bool
@@ -76,6 +79,11 @@ type Batcher struct {
 	batchSeconds prometheus.Histogram
 	batchSize    prometheus.Histogram
 	results      *prometheus.CounterVec
+}
+
+type lane struct {
+	in      chan item
+	batches chan []item
 }
 
 type item struct {
@@ -87,11 +95,9 @@ type item struct {
 func NewBatcher(log *slog.Logger, reg prometheus.Registerer, sink Sink, opts BatcherOptions) (*Batcher, error) {
 	opts.defaults()
 	b := &Batcher{
-		log:     log.With("component", "ingest_batcher"),
-		sink:    sink,
-		opts:    opts,
-		in:      make(chan item, opts.QueueSize),
-		batches: make(chan []item),
+		log:  log.With("component", "ingest_batcher"),
+		sink: sink,
+		opts: opts,
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vantage_ingest_batch_seconds",
 			Help: "Time to store and judge one batch of results.", Buckets: prometheus.ExponentialBuckets(0.002, 2, 12)}),
 		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vantage_ingest_batch_size",
@@ -99,9 +105,18 @@ func NewBatcher(log *slog.Logger, reg prometheus.Registerer, sink Sink, opts Bat
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_results_total",
 			Help: "Results received from agents, by outcome (stored, duplicate, dropped, failed)."}, []string{"outcome"}),
 	}
+	for range opts.Lanes {
+		b.lanes = append(b.lanes, &lane{in: make(chan item, opts.QueueSize), batches: make(chan []item)})
+	}
 	if reg != nil {
 		queued := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vantage_ingest_queued_results",
-			Help: "Results waiting for a batch."}, func() float64 { return float64(len(b.in)) })
+			Help: "Results waiting for a batch."}, func() float64 {
+			n := 0
+			for _, l := range b.lanes {
+				n += len(l.in)
+			}
+			return float64(n)
+		})
 		for _, c := range []prometheus.Collector{b.batchSeconds, b.batchSize, b.results, queued} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("ingest batcher metrics: %w", err)
@@ -120,8 +135,9 @@ func (b *Batcher) Submit(ctx context.Context, row store.ResultRow, done func(err
 	if b.closed {
 		return ErrStopped
 	}
+	l := b.lanes[int(binary.BigEndian.Uint32(row.CheckID[12:]))%len(b.lanes)]
 	select {
-	case b.in <- item{row: row, done: done}:
+	case l.in <- item{row: row, done: done}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -131,24 +147,37 @@ func (b *Batcher) Submit(ctx context.Context, row store.ResultRow, done func(err
 // Run batches and writes results until ctx ends; then it stops accepting results, writes
 // those already queued and returns once every batch is done.
 func (b *Batcher) Run(ctx context.Context) error {
+	// Once ctx ends, close the queues to Submit. Submits blocked on a full queue hold the read
+	// lock, so the lanes keep reading their queues until the lock is taken.
+	locked := make(chan struct{})
+	go func() {
+		<-ctx.Done()
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		close(locked)
+	}()
 	var wg sync.WaitGroup
-	for range b.opts.Workers {
-		wg.Add(1)
+	for _, l := range b.lanes {
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			for batch := range b.batches {
+			for batch := range l.batches {
 				b.write(context.WithoutCancel(ctx), batch)
 			}
 		}()
+		go func() {
+			defer wg.Done()
+			b.collect(ctx, l, locked)
+			close(l.batches)
+		}()
 	}
-	b.collect(ctx)
-	close(b.batches)
 	wg.Wait()
 	return nil
 }
 
-// collect forms batches from the queue until ctx ends, then drains it.
-func (b *Batcher) collect(ctx context.Context) {
+// collect forms a lane's batches until ctx ends, then drains its queue.
+func (b *Batcher) collect(ctx context.Context, l *lane, locked <-chan struct{}) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var cur []item
@@ -156,11 +185,11 @@ func (b *Batcher) collect(ctx context.Context) {
 	for {
 		var out chan []item
 		if len(cur) >= b.opts.MaxBatch || (due && len(cur) > 0) {
-			out = b.batches
+			out = l.batches
 		}
-		in := b.in
+		in := l.in
 		if len(cur) >= b.opts.MaxBatch {
-			in = nil // full: wait for a writer
+			in = nil // full: wait for the writer
 		}
 		select {
 		case it := <-in:
@@ -174,42 +203,34 @@ func (b *Batcher) collect(ctx context.Context) {
 		case out <- cur:
 			cur, due = make([]item, 0, b.opts.MaxBatch), false
 		case <-ctx.Done():
-			b.drain(cur)
+			b.drain(l, cur, locked)
 			return
 		}
 	}
 }
 
-// drain closes the queue to new results and hands what is queued to the writers. Submits
-// blocked on a full queue hold the read lock, so the queue is read while the lock is taken.
-func (b *Batcher) drain(cur []item) {
-	locked := make(chan struct{})
-	go func() {
-		b.mu.Lock()
-		b.closed = true
-		b.mu.Unlock()
-		close(locked)
-	}()
+// drain hands what is queued in a lane to its writer, reading until the queue is closed.
+func (b *Batcher) drain(l *lane, cur []item, locked <-chan struct{}) {
 	add := func(it item) {
 		cur = append(cur, it)
 		if len(cur) >= b.opts.MaxBatch {
-			b.batches <- cur
+			l.batches <- cur
 			cur = make([]item, 0, b.opts.MaxBatch)
 		}
 	}
 	for waiting := true; waiting; {
 		select {
-		case it := <-b.in:
+		case it := <-l.in:
 			add(it)
 		case <-locked:
 			waiting = false
 		}
 	}
-	for len(b.in) > 0 {
-		add(<-b.in)
+	for len(l.in) > 0 {
+		add(<-l.in)
 	}
 	if len(cur) > 0 {
-		b.batches <- cur
+		l.batches <- cur
 	}
 }
 

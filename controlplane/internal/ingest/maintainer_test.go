@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
@@ -74,8 +73,8 @@ func TestMaintainerPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"check_results_default", "check_results_p20260302", "check_results_p20260303", "check_results_p20260409",
-		"check_results_p20260410", "check_results_p20260411", "check_results_p20260412"}
+	want = []string{"check_results_default", "check_results_p20260409", "check_results_p20260410",
+		"check_results_p20260411", "check_results_p20260412"}
 	if !slices.Equal(parts, want) {
 		t.Fatalf("check_results partitions after 40 days %v, want %v", parts, want)
 	}

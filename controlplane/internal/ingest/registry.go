@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,17 +85,7 @@ func (r *Registry) Agents() []Agent {
 		if c := a.ConnectedAt.Compare(b.ConnectedAt); c != 0 {
 			return c
 		}
-		return compareStrings(a.SessionID, b.SessionID)
+		return strings.Compare(a.SessionID, b.SessionID)
 	})
 	return out
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

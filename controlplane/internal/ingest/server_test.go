@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +76,9 @@ func TestRegistryTracksLiveRegions(t *testing.T) {
 	if got := h.srv.LiveRegions(); !equalCounts(got, want) {
 		t.Fatalf("LiveRegions = %v, want %v", got, want)
 	}
-	if agents := h.srv.Registry().Agents(); len(agents) != 2 || agents[0].AgentID != "a1" || agents[0].SessionID != a.session {
+	agents := h.srv.Registry().Agents()
+	i := slices.IndexFunc(agents, func(x Agent) bool { return x.AgentID == "a1" })
+	if len(agents) != 2 || i < 0 || agents[i].SessionID != a.session || !slices.Equal(agents[i].Regions, []string{"cloud:eu-west-1", "cloud:us-east-1"}) {
 		t.Fatalf("Agents = %+v", agents)
 	}
 	a.cancel() // killed

@@ -146,10 +146,16 @@ func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 	return ns, nil
 }
 
-// Ping reports whether the connection is up and the server answers (readiness).
+// Ping reports whether the connection is up and the server answers (readiness). Without a
+// deadline in ctx it waits up to 2s.
 func Ping(ctx context.Context, nc *nats.Conn) error {
 	if !nc.IsConnected() {
 		return fmt.Errorf("nats: %s", nc.Status())
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
 	}
 	return nc.FlushWithContext(ctx)
 }

@@ -39,7 +39,9 @@ type streamOptions struct {
 func WithReplicas(n int) StreamOption { return func(o *streamOptions) { o.replicas = n } }
 
 // WithRegions sets the regions that get a consumer. Default check.Regions (all of them).
-func WithRegions(regions []string) StreamOption { return func(o *streamOptions) { o.regions = regions } }
+func WithRegions(regions []string) StreamOption {
+	return func(o *streamOptions) { o.regions = regions }
+}
 
 // StreamConfig is the configuration of stream wire.JobStream.
 func StreamConfig(replicas int) jetstream.StreamConfig {

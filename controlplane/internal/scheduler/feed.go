@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,16 @@ func Notify(nc *nats.Conn, checkID uuid.UUID) error {
 		return fmt.Errorf("notify scheduler of check %s: %w", checkID, err)
 	}
 	return nil
+}
+
+// ChangeNotifier returns Notify bound to nc, logging a failure instead of returning it: the
+// shape of api.Deps.CheckChanged (and, ignoring the state, of the evaluator's OnStateChange).
+func ChangeNotifier(nc *nats.Conn, log *slog.Logger) func(checkID uuid.UUID) {
+	return func(checkID uuid.UUID) {
+		if err := Notify(nc, checkID); err != nil {
+			log.Warn("scheduler change notification not sent; the periodic resync will catch up", "check_id", checkID.String(), "err", err)
+		}
+	}
 }
 
 // Notifier is Notify bound to a connection, for components that take it as a dependency.

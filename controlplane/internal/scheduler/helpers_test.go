@@ -169,10 +169,15 @@ func (e *env) startScheduler(t testing.TB, cfg Config, name string) (s *Schedule
 
 // published is what a scheduler's metrics say it queued.
 func published(reg *prometheus.Registry) float64 {
+	return counter(reg, "vantage_scheduler_jobs_published_total")
+}
+
+// counter sums a counter's series.
+func counter(reg *prometheus.Registry, name string) float64 {
 	mfs, _ := reg.Gather()
 	total := 0.0
 	for _, mf := range mfs {
-		if mf.GetName() == "vantage_scheduler_jobs_published_total" {
+		if mf.GetName() == name {
 			for _, m := range mf.GetMetric() {
 				total += m.GetCounter().GetValue()
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // PipelineTx is what the evaluator may do inside a pipeline transaction (IngestResults,
@@ -46,8 +47,10 @@ func (p *PipelineTx) PendingRuns(ctx context.Context, checks []*PipelineCheck) (
 	}
 	runs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Run, error) {
 		var r Run
-		err := row.Scan(&r.OrgID, &r.CheckID, &r.JobID, &r.ScheduledAt, &r.Deadline,
+		var org, check, job pgtype.UUID
+		err := row.Scan(&org, &check, &job, &r.ScheduledAt, &r.Deadline,
 			&r.ExpectedRegions, &r.PassedRegions, &r.FailedRegions, &r.FirstResultAt)
+		r.OrgID, r.CheckID, r.JobID = org.Bytes, check.Bytes, job.Bytes
 		return r, err
 	})
 	if err != nil {
@@ -63,11 +66,11 @@ func (p *PipelineTx) SaveRuns(ctx context.Context, runs []Run) error {
 		return nil
 	}
 	n := len(runs)
-	orgs, checks, jobs := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+	orgs, checks, jobs := make([]pgtype.UUID, n), make([]pgtype.UUID, n), make([]pgtype.UUID, n)
 	scheduled, deadlines, firsts := make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
 	expected, passed, failed := make([]string, n), make([]string, n), make([]string, n)
 	for i, r := range runs {
-		orgs[i], checks[i], jobs[i] = r.OrgID, r.CheckID, r.JobID
+		orgs[i], checks[i], jobs[i] = pgUUID(r.OrgID), pgUUID(r.CheckID), pgUUID(r.JobID)
 		scheduled[i], deadlines[i], firsts[i] = r.ScheduledAt, r.Deadline, r.FirstResultAt
 		expected[i] = strings.Join(r.ExpectedRegions, ",")
 		passed[i] = strings.Join(r.PassedRegions, ",")
@@ -92,9 +95,9 @@ func (p *PipelineTx) DeleteRuns(ctx context.Context, runs []Run) error {
 	if len(runs) == 0 {
 		return nil
 	}
-	orgs, checks, jobs := make([]uuid.UUID, len(runs)), make([]uuid.UUID, len(runs)), make([]uuid.UUID, len(runs))
+	orgs, checks, jobs := make([]pgtype.UUID, len(runs)), make([]pgtype.UUID, len(runs)), make([]pgtype.UUID, len(runs))
 	for i, r := range runs {
-		orgs[i], checks[i], jobs[i] = r.OrgID, r.CheckID, r.JobID
+		orgs[i], checks[i], jobs[i] = pgUUID(r.OrgID), pgUUID(r.CheckID), pgUUID(r.JobID)
 	}
 	_, err := p.tx.Exec(ctx, `DELETE FROM check_runs r USING unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS k(o, c, j)
 		WHERE r.org_id = k.o AND r.check_id = k.c AND r.job_id = k.j`, orgs, checks, jobs)
@@ -125,13 +128,13 @@ func (p *PipelineTx) UpdateCheckStates(ctx context.Context, states []CheckState)
 		return nil
 	}
 	n := len(states)
-	orgs, ids, st := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]string, n)
+	orgs, ids, st := make([]pgtype.UUID, n), make([]pgtype.UUID, n), make([]string, n)
 	changed, failing, passing, alerted := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
-	lastRun, incident, downAlerted := make([]*time.Time, n), make([]*uuid.UUID, n), make([]bool, n)
+	lastRun, incident, downAlerted := make([]*time.Time, n), make([]pgtype.UUID, n), make([]bool, n)
 	for i, s := range states {
-		orgs[i], ids[i], st[i] = s.OrgID, s.CheckID, s.State
+		orgs[i], ids[i], st[i] = pgUUID(s.OrgID), pgUUID(s.CheckID), s.State
 		changed[i], failing[i], passing[i], alerted[i] = s.StateChangedAt, s.FailingSince, s.PassingSince, s.LastAlertAt
-		lastRun[i], incident[i], downAlerted[i] = s.LastRunAt, s.CurrentIncidentID, s.DownAlerted
+		lastRun[i], incident[i], downAlerted[i] = s.LastRunAt, pgUUIDPtr(s.CurrentIncidentID), s.DownAlerted
 	}
 	_, err := p.tx.Exec(ctx, `UPDATE checks c SET state = u.state, state_changed_at = u.changed,
 			failing_since = u.failing, passing_since = u.passing, last_alert_at = u.alerted,
@@ -220,10 +223,10 @@ func (p *PipelineTx) InsertOutbox(ctx context.Context, events []OutboxEvent) err
 	return nil
 }
 
-func checkKeys(checks []*PipelineCheck) (orgs, ids []uuid.UUID) {
-	orgs, ids = make([]uuid.UUID, len(checks)), make([]uuid.UUID, len(checks))
+func checkKeys(checks []*PipelineCheck) (orgs, ids []pgtype.UUID) {
+	orgs, ids = make([]pgtype.UUID, len(checks)), make([]pgtype.UUID, len(checks))
 	for i, c := range checks {
-		orgs[i], ids[i] = c.OrgID, c.ID
+		orgs[i], ids[i] = pgUUID(c.OrgID), pgUUID(c.ID)
 	}
 	return orgs, ids
 }

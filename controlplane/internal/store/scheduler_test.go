@@ -1,0 +1,198 @@
+package store_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+// schedSetup is a store on a fresh database, its keyring, and an organization.
+func schedSetup(t *testing.T) (*store.Store, func(string) []byte, uuid.UUID) {
+	t.Helper()
+	kr := storetest.NewKeyring(t)
+	st, err := store.Open(context.Background(), storetest.NewDatabase(t), kr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	seal := func(s string) []byte {
+		b, err := kr.Seal([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	org := uuid.Must(uuid.NewV7())
+	schedExec(t, st, `INSERT INTO organizations (id, name) VALUES ($1, 'o')`, org)
+	return st, seal, org
+}
+
+func schedExec(t *testing.T, st *store.Store, sql string, args ...any) {
+	t.Helper()
+	if _, err := st.Pool().Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func schedInsertCheck(t *testing.T, st *store.Store, org uuid.UUID, project *uuid.UUID, kind string, paused bool,
+	headers string, user *string, pass []byte) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	var h any
+	if headers != "" {
+		h = headers
+	}
+	schedExec(t, st, `INSERT INTO checks (id, org_id, project_id, kind, name, paused, test_interval, timeout_ms,
+			test_regions, alert_priority, confirmation_period_seconds, recovery_period_seconds, url, method,
+			headers, auth_username, auth_password_enc, state, state_changed_at)
+		VALUES ($1, $2, $3, $4, 'c', $5, 30, 2000, '{cloud:us-east-1}', 'LOW', 60, 180, 'https://x.test', 'GET',
+			$6, $7, $8, 'VERIFYING', '2026-01-02T03:04:05Z')`,
+		id, org, project, kind, paused, h, user, pass)
+	return id
+}
+
+func TestSchedulableChecksResolveVariablesInTheCheckScope(t *testing.T) {
+	t.Parallel()
+	st, seal, org := schedSetup(t)
+	ctx := context.Background()
+	project := uuid.Must(uuid.NewV7())
+	schedExec(t, st, `INSERT INTO projects (id, org_id, name) VALUES ($1, $2, 'p')`, project, org)
+	addVar := func(project *uuid.UUID, name, typ, value string) {
+		schedExec(t, st, `INSERT INTO env_vars (id, org_id, project_id, name, type, value_enc) VALUES ($1, $2, $3, $4, $5, $6)`,
+			uuid.Must(uuid.NewV7()), org, project, name, typ, seal(value))
+	}
+	addVar(&project, "TOKEN", store.EnvVarSecret, "project-secret")
+	addVar(&project, "USER", store.EnvVarConfig, "bob")
+	addVar(nil, "TOKEN", store.EnvVarSecret, "pool-secret")
+	addVar(nil, "EMPTY", store.EnvVarSecret, "")
+
+	user := "{{USER}}"
+	inProject := schedInsertCheck(t, st, org, &project, "UPTIME", false,
+		`{"Authorization": "Bearer {{TOKEN}}", "X-Again": "{{TOKEN}}"}`, &user, seal("{{TOKEN}}!"))
+	inPool := schedInsertCheck(t, st, org, nil, "UPTIME", false, `{"Authorization": "{{TOKEN}}{{EMPTY}}"}`, nil, nil)
+	missing := schedInsertCheck(t, st, org, nil, "UPTIME", false, `{"A": "{{USER}}"}`, nil, nil) // USER is only in the project
+	browser := schedInsertCheck(t, st, org, &project, "BROWSER", false, `{"A": "{{TOKEN}}"}`, nil, seal("{{TOKEN}}"))
+	paused := schedInsertCheck(t, st, org, nil, "UPTIME", true, "", nil, nil)
+
+	all, err := st.SchedulableChecks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[uuid.UUID]store.SchedCheck{}
+	for _, c := range all {
+		byID[c.ID] = c
+	}
+	if len(all) != 4 {
+		t.Fatalf("got %d checks, want the 4 active ones", len(all))
+	}
+	if _, ok := byID[paused]; ok {
+		t.Error("paused check is schedulable")
+	}
+
+	c := byID[inProject]
+	h := c.Spec.HTTP
+	if h.Headers["Authorization"] != "Bearer project-secret" || h.Headers["X-Again"] != "project-secret" ||
+		*h.AuthUsername != "bob" || *h.AuthPassword != "project-secret!" {
+		t.Errorf("project check resolved to headers %v, user %q, password %q", h.Headers, *h.AuthUsername, *h.AuthPassword)
+	}
+	if !slices.Equal(c.Redact, []string{"project-secret"}) || len(c.MissingVars) != 0 {
+		t.Errorf("project check redact %q missing %v", c.Redact, c.MissingVars)
+	}
+	if c.State != "VERIFYING" || c.StateChangedAt == nil || !c.StateChangedAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) {
+		t.Errorf("state %s changed at %v", c.State, c.StateChangedAt)
+	}
+	if c.Spec.TestInterval != 30 || *c.Spec.TimeoutMs != 2000 || c.Spec.Kind != check.Uptime {
+		t.Errorf("spec interval %d timeout %v kind %s", c.Spec.TestInterval, c.Spec.TimeoutMs, c.Spec.Kind)
+	}
+
+	if c := byID[inPool]; c.Spec.HTTP.Headers["Authorization"] != "pool-secret" || !slices.Equal(c.Redact, []string{"pool-secret"}) {
+		t.Errorf("pool check: headers %v redact %q (empty secrets are not redacted)", c.Spec.HTTP.Headers, c.Redact)
+	}
+	if c := byID[missing]; !slices.Equal(c.MissingVars, []string{"USER"}) || c.Spec.HTTP.Headers["A"] != "{{USER}}" {
+		t.Errorf("check with an unknown reference: missing %v headers %v", c.MissingVars, c.Spec.HTTP.Headers)
+	}
+	// Browser headers take no references; the Basic-auth password does.
+	if c := byID[browser]; c.Spec.HTTP.Headers["A"] != "{{TOKEN}}" || *c.Spec.HTTP.AuthPassword != "project-secret" {
+		t.Errorf("browser check: headers %v password %q", c.Spec.HTTP.Headers, *c.Spec.HTTP.AuthPassword)
+	}
+
+	some, err := st.SchedulableChecksByID(ctx, []uuid.UUID{inProject, paused, uuid.Must(uuid.NewV7())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(some) != 1 || some[0].ID != inProject || some[0].Spec.HTTP.Headers["Authorization"] != "Bearer project-secret" {
+		t.Errorf("by id: got %d checks, want only the active one, resolved", len(some))
+	}
+}
+
+func TestSetLastQueuedOnlyMovesForward(t *testing.T) {
+	t.Parallel()
+	st, _, org := schedSetup(t)
+	ctx := context.Background()
+	a := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+	b := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+	t1 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	t2 := t1.Add(time.Second)
+	err := st.SetLastQueued(ctx, []store.QueuedMark{
+		{OrgID: org, CheckID: a, At: t2},
+		{OrgID: org, CheckID: b, At: t1},
+		{OrgID: org, CheckID: b, At: t2},                                    // the newest mark of a check wins
+		{OrgID: uuid.Must(uuid.NewV7()), CheckID: a, At: t2.Add(time.Hour)}, // another org's id: ignored
+		{OrgID: org, CheckID: uuid.Must(uuid.NewV7()), At: t2},              // deleted check: ignored
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetLastQueued(ctx, []store.QueuedMark{{OrgID: org, CheckID: a, At: t1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uuid.UUID{a, b} {
+		var lq time.Time
+		if err := st.Pool().QueryRow(ctx, `SELECT last_queued FROM checks WHERE id = $1`, id).Scan(&lq); err != nil {
+			t.Fatal(err)
+		}
+		if !lq.Equal(t2) {
+			t.Errorf("last_queued %v, want %v", lq, t2)
+		}
+	}
+}
+
+func TestLeaseSessionIsReleasedWhenItsHolderGoesSilent(t *testing.T) {
+	t.Parallel()
+	st, _, _ := schedSetup(t)
+	ctx := context.Background()
+	const key = 42
+	a, err := st.OpenLeaseSession(ctx, "test-a", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx)
+	b, err := st.OpenLeaseSession(ctx, "test-b", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(ctx)
+	if ok, err := a.TryLock(ctx, key); !ok || err != nil {
+		t.Fatalf("a: %v %v", ok, err)
+	}
+	if held, err := a.Holds(ctx, key); !held || err != nil {
+		t.Fatalf("a holds: %v %v", held, err)
+	}
+	if ok, err := b.TryLock(ctx, key); ok || err != nil {
+		t.Fatalf("b took a held lock: %v %v", ok, err)
+	}
+	time.Sleep(2500 * time.Millisecond) // a says nothing for longer than its idle timeout
+	if ok, err := b.TryLock(ctx, key); !ok || err != nil {
+		t.Fatalf("b could not take the lease of a silent holder: %v %v", ok, err)
+	}
+	if _, err := a.Holds(ctx, key); err == nil {
+		t.Error("the silent holder's session still answers")
+	}
+}
