@@ -32,13 +32,13 @@ type checkEval struct {
 }
 
 func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
-	v := VerdictOf(&r.Run)
+	v := verdictOf(&r.Run)
 	if v.Passing {
 		ce.out.passing++
 	} else {
 		ce.out.failing++
 	}
-	next, effects := Step(ce.state, v, ce.now, PolicyOf(ce.c))
+	next, effects := Step(ce.state, v, ce.now, policyOf(ce.c))
 	ce.state, ce.lastRun = next, r.ScheduledAt
 	for _, fx := range effects {
 		if err := ce.effect(ctx, fx); err != nil {

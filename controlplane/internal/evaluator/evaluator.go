@@ -73,12 +73,12 @@ var _ Tx = (*store.PipelineTx)(nil)
 // Options tune the evaluator. Zero values take the documented defaults.
 type Options struct {
 	// RunAttempts is how many attempts a region may take for one run, for the run deadline.
-	// Default 3; set it to the scheduler's max_attempts.
+	// Default 2, the scheduler's max_attempts of HTTP, DNS and TCP jobs (browser jobs take 1).
 	RunAttempts int
 	// RunGrace is added to a run's deadline for queueing and transport. Default 15s.
 	RunGrace time.Duration
-	// DefaultTimeout is the per-attempt timeout of checks without timeout_ms (browser checks).
-	// Default 60s.
+	// DefaultTimeout is the per-attempt timeout of checks without timeout_ms (legacy browser
+	// checks). Default 60s, as the scheduler uses for them.
 	DefaultTimeout time.Duration
 	// SweepInterval is how often Run judges runs whose deadline passed. Default 1s.
 	SweepInterval time.Duration
@@ -93,7 +93,7 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.RunAttempts <= 0 {
-		o.RunAttempts = 3
+		o.RunAttempts = 2
 	}
 	if o.RunGrace <= 0 {
 		o.RunGrace = 15 * time.Second

@@ -174,8 +174,8 @@ func complete(r *store.Run) bool {
 	return len(r.PassedRegions)+len(r.FailedRegions) > 0
 }
 
-// VerdictOf is a run's verdict: failing when more of its reporting regions failed than passed.
-func VerdictOf(r *store.Run) Verdict {
+// verdictOf is a run's verdict: failing when more of its reporting regions failed than passed.
+func verdictOf(r *store.Run) Verdict {
 	return Verdict{Passing: len(r.FailedRegions) <= len(r.PassedRegions), At: r.ScheduledAt}
 }
 
@@ -185,9 +185,9 @@ func stateOf(c *store.PipelineCheck) State {
 		PassingSince: deref(c.PassingSince), LastAlertAt: deref(c.LastAlertAt), DownAlerted: c.DownAlerted}
 }
 
-// PolicyOf reads the machine's policy from a check row. A reminder interval of -1, 0 or NULL
+// policyOf reads the machine's policy from a check row. A reminder interval of -1, 0 or NULL
 // means no reminders.
-func PolicyOf(c *store.PipelineCheck) Policy {
+func policyOf(c *store.PipelineCheck) Policy {
 	p := Policy{
 		ConfirmationPeriod: time.Duration(max(c.ConfirmationPeriodSeconds, 0)) * time.Second,
 		RecoveryPeriod:     time.Duration(max(c.RecoveryPeriodSeconds, 0)) * time.Second,

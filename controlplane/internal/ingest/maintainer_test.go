@@ -60,6 +60,11 @@ func TestMaintainerPartitions(t *testing.T) {
 	if !slices.Contains(keys, "ingest_dedupe_p2026030111") || !slices.Contains(keys, "ingest_dedupe_p2026030115") {
 		t.Fatalf("ingest_dedupe partitions %v, want 11:00 to 15:00", keys)
 	}
+	for _, p := range []string{"check_results_p20260302", "ingest_dedupe_p2026030115"} {
+		if n := h.count(`SELECT count(*) FROM pg_indexes WHERE tablename = $1`, p); n != 1 {
+			t.Fatalf("partition %s has %d indexes, want its primary key", p, n)
+		}
+	}
 	if err := m.Maintain(ctx); err != nil { // idempotent
 		t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ func (s *Server) Connect(stream grpc.BidiStreamingServer[vantagev1.AgentMessage,
 	log := s.log.With("agent_id", agent.AgentID, "session_id", agent.SessionID)
 	log.Info("agent connected", "regions", agent.Regions, "version", agent.Version, "capacity", agent.Capacity, "peer", agent.Peer)
 	err = s.serve(ctx, stream, agent)
-	log.Info("agent disconnected", "err", err)
+	log.Info("agent disconnected", "code", status.Code(err).String())
 	return err
 }
 

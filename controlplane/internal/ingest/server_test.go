@@ -233,3 +233,29 @@ func TestAgentKilledMidJob(t *testing.T) {
 		t.Fatalf("%d incidents, want 1", len(inc))
 	}
 }
+
+// TestRedeliveredJobRestartsAttempts: agent A stores a failing, non-final attempt 1 and dies;
+// agent B runs the redelivered job from attempt 1, which passes and is final. B's final attempt
+// must count (it is not a duplicate of A's non-final attempt 1), so the check goes UP.
+func TestRedeliveredJobRestartsAttempts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	checkID := h.createCheck(checkSpec{confirmation: 0})
+	job, now := uuid.New(), h.clock.Now()
+	a := h.connect("agent-a", "cloud:us-east-1")
+	first := h.result(checkID, job, "cloud:us-east-1", false, now)
+	first.AttemptNumber, first.IsFinalAttempt = 1, false
+	a.report(first)
+	a.cancel()
+
+	b := h.connect("agent-b", "cloud:us-east-1")
+	rerun := h.result(checkID, job, "cloud:us-east-1", true, now)
+	rerun.AttemptNumber, rerun.IsFinalAttempt = 1, true
+	rerun.CheckedAtUnixMs += 5000
+	b.report(rerun)
+
+	if n := h.count(`SELECT count(*) FROM check_results WHERE check_id = $1`, checkID); n != 2 {
+		t.Fatalf("%d results stored, want 2 (A's non-final and B's final attempt 1)", n)
+	}
+	waitFor(t, "the run to be judged UP", func() bool { return h.state(checkID) == "UP" })
+}

@@ -91,6 +91,10 @@ func (s *Scheduler) hold(ctx context.Context, sess *store.LeaseSession) error {
 		select {
 		case <-ctx.Done():
 		case err := <-done:
+			if ctx.Err() != nil { // shutting down: the term saw it first
+				done <- err
+				break
+			}
 			// The term ended on its own: it could not start (database or NATS down). Give the
 			// lease up so that another replica may do better.
 			if err == nil {

@@ -75,10 +75,15 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	return nil
 }
 
+// fullChunk is how many plans of a full load the loop applies between two looks at due runs:
+// applying 100,000 at once would hold runs back for tens of milliseconds.
+const fullChunk = 2000
+
 // loop publishes due runs and applies loads until ctx ends.
 func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *publisher, loads <-chan loadResult) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var full *loadResult // a full load being applied in chunks
 	for {
 		now := unixMs(s.now())
 		wait := time.Hour
@@ -93,15 +98,40 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 		} else if e := sched.peek(); e != nil {
 			wait = time.Duration(e.next-unixMs(s.now())) * time.Millisecond
 		}
+		if full != nil {
+			if s.applyFullChunk(sched, full) {
+				full = nil
+			} else {
+				wait = 0
+			}
+		}
 		timer.Reset(max(wait, 0))
 		select {
 		case <-ctx.Done():
 			return
 		case r := <-loads:
-			s.apply(sched, r)
+			if r.full {
+				full = &r // a newer full load supersedes one still being applied
+			} else {
+				s.apply(sched, r)
+			}
 		case <-timer.C:
 		}
 	}
+}
+
+// applyFullChunk applies the next chunk of a full load and reports whether it is done.
+func (s *Scheduler) applyFullChunk(sched *schedule, r *loadResult) bool {
+	n := min(fullChunk, len(r.plans))
+	sched.upsertFull(r.plans[:n], r.seq, unixMs(s.now()))
+	r.plans = r.plans[n:]
+	if len(r.plans) > 0 {
+		return false
+	}
+	sched.finishFull(r.seq)
+	s.m.unrunnable.Set(float64(r.bad))
+	s.m.scheduled.Set(float64(sched.Len()))
+	return true
 }
 
 // publishDue publishes up to batchLimit runs due at now. more reports that others are due;
@@ -124,14 +154,8 @@ func (s *Scheduler) publishDue(sched *schedule, pub *publisher, now int64) (more
 	return e != nil && e.next <= now, false
 }
 
-// apply folds a load into the schedule.
+// apply folds a load of some checks into the schedule.
 func (s *Scheduler) apply(sched *schedule, r loadResult) {
-	now := unixMs(s.now())
-	if r.full {
-		sched.applyFull(r.plans, r.seq, now)
-		s.m.unrunnable.Set(float64(r.bad))
-	} else {
-		sched.applyByID(r.ids, r.plans, r.seq, now)
-	}
+	sched.applyByID(r.ids, r.plans, r.seq, unixMs(s.now()))
 	s.m.scheduled.Set(float64(sched.Len()))
 }

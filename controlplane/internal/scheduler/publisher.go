@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -26,6 +27,8 @@ type publisher struct {
 	now       func() time.Time
 	stallWait time.Duration
 	errs      *errorLog
+	// byRegion caches the published counter of each region; collect alone uses it.
+	byRegion map[string]prometheus.Counter
 }
 
 // inflight is one job awaiting its ack.
@@ -45,6 +48,7 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 		now:       now,
 		stallWait: stallWait,
 		errs:      &errorLog{log: log, every: 5 * time.Second},
+		byRegion:  map[string]prometheus.Counter{},
 	}
 }
 
@@ -84,7 +88,12 @@ func (pb *publisher) collect() {
 			if ack.Duplicate {
 				pb.m.duplicates.Inc()
 			} else {
-				pb.m.published.WithLabelValues(f.region).Inc()
+				c := pb.byRegion[f.region]
+				if c == nil {
+					c = pb.m.published.WithLabelValues(f.region)
+					pb.byRegion[f.region] = c
+				}
+				c.Inc()
 				pb.m.lateness.Observe(float64(unixMs(at)-f.due) / 1000)
 			}
 			pb.marks.add(f.orgID, f.check, at)

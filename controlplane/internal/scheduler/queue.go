@@ -196,11 +196,26 @@ func (s *schedule) remove(id uuid.UUID, seq uint64, tomb bool) {
 // applyFull reconciles the schedule with a load of every active check: plans are upserted and
 // checks missing from the load are dropped, unless a newer load has seen them since.
 func (s *schedule) applyFull(plans []*plan, seq uint64, now int64) {
+	s.upsertFull(plans, seq, now)
+	s.finishFull(seq)
+}
+
+// upsertFull applies part of a full load (seq). A full load may be applied in parts, with other
+// loads and runs in between, and then finished with finishFull.
+func (s *schedule) upsertFull(plans []*plan, seq uint64, now int64) {
 	if seq < s.fullSeq {
 		return
 	}
 	for _, p := range plans {
 		s.upsert(p, seq, now)
+	}
+}
+
+// finishFull ends a full load (seq) whose plans are all upserted: checks it did not contain
+// and no newer load has seen are dropped.
+func (s *schedule) finishFull(seq uint64) {
+	if seq < s.fullSeq {
+		return
 	}
 	for id, e := range s.entries {
 		if e.seq < seq {

@@ -52,11 +52,12 @@ type ResultKey struct {
 	JobID         uuid.UUID
 	Region        string
 	AttemptNumber int32
+	Final         bool // see ingest_dedupe in 0003_pipeline.sql: a re-run restarts at attempt 1
 }
 
 // Key returns the row's de-duplication key.
 func (r *ResultRow) Key() ResultKey {
-	return ResultKey{JobID: r.JobID, Region: r.Region, AttemptNumber: r.AttemptNumber}
+	return ResultKey{JobID: r.JobID, Region: r.Region, AttemptNumber: r.AttemptNumber, Final: r.IsFinalAttempt}
 }
 
 // IngestStats counts what happened to a batch's rows. Received = Stored + Duplicates + Dropped.
@@ -245,22 +246,23 @@ func insertDedupeKeys(ctx context.Context, tx pgx.Tx, rows []ResultRow) ([]Resul
 	jobs := make([]pgtype.UUID, len(rows))
 	regions := make([]string, len(rows))
 	attempts := make([]int32, len(rows))
+	finals := make([]bool, len(rows))
 	scheduled := make([]time.Time, len(rows))
 	for i, r := range rows {
-		jobs[i], regions[i], attempts[i], scheduled[i] = pgUUID(r.JobID), r.Region, r.AttemptNumber, r.ScheduledAt
+		jobs[i], regions[i], attempts[i], finals[i], scheduled[i] = pgUUID(r.JobID), r.Region, r.AttemptNumber, r.IsFinalAttempt, r.ScheduledAt
 	}
-	res, err := tx.Query(ctx, `INSERT INTO ingest_dedupe (job_id, region, attempt_number, scheduled_at)
-		SELECT j, r, a, s FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::timestamptz[]) AS u(j, r, a, s)
-		ORDER BY j, r, a
+	res, err := tx.Query(ctx, `INSERT INTO ingest_dedupe (job_id, region, attempt_number, is_final, scheduled_at)
+		SELECT j, r, a, f, s FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::bool[], $5::timestamptz[]) AS u(j, r, a, f, s)
+		ORDER BY j, r, a, f
 		ON CONFLICT DO NOTHING
-		RETURNING job_id, region, attempt_number`, jobs, regions, attempts, scheduled)
+		RETURNING job_id, region, attempt_number, is_final`, jobs, regions, attempts, finals, scheduled)
 	if err != nil {
 		return nil, fmt.Errorf("record result keys: %w", err)
 	}
 	inserted := map[ResultKey]struct{}{}
 	var k ResultKey
 	var job pgtype.UUID
-	_, err = pgx.ForEachRow(res, []any{&job, &k.Region, &k.AttemptNumber}, func() error {
+	_, err = pgx.ForEachRow(res, []any{&job, &k.Region, &k.AttemptNumber, &k.Final}, func() error {
 		k.JobID = job.Bytes
 		inserted[k] = struct{}{}
 		return nil

@@ -102,17 +102,9 @@ func (s *Store) ensurePartition(ctx context.Context, ps partitionSet, lo time.Ti
 		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil || exists {
 			return err
 		}
-		var stray bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+def+` WHERE `+ps.column+` >= $1 AND `+ps.column+` < $2)`,
-			lo, hi).Scan(&stray); err != nil {
-			return err
-		}
-		if !stray {
-			_, err := tx.Exec(ctx, `CREATE TABLE `+table+` PARTITION OF `+parent+` FOR VALUES `+ps.bounds(lo))
-			created = err == nil
-			return err
-		}
-		// Rows of this range sit in the default partition: move them into a new table, then attach it.
+		// Create the table detached and attach it: ATTACH takes only a SHARE UPDATE EXCLUSIVE
+		// lock on the parent, so ingest keeps writing (CREATE TABLE ... PARTITION OF would take
+		// ACCESS EXCLUSIVE). Rows of this range already in the default partition move over first.
 		for _, q := range []string{
 			`CREATE TABLE ` + table + ` (LIKE ` + parent + ` INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
 			`WITH moved AS (DELETE FROM ` + def + ` WHERE ` + ps.column + ` >= '` + lo.UTC().Format(time.RFC3339) +

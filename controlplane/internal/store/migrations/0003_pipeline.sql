@@ -23,12 +23,16 @@ ALTER TABLE checks
 -- on every delivery of a job, and is part of the key only so that the table can be partitioned
 -- by it: hourly partitions are created ahead and dropped once older than any possible
 -- redelivery (JetStream drops jobs after wire.JobMaxAge), so pruning is a DROP, not a DELETE.
+-- is_final is part of the key because a redelivered job starts again at attempt 1: an agent that
+-- stored a failing, non-final attempt 1 and died must not make a later agent's final attempt 1
+-- a duplicate (the region would then have no final attempt for the run).
 CREATE TABLE ingest_dedupe (
     job_id         uuid        NOT NULL,
     region         text        NOT NULL,
     attempt_number integer     NOT NULL,
+    is_final       boolean     NOT NULL,
     scheduled_at   timestamptz NOT NULL,
-    PRIMARY KEY (job_id, region, attempt_number, scheduled_at)
+    PRIMARY KEY (job_id, region, attempt_number, is_final, scheduled_at)
 ) PARTITION BY RANGE (scheduled_at);
 CREATE TABLE ingest_dedupe_default PARTITION OF ingest_dedupe DEFAULT;
 
