@@ -213,3 +213,29 @@ func TestScheduleLoadOrdering(t *testing.T) {
 		t.Errorf("tombstones older than the last full load were kept: %v", s.tombs)
 	}
 }
+
+func TestScheduleFullLoadAppliedInParts(t *testing.T) {
+	t.Parallel()
+	a, b, c := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	s := newSchedule(time.Minute, 10*time.Second)
+	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute), testPlan(c, time.Minute)}, 1, t0)
+
+	// Full load 2 (a and b; c was deleted) is applied in two parts; between them a by-id load
+	// (3) finds b deleted.
+	s.upsertFull([]*plan{testPlan(a, 2*time.Minute)}, 2, t0)
+	s.applyByID([]uuid.UUID{b}, nil, 3, t0)
+	s.upsertFull([]*plan{testPlan(b, time.Minute)}, 2, t0)
+	s.finishFull(2)
+	if _, ok := s.entries[b]; ok {
+		t.Error("the rest of an older full load brought back a check deleted meanwhile")
+	}
+	if _, ok := s.entries[c]; ok {
+		t.Error("a check missing from the full load is still scheduled")
+	}
+	if e := s.entries[a]; e == nil || e.plan.interval != 2*time.Minute {
+		t.Error("the full load's change to a was not applied")
+	}
+	if s.Len() != 1 || len(s.q) != 1 {
+		t.Errorf("entries %d, heap %d, want 1", s.Len(), len(s.q))
+	}
+}

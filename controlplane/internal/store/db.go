@@ -46,6 +46,11 @@ func Open(ctx context.Context, url string, sealer Sealer, opts ...Option) (*Stor
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgx defaults to max(4, cores) connections; ingest lanes, the evaluator's sweep, the
+		// scheduler and the API together need more than that on a small machine.
+		cfg.MaxConns = max(cfg.MaxConns, 20)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)
