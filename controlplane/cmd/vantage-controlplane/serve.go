@@ -79,23 +79,23 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	ev, err := evaluator.New(log.With("component", "evaluator"), time.Now, reg, st, evaluator.Options{
+	ev, err := evaluator.New(log, time.Now, reg, st, evaluator.Options{
 		// VERIFYING and RECOVERING checks run sooner: tell the scheduler about every change.
 		OnStateChange: func(id uuid.UUID, _ string) { announce(id) },
 	})
 	if err != nil {
 		return err
 	}
-	batcher, err := ingest.NewBatcher(log.With("component", "ingest"), reg, ev, ingest.BatcherOptions{})
+	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{})
 	if err != nil {
 		return err
 	}
-	ingestSrv, err := ingest.NewServer(log.With("component", "ingest"), time.Now, reg, batcher,
+	ingestSrv, err := ingest.NewServer(log, time.Now, reg, batcher,
 		ingest.ServerOptions{AgentToken: cfg.AgentToken})
 	if err != nil {
 		return err
 	}
-	maintainer, err := ingest.NewMaintainer(log.With("component", "maintainer"), time.Now, reg, st,
+	maintainer, err := ingest.NewMaintainer(log, time.Now, reg, st,
 		ingest.MaintainerOptions{RetentionDays: cfg.RetentionDays})
 	if err != nil {
 		return err

@@ -136,7 +136,7 @@ func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
 	}
 	if o.Logger != nil {
-		ns.SetLoggerV2(slogAdapter{o.Logger.With("component", "nats-server")}, false, false, false)
+		ns.SetLoggerV2(slogAdapter{o.Logger.With("embedded_server", true)}, false, false, false)
 	}
 	go ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
