@@ -146,8 +146,3 @@ func logger(c *gin.Context) *slog.Logger {
 	}
 	return slog.Default()
 }
-
-// notImplemented answers 501 for a route whose handler is not written yet.
-func notImplemented(c *gin.Context) {
-	fail(c, &apiError{Status: http.StatusNotImplemented, Type: "not_implemented", Message: "not implemented"})
-}
