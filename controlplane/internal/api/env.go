@@ -19,14 +19,18 @@ type envStore interface {
 	CreateEnvVar(ctx context.Context, actor store.Actor, orgID uuid.UUID, in store.NewEnvVar) (store.EnvVar, error)
 	UpdateEnvVar(ctx context.Context, actor store.Actor, orgID, id uuid.UUID, p store.EnvVarPatch) (store.EnvVar, error)
 	DeleteEnvVar(ctx context.Context, actor store.Actor, orgID, id uuid.UUID) error
+	ChecksUsingEnvVar(ctx context.Context, orgID, varID uuid.UUID) ([]uuid.UUID, error)
 }
 
 var _ envStore = (*store.Store)(nil)
 
 // envHandler serves /v1/env, the {{NAME}} environment variables (supplement §2.11).
-type envHandler struct{ st envStore }
+type envHandler struct {
+	st      envStore
+	changed func(uuid.UUID)
+}
 
-func newEnvHandler(d Deps) *envHandler { return &envHandler{st: d.Store} }
+func newEnvHandler(d Deps) *envHandler { return &envHandler{st: d.Store, changed: d.checkChanged} }
 
 // maxEnvSearch is the longest search string of the variable list, in characters.
 const maxEnvSearch = 64
@@ -205,6 +209,13 @@ func (h *envHandler) update(c *gin.Context) {
 	if err != nil {
 		fail(c, err)
 		return
+	}
+	// Jobs carry resolved values: checks using the variable must be rebuilt now. Best effort,
+	// since the scheduler's periodic resync repairs a missed notification.
+	if users, err := h.st.ChecksUsingEnvVar(c, orgID(c), id); err == nil {
+		for _, checkID := range users {
+			h.changed(checkID)
+		}
 	}
 	ok(c, http.StatusOK, toEnvVarJSON(v, true))
 }

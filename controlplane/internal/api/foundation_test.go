@@ -82,3 +82,24 @@ func TestCheckChangesAreAnnounced(t *testing.T) {
 		}
 	}
 }
+
+func TestVariableChangesAnnounceTheirChecks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	expectStatus(t, h.do(http.MethodPost, "/v1/env", h.tokenA, map[string]any{"name": "API_TOKEN", "type": "secret", "value": "one"}), http.StatusCreated)
+	r := h.do(http.MethodPost, "/v1/checks/uptime", h.tokenA, map[string]any{"name": "uses var", "url": "https://example.com",
+		"headers": map[string]string{"Authorization": "Bearer {{API_TOKEN}}"}})
+	expectStatus(t, r, http.StatusCreated)
+	checkID := r.Result()["id"].(string)
+	other := h.do(http.MethodPost, "/v1/checks/uptime", h.tokenA, map[string]any{"name": "no var", "url": "https://example.com"})
+	expectStatus(t, other, http.StatusCreated)
+
+	list := h.do(http.MethodGet, "/v1/env", h.tokenA, nil)
+	varID := list.Items()[0]["id"].(string)
+	before := len(h.changedChecks())
+	expectStatus(t, h.do(http.MethodPatch, "/v1/env/"+varID, h.tokenA, map[string]any{"value": "two"}), http.StatusOK)
+	got := h.changedChecks()[before:]
+	if len(got) != 1 || got[0].String() != checkID {
+		t.Fatalf("a new value announced %v, want only the referencing check %s", got, checkID)
+	}
+}

@@ -70,13 +70,6 @@ func BenchmarkScheduler(b *testing.B) {
 	}
 
 	var lateness []time.Duration
-	defer func() {
-		if os.Getenv("BENCH_DEBUG") != "" {
-			for sec := from.Unix(); sec < to.Unix(); sec++ {
-				b.Logf("%s max %v slow(>20ms) %d", time.Unix(sec, 0).Format(time.TimeOnly), debugMax[sec], debugSlow[sec])
-			}
-		}
-	}()
 	for _, r := range regions {
 		lateness = append(lateness, readBack(b, e.js, r, from, to)...)
 	}
@@ -130,16 +123,6 @@ func readBack(b *testing.B, js jetstream.JetStream, region string, from, to time
 			}
 			if due := time.UnixMilli(j.ScheduledAtUnixMs); !due.Before(from) && due.Before(to) {
 				out = append(out, md.Timestamp.Sub(due))
-				if os.Getenv("BENCH_DEBUG") != "" {
-					sec := due.Unix()
-					d := md.Timestamp.Sub(due)
-					if d > debugMax[sec] {
-						debugMax[sec] = d
-					}
-					if d > 20*time.Millisecond {
-						debugSlow[sec]++
-					}
-				}
 			}
 			_ = m.Ack()
 		}
@@ -183,6 +166,3 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 	}
 	return def
 }
-
-var debugMax = map[int64]time.Duration{}
-var debugSlow = map[int64]int{}

@@ -31,6 +31,9 @@
 // it. A leader that cannot prove its lease therefore stops before anyone else can hold it. A
 // standby takes over within about LeaderRetry after a clean exit or crash, and within TTL +
 // LeaderRetry after a partition.
+// (A session killed from the server side — pg_terminate_backend, a database restart — ends
+// the lease at once; A learns it at its next ping, so for up to a second or two both may
+// publish: the same runs under the same job ids, which the next paragraph makes harmless.)
 //
 // Should two schedulers ever publish the same run (a take-over just after the old leader
 // queued a run it had not yet recorded in last_queued), the run's job id is deterministic —
@@ -70,8 +73,20 @@
 //
 // # Changes
 //
-// Writers call Notify after committing a change to a check; the leader reloads the check
-// within a second (deleted or paused: unscheduled). Every ResyncInterval the leader reloads
-// everything, which repairs lost notifications and refreshes resolved variable values. Loads
-// carry sequence numbers so an older load finishing late never overwrites a newer one.
+// Writers call Notify (or the func ChangeNotifier returns) after committing a change to a
+// check — the API for configuration, the evaluator for state changes; the leader reloads the
+// check within a second (deleted or paused: unscheduled). Every ResyncInterval the leader
+// reloads everything, which repairs lost notifications and refreshes resolved variable
+// values; it reads pages of 1,000 checks in id order, resting between pages as long as each
+// took, and the loop folds them in between due runs, so a resync of 100,000 checks does not
+// make runs late. Loads carry sequence numbers so that an older load finishing late never
+// overwrites a newer one, nor brings back a check a newer load found deleted.
+//
+// # Throughput
+//
+// One goroutine owns the heap and publishes; JetStream publishes are asynchronous with at
+// most MaxInFlight awaiting their ack, which a collector goroutine takes in order to count
+// jobs, observe lateness (ack time − due time) and collect last_queued marks, written once a
+// second in one UPDATE. BenchmarkScheduler (bench_test.go) drives 100,000 checks at 30s in 3
+// regions — 10,000 jobs/s — through the real database and an in-process JetStream.
 package scheduler

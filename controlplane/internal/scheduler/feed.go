@@ -54,13 +54,18 @@ func (n *Notifier) CheckChanged(_ context.Context, checkIDs ...uuid.UUID) error 
 }
 
 // loadResult is a load of checks from the database, turned into plans, on its way to the loop.
+// A full load (every active check) arrives in parts, in id order, the last one marked.
 type loadResult struct {
 	seq   uint64
-	full  bool        // every active check; otherwise only ids
+	full  bool        // a part of a load of every active check; otherwise a load of ids
+	last  bool        // the last part of a full load
 	ids   []uuid.UUID // by-id loads: what was asked for
 	plans []*plan
 	bad   int // checks that could not be planned
 }
+
+// pageSize is how many checks one query of a full load reads.
+const pageSize = 1000
 
 // changeFeed receives change notifications and hands their check ids to the reloader. When the
 // buffer is full it drops the id and asks for a full resync instead.
@@ -153,7 +158,8 @@ func (s *Scheduler) reload(ctx context.Context, f *changeFeed, out chan<- loadRe
 }
 
 // resync loads every active check every ResyncInterval (or at once on resyncNow) and sends
-// the result to out until ctx ends.
+// the parts to out until ctx ends. It is a background repair, so it paces itself: after each
+// page it rests as long as the page took, leaving the CPU to the publishing loop.
 func (s *Scheduler) resync(ctx context.Context, out chan<- loadResult, resyncNow <-chan struct{}) {
 	t := time.NewTicker(s.cfg.ResyncInterval)
 	defer t.Stop()
@@ -164,39 +170,65 @@ func (s *Scheduler) resync(ctx context.Context, out chan<- loadResult, resyncNow
 		case <-ctx.Done():
 			return
 		}
-		res, err := s.load(ctx, nil)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
+		err := s.loadFull(ctx, true, func(r loadResult) bool {
+			select {
+			case out <- r:
+				return true
+			case <-ctx.Done():
+				return false
 			}
+		})
+		if err != nil && ctx.Err() == nil {
 			s.m.loadErrs.WithLabelValues("full").Inc()
 			s.loadErrLog.report("resync checks", err)
-			continue
-		}
-		select {
-		case out <- res:
-		case <-ctx.Done():
-			return
 		}
 	}
 }
 
-// load reads the checks ids (every active check when ids is nil) and plans them. The sequence
-// number is taken before the query starts, so a load that saw newer data never carries an
-// older number than one that saw older data and was numbered before it.
+// loadFull reads every active check, page by page, and hands each page's plans to emit, which
+// reports whether to go on. All parts carry one sequence number, taken before the first query:
+// a page read later may hold newer data than its number says, which is harmless, since newer
+// by-id loads still win and an older number only ever yields to them.
+func (s *Scheduler) loadFull(ctx context.Context, pace bool, emit func(loadResult) bool) error {
+	seq := s.seq.Add(1)
+	after := uuid.Nil
+	for {
+		start := time.Now()
+		checks, err := s.store.SchedulableChecksPage(ctx, after, pageSize)
+		if err != nil {
+			return err
+		}
+		res := s.plan(checks)
+		res.seq, res.full, res.last = seq, true, len(checks) < pageSize
+		if !emit(res) || res.last {
+			return nil
+		}
+		after = checks[len(checks)-1].ID
+		if pace {
+			select {
+			case <-time.After(time.Since(start)):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// load reads the checks ids and plans them.
 func (s *Scheduler) load(ctx context.Context, ids []uuid.UUID) (loadResult, error) {
-	res := loadResult{seq: s.seq.Add(1), full: ids == nil, ids: ids}
-	var checks []store.SchedCheck
-	var err error
-	if ids == nil {
-		checks, err = s.store.SchedulableChecks(ctx)
-	} else {
-		checks, err = s.store.SchedulableChecksByID(ctx, ids)
-	}
+	seq := s.seq.Add(1) // before the query: see loadFull
+	checks, err := s.store.SchedulableChecksByID(ctx, ids)
 	if err != nil {
-		return res, err
+		return loadResult{}, err
 	}
-	res.plans = make([]*plan, 0, len(checks))
+	res := s.plan(checks)
+	res.seq, res.ids = seq, ids
+	return res, nil
+}
+
+// plan builds the plans of loaded checks, logging those that cannot run.
+func (s *Scheduler) plan(checks []store.SchedCheck) loadResult {
+	res := loadResult{plans: make([]*plan, 0, len(checks))}
 	for _, c := range checks {
 		p, err := buildPlan(c)
 		if err != nil {
@@ -206,5 +238,5 @@ func (s *Scheduler) load(ctx context.Context, ids []uuid.UUID) (loadResult, erro
 		}
 		res.plans = append(res.plans, p)
 	}
-	return res, nil
+	return res
 }

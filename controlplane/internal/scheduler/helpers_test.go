@@ -274,3 +274,5 @@ func atLeast(n int, what string, got int) error {
 	}
 	return nil
 }
+
+func msTime(ms int64) time.Time { return time.UnixMilli(ms) }

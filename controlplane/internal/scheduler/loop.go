@@ -40,16 +40,23 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	defer sub.Unsubscribe() //nolint:errcheck // the connection may be gone; nothing to do about it
 
 	start := time.Now()
-	first, err := s.load(ctx, nil)
+	sched := newSchedule(s.cfg.CatchUp, s.cfg.MinConfirmationCadence)
+	bad := 0
+	err = s.loadFull(ctx, false, func(r loadResult) bool {
+		sched.upsertFull(r.plans, r.seq, unixMs(s.now()))
+		bad += r.bad
+		if r.last {
+			sched.finishFull(r.seq)
+		}
+		return true
+	})
 	if err != nil {
 		s.m.loadErrs.WithLabelValues("full").Inc()
 		return fmt.Errorf("load checks: %w", err)
 	}
-	sched := newSchedule(s.cfg.CatchUp, s.cfg.MinConfirmationCadence)
-	sched.applyFull(first.plans, first.seq, unixMs(s.now()))
 	s.m.scheduled.Set(float64(sched.Len()))
-	s.m.unrunnable.Set(float64(first.bad))
-	s.log.Info("scheduler loaded checks", "checks", sched.Len(), "unrunnable", first.bad, "took", time.Since(start).String())
+	s.m.unrunnable.Set(float64(bad))
+	s.log.Info("scheduler loaded checks", "checks", sched.Len(), "unrunnable", bad, "took", time.Since(start).String())
 
 	pub := newPublisher(js, s.cfg.MaxInFlight, stallWait, s.m, s.now, s.log)
 	loads := make(chan loadResult)
@@ -75,15 +82,15 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	return nil
 }
 
-// fullChunk is how many plans of a full load the loop applies between two looks at due runs:
-// applying 100,000 at once would hold runs back for tens of milliseconds.
-const fullChunk = 2000
+// fullChunk is how many plans of a full load the loop applies between two looks at due runs.
+const fullChunk = 500
 
 // loop publishes due runs and applies loads until ctx ends.
 func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *publisher, loads <-chan loadResult) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	var full *loadResult // a full load being applied in chunks
+	var full []loadResult // parts of full loads waiting to be applied, in order
+	bad := 0              // unrunnable checks in the full load being applied
 	for {
 		now := unixMs(s.now())
 		wait := time.Hour
@@ -98,10 +105,24 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 		} else if e := sched.peek(); e != nil {
 			wait = time.Duration(e.next-unixMs(s.now())) * time.Millisecond
 		}
-		if full != nil {
-			if s.applyFullChunk(sched, full) {
-				full = nil
-			} else {
+		if len(full) > 0 {
+			// Apply a chunk of the oldest part; a whole part of 1,000 plans would hold due runs
+			// back for a millisecond or more.
+			r := &full[0]
+			n := min(fullChunk, len(r.plans))
+			sched.upsertFull(r.plans[:n], r.seq, unixMs(s.now()))
+			r.plans = r.plans[n:]
+			if len(r.plans) == 0 {
+				bad += r.bad
+				if r.last {
+					sched.finishFull(r.seq)
+					s.m.unrunnable.Set(float64(bad))
+					s.m.scheduled.Set(float64(sched.Len()))
+					bad = 0
+				}
+				full = full[1:]
+			}
+			if len(full) > 0 {
 				wait = 0
 			}
 		}
@@ -111,27 +132,13 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 			return
 		case r := <-loads:
 			if r.full {
-				full = &r // a newer full load supersedes one still being applied
+				full = append(full, r)
 			} else {
 				s.apply(sched, r)
 			}
 		case <-timer.C:
 		}
 	}
-}
-
-// applyFullChunk applies the next chunk of a full load and reports whether it is done.
-func (s *Scheduler) applyFullChunk(sched *schedule, r *loadResult) bool {
-	n := min(fullChunk, len(r.plans))
-	sched.upsertFull(r.plans[:n], r.seq, unixMs(s.now()))
-	r.plans = r.plans[n:]
-	if len(r.plans) > 0 {
-		return false
-	}
-	sched.finishFull(r.seq)
-	s.m.unrunnable.Set(float64(r.bad))
-	s.m.scheduled.Set(float64(sched.Len()))
-	return true
 }
 
 // publishDue publishes up to batchLimit runs due at now. more reports that others are due;

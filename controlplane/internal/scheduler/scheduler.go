@@ -17,8 +17,9 @@ import (
 
 // Store is what the scheduler needs from the database.
 type Store interface {
-	// SchedulableChecks returns every active check, resolved for job building.
-	SchedulableChecks(ctx context.Context) ([]store.SchedCheck, error)
+	// SchedulableChecksPage returns active checks after an id, in id order, resolved for job
+	// building.
+	SchedulableChecksPage(ctx context.Context, after uuid.UUID, limit int) ([]store.SchedCheck, error)
 	// SchedulableChecksByID returns those of ids that exist and are active.
 	SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([]store.SchedCheck, error)
 	// SetLastQueued moves last_queued forward.

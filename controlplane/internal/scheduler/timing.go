@@ -17,8 +17,6 @@ const noTime = math.MinInt64
 
 func unixMs(t time.Time) int64 { return t.UnixMilli() }
 
-func msTime(ms int64) time.Time { return time.UnixMilli(ms) }
-
 // phase is the check's deterministic offset within its interval: a hash of its id modulo the
 // interval. The ids are UUIDv7s, whose leading bits are a timestamp, so the hash covers the
 // whole id. Every replica computes the same phase, so a new leader keeps each check's rhythm.

@@ -435,3 +435,14 @@ func uuidOrNil(id *uuid.UUID) any {
 	}
 	return id.String()
 }
+
+// ChecksUsingEnvVar lists the checks whose saved configuration references a variable, so that
+// a changed value or name reaches their jobs at once rather than at the next resync.
+func (s *Store) ChecksUsingEnvVar(ctx context.Context, orgID, varID uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := s.pool.Query(ctx, `SELECT check_id FROM check_env_refs WHERE org_id = $1 AND env_var_id = $2`, orgID, varID)
+	if err != nil {
+		return nil, translate(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	return ids, translate(err)
+}

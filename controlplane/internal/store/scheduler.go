@@ -35,10 +35,12 @@ type SchedCheck struct {
 	MissingVars []string
 }
 
-// SchedulableChecks returns every active check of every organization, resolved, in no
-// particular order.
-func (s *Store) SchedulableChecks(ctx context.Context) ([]SchedCheck, error) {
-	return s.schedChecks(ctx, ``)
+// SchedulableChecksPage returns up to limit active checks of every organization with ids
+// greater than after (uuid.Nil for the first page), in id order, resolved: the scheduler reads
+// every check page by page so that a reload of many checks never holds one long query, nor all
+// rows at once.
+func (s *Store) SchedulableChecksPage(ctx context.Context, after uuid.UUID, limit int) ([]SchedCheck, error) {
+	return s.schedChecks(ctx, ` AND id > $1 ORDER BY id LIMIT $2`, after, limit)
 }
 
 // SchedulableChecksByID returns those of ids that exist and are active, resolved. An id that

@@ -81,9 +81,17 @@ func TestSchedulableChecksResolveVariablesInTheCheckScope(t *testing.T) {
 	browser := schedInsertCheck(t, st, org, &project, "BROWSER", false, `{"A": "{{TOKEN}}"}`, nil, seal("{{TOKEN}}"))
 	paused := schedInsertCheck(t, st, org, nil, "UPTIME", true, "", nil, nil)
 
-	all, err := st.SchedulableChecks(ctx)
-	if err != nil {
-		t.Fatal(err)
+	var all []store.SchedCheck
+	for after := uuid.Nil; ; {
+		page, err := st.SchedulableChecksPage(ctx, after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page...)
+		if len(page) < 3 {
+			break
+		}
+		after = page[len(page)-1].ID
 	}
 	byID := map[uuid.UUID]store.SchedCheck{}
 	for _, c := range all {

@@ -1,0 +1,364 @@
+package e2e
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/pkg/wire"
+)
+
+// TestAgentKilledMidJob: two agents share a region; the one running a job is killed (SIGKILL)
+// while its probe is in flight; JetStream redelivers the job to the other agent after
+// AckWait; its result is stored once per (job, region, attempt) and the check is UP, with no
+// incident and no alert.
+func TestAgentKilledMidJob(t *testing.T) {
+	parallel(t)
+	// The target holds the first request until its client goes away; later ones pass.
+	var requests atomic.Int64
+	firstGone := make(chan struct{})
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			select {
+			case <-r.Context().Done():
+				close(firstGone)
+			case <-release:
+			}
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(func() {
+		close(release)
+		srv.Close()
+	})
+
+	s := newStack(t)
+	const region = "cloud:ap-south-1"
+	agents := []*agent{s.startAgent(t, "agent-1", region), s.startAgent(t, "agent-2", region)}
+
+	// The job's deadline is due + min(interval, 2 × timeout + 10s) (scheduler.jobDeadline): with
+	// a timeout of 20s and an interval of at least 60s the redelivered job, about AckWait (30s)
+	// after its first delivery, is still worth running.
+	const timeoutMs = 20000
+	id := s.createCheck(t, "/v1/checks", map[string]any{
+		"name":                            "e2e slow first answer",
+		"url":                             srv.URL + "/",
+		"test_regions":                    []string{region},
+		"timeout":                         timeoutMs,
+		"confirmation_period_seconds":     0,
+		"recovery_period_seconds":         0,
+		"reminder_alert_interval_minutes": -1,
+	})
+	interval, due := soonInterval(id, 60, 180, 4*time.Second, 15*time.Second)
+	s.setInterval(t, id, interval)
+	t.Logf("test_interval %ds: first run due in %s", interval, time.Until(due).Round(time.Millisecond))
+
+	checkFor(t, time.Until(due)+slack, 20*time.Millisecond, func() error {
+		if requests.Load() == 0 {
+			return fmt.Errorf("the target has not been probed yet")
+		}
+		return nil
+	})
+	// The agent running the job has it in flight; the other has none.
+	var holder, survivor *agent
+	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		var inFlight [2]float64
+		for i, a := range agents {
+			n, err := a.metric("vantage_agent_jobs_in_flight")
+			if err != nil {
+				return err
+			}
+			inFlight[i] = n
+		}
+		switch inFlight {
+		case [2]float64{1, 0}:
+			holder, survivor = agents[0], agents[1]
+		case [2]float64{0, 1}:
+			holder, survivor = agents[1], agents[0]
+		default:
+			return fmt.Errorf("jobs in flight: %s %v, %s %v; want one job on one agent", agents[0].name, inFlight[0], agents[1].name, inFlight[1])
+		}
+		return nil
+	})
+	holder.kill(t)
+	killed := time.Now()
+	t.Logf("killed %s (it held the job); %s should get the job after AckWait", holder.name, survivor.name)
+	select {
+	case <-firstGone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed agent's request to the target is still open 10s after SIGKILL")
+	}
+
+	seen := s.waitStatus(t, id, "UP", wire.JobAckWait+slack)
+	t.Logf("UP %s after the kill; statuses seen %v", time.Since(killed).Round(time.Millisecond), seen)
+	mustOnlySee(t, seen, "PENDING", "UP")
+	if got := requests.Load(); got != 2 {
+		t.Errorf("the target got %d requests, want 2: the killed agent's and the redelivered job's", got)
+	}
+
+	// One run, one region, one attempt: stored once. Its job was scheduled before the kill (the
+	// job id is a UUIDv7 of the due time) and run after AckWait, so it is the redelivered job.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var (
+		jobID        uuid.UUID
+		rows         int
+		attempt      int
+		final        bool
+		dispatchedAt time.Time
+	)
+	if err := s.db.QueryRow(ctx, `SELECT min(job_id::text)::uuid, count(*), min(attempt_number), bool_and(is_final_attempt), min(dispatched_at)
+		FROM check_results WHERE check_id = $1 AND region = $2`, id, region).Scan(&jobID, &rows, &attempt, &final, &dispatchedAt); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 || attempt != 1 || !final {
+		t.Errorf("stored results: %d rows, attempt %d, final %v; want the redelivered job's one final attempt", rows, attempt, final)
+	}
+	if n := s.count(t, `SELECT count(DISTINCT job_id) FROM check_results WHERE check_id = $1`, id); n != 1 {
+		t.Errorf("results of %d jobs, want 1", n)
+	}
+	if dups := s.duplicateResults(t, id); len(dups) > 0 {
+		t.Errorf("results stored more than once: %v", dups)
+	}
+	sec, nsec := jobID.Time().UnixTime()
+	if scheduled := time.Unix(sec, nsec); scheduled.After(killed) {
+		t.Errorf("the stored result's job %s is due at %s, after the kill at %s: not the killed agent's job", jobID, scheduled, killed)
+	}
+	if wait := dispatchedAt.Sub(killed); wait < wire.JobAckWait-5*time.Second {
+		t.Errorf("the surviving agent ran the job %s after the kill; a redelivery waits for AckWait (%s)", wait, wire.JobAckWait)
+	}
+	if inc := s.incidents(t, "uptime", id); len(inc) != 0 {
+		t.Errorf("incidents: %+v, want none", inc)
+	}
+	if n := s.count(t, `SELECT count(*) FROM outbox WHERE check_id = $1`, id); n != 0 {
+		t.Errorf("outbox rows: %d, want none", n)
+	}
+	// The survivor acked the job: the work queue holds nothing for the region.
+	checkFor(t, 10*time.Second, 100*time.Millisecond, func() error {
+		info, err := s.consumerInfo(region)
+		if err != nil {
+			return err
+		}
+		if info.NumAckPending != 0 || info.NumPending != 0 {
+			return fmt.Errorf("consumer %s: %d jobs awaiting an ack, %d pending; want none", info.Name, info.NumAckPending, info.NumPending)
+		}
+		return nil
+	})
+	if n, err := survivor.metric("vantage_agent_jobs_total"); err != nil || n < 1 {
+		t.Errorf("%s finished %v jobs (%v), want at least the redelivered one", survivor.name, n, err)
+	}
+}
+
+// soonInterval picks a test_interval in [lo, hi] seconds whose first run after now falls in
+// [minWait, maxWait], following the scheduler's grid (scheduler/timing.go: a check runs every
+// interval at phase sha256(id)[:8] mod interval), and returns it with that due time. A new
+// check first runs at its next grid point, up to a whole interval away; this keeps a test with
+// a long interval from waiting for it. Should the grid ever differ, the test only waits longer:
+// its waits are bounded by the interval.
+func soonInterval(id uuid.UUID, lo, hi int, minWait, maxWait time.Duration) (int, time.Time) {
+	now := time.Now()
+	sum := sha256.Sum256(id[:])
+	h := binary.BigEndian.Uint64(sum[:8])
+	for interval := lo; interval <= hi; interval++ {
+		step := int64(interval) * 1000
+		phase := int64(h % uint64(step))
+		next := phase + ((now.UnixMilli()-phase)/step+1)*step
+		due := time.UnixMilli(next)
+		if wait := due.Sub(now); wait >= minWait && wait <= maxWait {
+			return interval, due
+		}
+	}
+	step := int64(lo) * 1000
+	phase := int64(h % uint64(step))
+	return lo, time.UnixMilli(phase + ((now.UnixMilli()-phase)/step+1)*step)
+}
+
+// TestControlPlaneRestart: a DOWN check survives a control-plane restart (SIGTERM, then a new
+// process on the same database and NATS): scheduling resumes, new results arrive, and the
+// incident opened before the restart stays the only one, with one uptime.down, until the
+// target heals and that same incident closes.
+func TestControlPlaneRestart(t *testing.T) {
+	parallel(t)
+	target := newHTTPTarget(t, false)
+	s := newStack(t)
+	const region = "cloud:us-east-2"
+	ag := s.startAgent(t, "agent-restart", region)
+	id := s.createCheck(t, "/v1/checks", map[string]any{
+		"name":                            "e2e restart",
+		"url":                             target.URL,
+		"test_regions":                    []string{region},
+		"timeout":                         3000,
+		"confirmation_period_seconds":     0,
+		"recovery_period_seconds":         0,
+		"reminder_alert_interval_minutes": -1,
+	})
+	s.setInterval(t, id, fastInterval)
+	s.waitStatus(t, id, "DOWN", 30*time.Second)
+
+	// Let a few more failing runs be judged while DOWN, then note where things stand.
+	downAt := time.Now()
+	checkFor(t, 3*fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+		if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND is_final_attempt AND checked_at > $2`, id, downAt); n < 2 {
+			return fmt.Errorf("%d final results since DOWN, want 2", n)
+		}
+		return nil
+	})
+	before := s.checkRow(t, id)
+	if before.lastQueued == nil {
+		t.Fatal("last_queued is NULL after several runs")
+	}
+	incBefore := s.incidents(t, "uptime", id)
+	if len(incBefore) != 1 || incBefore[0].EndedAt != nil {
+		t.Fatalf("incidents before the restart: %+v, want one open", incBefore)
+	}
+
+	stopping := time.Now()
+	s.cp.stop(t)
+	t.Logf("control plane stopped %s after SIGTERM", time.Since(stopping).Round(time.Millisecond))
+	s.cp.start(t)
+	restarted := time.Now()
+	ag.waitReady(t) // registered with the new process
+	t.Logf("control plane started again; agent registered %s later", time.Since(restarted).Round(time.Millisecond))
+
+	checkFor(t, 3*fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+		now := s.checkRow(t, id)
+		if now.lastQueued == nil || !now.lastQueued.After(*before.lastQueued) {
+			return fmt.Errorf("last_queued %v, not after %v from before the restart", now.lastQueued, before.lastQueued)
+		}
+		if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND is_final_attempt AND checked_at > $2`, id, restarted); n < 3 {
+			return fmt.Errorf("%d final results since the restart, want 3", n)
+		}
+		return nil
+	})
+	after := s.checkRow(t, id)
+	if after.state != "DOWN" || !after.stateChangedAt.Equal(before.stateChangedAt) {
+		t.Errorf("after the restart the check is %s since %s; want still DOWN since %s", after.state, after.stateChangedAt, before.stateChangedAt)
+	}
+	if st, err := s.status(id); err != nil || st != "DOWN" {
+		t.Errorf("status after the restart: %q %v, want DOWN", st, err)
+	}
+	inc := s.incidents(t, "uptime", id)
+	if len(inc) != 1 || inc[0].ID != incBefore[0].ID || inc[0].EndedAt != nil {
+		t.Errorf("incidents after the restart: %+v, want only %s, open", inc, incBefore[0].ID)
+	}
+	if got := s.outbox(t, id, "uptime.down"); got != 1 {
+		t.Errorf("uptime.down outbox rows after the restart: %d, want 1", got)
+	}
+	if dups := s.duplicateResults(t, id); len(dups) > 0 {
+		t.Errorf("results stored more than once: %v", dups)
+	}
+
+	// The incident from before the restart is the one that closes.
+	target.healthy.Store(true)
+	s.waitStatus(t, id, "UP", fastInterval*time.Second+slack)
+	inc = s.incidents(t, "uptime", id)
+	if len(inc) != 1 || inc[0].ID != incBefore[0].ID || inc[0].EndedAt == nil {
+		t.Errorf("incidents after recovery: %+v, want only %s, closed", inc, incBefore[0].ID)
+	}
+	if up, down := s.outbox(t, id, "uptime.up"), s.outbox(t, id, "uptime.down"); up != 1 || down != 1 {
+		t.Errorf("outbox: %d uptime.up and %d uptime.down rows, want 1 and 1", up, down)
+	}
+}
+
+// TestRegionWithoutAgent: a check runs in two regions, one of which has no agent. The served
+// region's passing results make it UP, and it stays UP across several runs (never VERIFYING
+// or DOWN); the silent region's jobs wait undelivered in JetStream until they expire.
+func TestRegionWithoutAgent(t *testing.T) {
+	parallel(t)
+	target := newHTTPTarget(t, true)
+	s := newStack(t)
+	const served, silent = "cloud:eu-west-2", "cloud:ap-northeast-1"
+	s.startAgent(t, "agent-served", served)
+	id := s.createCheck(t, "/v1/checks", map[string]any{
+		"name":                            "e2e half the regions",
+		"url":                             target.URL,
+		"test_regions":                    []string{served, silent},
+		"timeout":                         1000,
+		"confirmation_period_seconds":     0,
+		"recovery_period_seconds":         0,
+		"reminder_alert_interval_minutes": -1,
+	})
+	s.setInterval(t, id, fastInterval)
+
+	// A run missing a region is judged at its deadline: scheduled + timeout × 2 attempts + 15s
+	// grace (evaluator.Options).
+	seen := s.waitStatus(t, id, "UP", fastInterval*time.Second+2*time.Second+15*time.Second+slack)
+	mustOnlySee(t, seen, "PENDING", "UP")
+	upRow := s.checkRow(t, id)
+	resultsAtUp := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1`, id)
+
+	// Several more runs are judged; the check is UP at every look.
+	const runs = 4
+	watch := time.Now().Add(runs*fastInterval*time.Second + 2*time.Second)
+	for time.Now().Before(watch) {
+		st, err := s.status(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != "UP" {
+			t.Fatalf("the check is %s, want UP throughout: a region without agents must not flip it", st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	now := s.checkRow(t, id)
+	if now.state != "UP" || !now.stateChangedAt.Equal(upRow.stateChangedAt) {
+		t.Errorf("the check is %s since %s, want UP since %s (no transition in between)", now.state, now.stateChangedAt, upRow.stateChangedAt)
+	}
+	if upRow.lastRunAt == nil || now.lastRunAt == nil || now.lastRunAt.Sub(*upRow.lastRunAt) < (runs-1)*fastInterval*time.Second {
+		t.Errorf("last judged run moved from %v to %v: want %d more runs judged while watching", upRow.lastRunAt, now.lastRunAt, runs-1)
+	}
+	if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1`, id); n < resultsAtUp+runs-1 {
+		t.Errorf("%d results, %d when UP; want new results from %s", n, resultsAtUp, served)
+	}
+	if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND (region <> $2 OR NOT passing)`, id, served); n != 0 {
+		t.Errorf("%d results that are not passing results from %s", n, served)
+	}
+	if n := s.count(t, `SELECT count(*) FROM check_incidents WHERE check_id = $1`, id); n != 0 {
+		t.Errorf("incidents: %d, want none", n)
+	}
+	if n := s.count(t, `SELECT count(*) FROM outbox WHERE check_id = $1`, id); n != 0 {
+		t.Errorf("outbox rows: %d, want none", n)
+	}
+	info, err := s.consumerInfo(silent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumPending < runs || info.NumAckPending != 0 || info.Delivered.Consumer != 0 {
+		t.Errorf("consumer %s: %d jobs pending, %d awaiting an ack, %d delivered; want the runs' jobs waiting undelivered (they expire after %s)",
+			info.Name, info.NumPending, info.NumAckPending, info.Delivered.Consumer, wire.JobMaxAge)
+	}
+}
+
+// checkRowState is what the checks table says about a check's schedule and state.
+type checkRowState struct {
+	state          string
+	stateChangedAt time.Time
+	lastQueued     *time.Time
+	lastRunAt      *time.Time
+}
+
+func (s *stack) checkRow(t *testing.T, id uuid.UUID) checkRowState {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var r checkRowState
+	var changed *time.Time
+	if err := s.db.QueryRow(ctx, `SELECT state, state_changed_at, last_queued, last_run_at FROM checks WHERE id = $1`, id).
+		Scan(&r.state, &changed, &r.lastQueued, &r.lastRunAt); err != nil {
+		t.Fatal(err)
+	}
+	if changed != nil {
+		r.stateChangedAt = *changed
+	}
+	return r
+}
