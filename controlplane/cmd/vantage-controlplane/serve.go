@@ -156,6 +156,9 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		log.Info("shutting down")
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 		defer cancel()
+		// Agent streams never end on their own: end them (their pending acks sent) so that
+		// GracefulStop does not wait for them until the timeout forces it.
+		ingestSrv.Drain()
 		stopped := make(chan struct{})
 		go func() { grpcSrv.GracefulStop(); close(stopped) }()
 		select {

@@ -64,6 +64,12 @@ func routes(r *gin.Engine, d Deps) {
 	t.DELETE("/:token_id", tokens.remove)
 
 	authed.GET("/audit_logs", area(auth.People), audit.list)
+
+	// -- webhooks --
+
+	// -- heartbeats and maintenance windows --
+
+	// -- status pages --
 }
 
 // kindNoun names each kind in "<noun> not found" messages of the typed routes.

@@ -46,6 +46,9 @@ func (d Deps) checkChanged(id uuid.UUID) {
 
 // New builds the HTTP handler of the control plane.
 func New(d Deps) (http.Handler, error) {
+	if _, err := openAPIDocument(); err != nil {
+		return nil, err
+	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true

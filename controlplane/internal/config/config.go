@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +31,11 @@ type Config struct {
 	NATSStoreDir    string        // VANTAGE_NATS_STORE_DIR, default ".vantage/nats": JetStream storage of the embedded server
 	AgentToken      string        // VANTAGE_AGENT_TOKEN: the secret agents present on the gRPC stream (required by serve)
 	RetentionDays   int           // VANTAGE_RESULT_RETENTION_DAYS, default 30: days of raw results kept
+	PingAddr        string        // VANTAGE_PING_ADDR, default ":8082": the public heartbeat ping listener
+	SMTPURL         string        // VANTAGE_SMTP_URL, default "": smtp://user:pass@host:port (smtps:// for implicit TLS); empty disables e-mail
+	MailFrom        string        // VANTAGE_MAIL_FROM, default "Vantage <vantage@localhost>": sender of every e-mail
+	PublicURL       string        // VANTAGE_PUBLIC_URL, default "http://localhost:8080": base of links in e-mails (confirm, unsubscribe)
+	StatusDomain    string        // VANTAGE_STATUS_DOMAIN, default "": pages answer on {subdomain}.{domain} when set
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -48,12 +55,18 @@ var Vars = []Var{
 	{"VANTAGE_NATS_STORE_DIR", ".vantage/nats", "JetStream storage directory of the embedded NATS server"},
 	{"VANTAGE_AGENT_TOKEN", "(required by serve)", "secret that agents present on the gRPC stream (16+ characters)"},
 	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
+	{"VANTAGE_PING_ADDR", ":8082", "listen address of the public heartbeat ping endpoint (GET|POST /{heartbeat_id})"},
+	{"VANTAGE_SMTP_URL", "(unset)", "SMTP server for e-mail, smtp://user:pass@host:port or smtps://...; unset disables e-mail"},
+	{"VANTAGE_MAIL_FROM", "Vantage <vantage@localhost>", "sender address of every e-mail"},
+	{"VANTAGE_PUBLIC_URL", "http://localhost:8080", "public base URL used in links Vantage sends (confirmations, unsubscribes, status pages)"},
+	{"VANTAGE_STATUS_DOMAIN", "(unset)", "when set, status pages also answer on {subdomain}.{domain} by Host header"},
 }
 
 // Load reads the configuration through getenv and validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{HTTPAddr: ":8080", GRPCAddr: ":9090", LogLevel: slog.LevelInfo, ShutdownTimeout: 15 * time.Second,
-		NATSStoreDir: ".vantage/nats", RetentionDays: 30}
+		NATSStoreDir: ".vantage/nats", RetentionDays: 30, PingAddr: ":8082",
+		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080"}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -121,6 +134,30 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.RetentionDays = n
 	}
+	if s := getenv("VANTAGE_PING_ADDR"); s != "" {
+		if _, _, err := net.SplitHostPort(s); err != nil {
+			bad("VANTAGE_PING_ADDR", "must be host:port or :port, got %q", s)
+		}
+		c.PingAddr = s
+	}
+	if c.SMTPURL = getenv("VANTAGE_SMTP_URL"); c.SMTPURL != "" {
+		if u, err := url.Parse(c.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+			bad("VANTAGE_SMTP_URL", "must be smtp://[user:pass@]host:port or smtps://...")
+		}
+	}
+	if s := getenv("VANTAGE_MAIL_FROM"); s != "" {
+		if _, err := mail.ParseAddress(s); err != nil {
+			bad("VANTAGE_MAIL_FROM", "must be an e-mail address such as Vantage <alerts@example.com>")
+		}
+		c.MailFrom = s
+	}
+	if s := getenv("VANTAGE_PUBLIC_URL"); s != "" {
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("VANTAGE_PUBLIC_URL", "must be an absolute http(s) URL, got %q", s)
+		}
+		c.PublicURL = strings.TrimRight(s, "/")
+	}
+	c.StatusDomain = strings.ToLower(strings.TrimSpace(getenv("VANTAGE_STATUS_DOMAIN")))
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
 	}

@@ -20,7 +20,9 @@
 //	                                          does not ack the job, so JetStream redelivers it
 //
 // Acks may come out of order (batches commit concurrently); the agent matches them by seq.
-// When the agent closes its side, the stream ends after the last pending ack is sent.
+// When the agent closes its side, the stream ends after the last pending ack is sent. When the
+// replica shuts down (Drain), it stops reading results and ends each stream the same way, with
+// Unavailable, and the agent reconnects.
 package ingest
 
 import (
@@ -70,6 +72,9 @@ type Server struct {
 
 	streams  prometheus.Gauge
 	rejected *prometheus.CounterVec
+
+	draining  chan struct{} // closed by Drain
+	drainOnce sync.Once
 }
 
 var _ vantagev1.AgentServiceServer = (*Server)(nil)
@@ -89,6 +94,7 @@ func NewServer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer
 		batcher:   batcher,
 		registry:  newRegistry(),
 		opts:      opts,
+		draining:  make(chan struct{}),
 		streams: prometheus.NewGauge(prometheus.GaugeOpts{Name: "vantage_ingest_streams",
 			Help: "Open agent streams on this replica."}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_rejected_total",
@@ -116,6 +122,17 @@ func GRPCServerOptions() []grpc.ServerOption {
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second}),
 	}
 }
+
+// Drain ends every agent stream of this replica and refuses new ones, for shutdown: each
+// stream stops reading results, sends the acks of the results it took once their batch has
+// committed (the batcher must still run), and ends with Unavailable, so that its agent
+// reconnects — to another replica, or to this one once it is back — and hands back the jobs
+// whose results were not acked. Call it before grpc.Server.GracefulStop, which otherwise waits
+// for the agents' long-lived streams, which never end on their own, until it is forced.
+func (s *Server) Drain() { s.drainOnce.Do(func() { close(s.draining) }) }
+
+// errDraining ends streams while the replica shuts down.
+var errDraining = status.Error(codes.Unavailable, "the control plane is shutting down; reconnect")
 
 // Registry returns the live-agent registry.
 func (s *Server) Registry() *Registry { return s.registry }
@@ -145,6 +162,11 @@ func (s *Server) Connect(stream grpc.BidiStreamingServer[vantagev1.AgentMessage,
 	if err := s.authenticate(ctx); err != nil {
 		s.rejected.WithLabelValues("unauthenticated").Inc()
 		return err
+	}
+	select {
+	case <-s.draining:
+		return errDraining
+	default:
 	}
 	first, err := stream.Recv()
 	if err != nil {
@@ -198,9 +220,10 @@ func (s *Server) registration(ctx context.Context, m *vantagev1.AgentMessage) (A
 	return a, nil
 }
 
-// serve reads results until the agent closes its side or the stream breaks. A single sender
-// goroutine writes the acks (gRPC streams allow one concurrent sender); slots bounds the results
-// waiting for an ack.
+// serve reads results until the agent closes its side, the stream breaks or the replica drains.
+// A single sender goroutine writes the acks (gRPC streams allow one concurrent sender) and a
+// receiver goroutine reads, so that a drain need not wait for the agent's next message; slots
+// bounds the results waiting for an ack.
 func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage], agent Agent) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -231,25 +254,73 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 		acks.close()
 	}()
 
-	for {
-		m, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			// The agent is done sending: wait until every pending ack has gone out.
-			for range cap(slots) {
-				select {
-				case slots <- struct{}{}:
-				case err := <-sendErr:
-					return err
-				case <-ctx.Done():
-					return streamErr(ctx.Err())
-				}
+	// The receiver ends when Recv fails, at the latest once this handler has returned (gRPC
+	// then cancels the stream).
+	type received struct {
+		m   *vantagev1.AgentMessage
+		err error
+	}
+	msgs := make(chan received)
+	go func() {
+		for {
+			m, err := stream.Recv()
+			select {
+			case msgs <- received{m, err}:
+			case <-ctx.Done():
+				return
 			}
-			return nil
+			if err != nil {
+				return
+			}
 		}
-		if err != nil {
-			return streamErr(err)
+	}()
+	// acked waits until every result taken has been acked.
+	acked := func() error {
+		for range cap(slots) {
+			select {
+			case slots <- struct{}{}:
+			case err := <-sendErr:
+				return err
+			case <-ctx.Done():
+				return streamErr(ctx.Err())
+			}
 		}
-		env := m.GetResult()
+		return nil
+	}
+	stopped := func() error { // the stream broke or the sender failed
+		select {
+		case err := <-sendErr:
+			return err
+		default:
+			return streamErr(ctx.Err())
+		}
+	}
+
+	for {
+		select {
+		case <-s.draining: // checked first: take no result once draining
+			if err := acked(); err != nil {
+				return err
+			}
+			return errDraining
+		default:
+		}
+		var r received
+		select {
+		case r = <-msgs:
+		case <-s.draining:
+			continue
+		case <-ctx.Done():
+			return stopped()
+		}
+		if errors.Is(r.err, io.EOF) {
+			// The agent is done sending: wait until every pending ack has gone out.
+			return acked()
+		}
+		if r.err != nil {
+			return streamErr(r.err)
+		}
+		env := r.m.GetResult()
 		if env == nil {
 			s.rejected.WithLabelValues("protocol").Inc()
 			return status.Error(codes.InvalidArgument, "only results may follow Register")
@@ -257,7 +328,7 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
-			return streamErr(ctx.Err())
+			return stopped()
 		}
 		seq := env.GetSeq()
 		row, err := toRow(env.GetResult(), agent.Regions)
@@ -275,7 +346,7 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 		}
 		if err := s.batcher.Submit(ctx, row, done); err != nil {
 			if ctx.Err() != nil {
-				return streamErr(ctx.Err())
+				return stopped()
 			}
 			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
 		}

@@ -199,6 +199,43 @@ func TestDuplicateResultStoredOnce(t *testing.T) {
 	}
 }
 
+// TestDrainEndsStreams: on shutdown, Drain ends every open agent stream with Unavailable (after
+// the acks of the results it took) and refuses new streams, so that grpc.Server.GracefulStop
+// need not wait for agents, whose streams never end on their own.
+func TestDrainEndsStreams(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	checkID := h.createCheck(checkSpec{})
+	a := h.connect("a1", "cloud:us-east-1")
+	a.report(h.result(checkID, uuid.New(), "cloud:us-east-1", true, h.clock.Now()))
+	waitFor(t, "the agent to be registered", func() bool { return h.srv.LiveRegions()["cloud:us-east-1"] == 1 })
+
+	h.srv.Drain()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := a.stream.Recv()
+		ended <- err
+	}()
+	select {
+	case err := <-ended:
+		if status.Code(err) != codes.Unavailable {
+			t.Fatalf("stream ended with %v, want Unavailable", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream is still open 5s after Drain")
+	}
+	waitFor(t, "the agent to leave the registry", func() bool { return len(h.srv.LiveRegions()) == 0 })
+
+	stream, _ := h.dial(testToken)
+	if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
+		AgentId: "a2", Regions: []string{"cloud:us-east-1"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("a stream opened while draining got %v, want Unavailable", err)
+	}
+}
+
 // TestAgentKilledMidJob: agent A reports its attempts and dies before acking the job to
 // JetStream; the job is redelivered to agent B, which runs it again. B's results are acked
 // (stored) but the run is stored and counted once: one uptime.down, one incident.
