@@ -218,6 +218,9 @@ func TestDNSCheckEndToEnd(t *testing.T) {
 		return nil
 	})
 
+	if n := dnsSrv.Queries(); n < len(checks) {
+		t.Errorf("the DNS server answered %d queries for %d checks", n, len(checks))
+	}
 	for i, r := range records {
 		res := s.results(t, "dns", ids[i], begin)
 		if len(res) == 0 {

@@ -16,21 +16,27 @@ import (
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
-// TestAgentKilledMidJob: two agents share a region; the one running a job is killed (SIGKILL)
-// while its probe is in flight; JetStream redelivers the job to the other agent after
-// AckWait; its result is stored once per (job, region, attempt) and the check is UP, with no
-// incident and no alert.
-func TestAgentKilledMidJob(t *testing.T) {
-	parallel(t)
-	// The target holds the first request until its client goes away; later ones pass.
-	var requests atomic.Int64
-	firstGone := make(chan struct{})
+// midJob is a check whose first run is in flight on one of two agents of its region: the
+// target holds the first request until its client goes away and answers later ones at once.
+type midJob struct {
+	s                *stack
+	id               uuid.UUID
+	region           string
+	requests         *atomic.Int64
+	firstGone        chan struct{} // closed when the held request's client went away
+	holder, survivor *agent
+}
+
+// startMidJob sets a midJob up in region and returns once the job is in flight.
+func startMidJob(t *testing.T, region string) *midJob {
+	t.Helper()
+	m := &midJob{region: region, requests: &atomic.Int64{}, firstGone: make(chan struct{})}
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if requests.Add(1) == 1 {
+		if m.requests.Add(1) == 1 {
 			select {
 			case <-r.Context().Done():
-				close(firstGone)
+				close(m.firstGone)
 			case <-release:
 			}
 			return
@@ -42,35 +48,33 @@ func TestAgentKilledMidJob(t *testing.T) {
 		srv.Close()
 	})
 
-	s := newStack(t)
-	const region = "cloud:ap-south-1"
-	agents := []*agent{s.startAgent(t, "agent-1", region), s.startAgent(t, "agent-2", region)}
+	m.s = newStack(t)
+	agents := []*agent{m.s.startAgent(t, "agent-1", region), m.s.startAgent(t, "agent-2", region)}
 
 	// The job's deadline is due + min(interval, 2 × timeout + 10s) (scheduler.jobDeadline): with
-	// a timeout of 20s and an interval of at least 60s the redelivered job, about AckWait (30s)
-	// after its first delivery, is still worth running.
-	const timeoutMs = 20000
-	id := s.createCheck(t, "/v1/checks", map[string]any{
+	// a timeout of 20s and an interval of at least 60s a job redelivered about AckWait (30s)
+	// after its first delivery is still worth running, and no second run comes meanwhile.
+	m.id = m.s.createCheck(t, "/v1/checks", map[string]any{
 		"name":                            "e2e slow first answer",
 		"url":                             srv.URL + "/",
 		"test_regions":                    []string{region},
-		"timeout":                         timeoutMs,
+		"timeout":                         20000,
 		"confirmation_period_seconds":     0,
 		"recovery_period_seconds":         0,
 		"reminder_alert_interval_minutes": -1,
 	})
-	interval, due := soonInterval(id, 60, 180, 4*time.Second, 15*time.Second)
-	s.setInterval(t, id, interval)
+	interval, due := soonInterval(m.id, 60, 180, 4*time.Second, 15*time.Second)
+	m.s.setInterval(t, m.id, interval)
 	t.Logf("test_interval %ds: first run due in %s", interval, time.Until(due).Round(time.Millisecond))
 
-	checkFor(t, time.Until(due)+slack, 20*time.Millisecond, func() error {
-		if requests.Load() == 0 {
+	// Bounded by the interval, not the computed due time, in case the grid ever changes.
+	checkFor(t, time.Duration(interval)*time.Second+slack, 20*time.Millisecond, func() error {
+		if m.requests.Load() == 0 {
 			return fmt.Errorf("the target has not been probed yet")
 		}
 		return nil
 	})
 	// The agent running the job has it in flight; the other has none.
-	var holder, survivor *agent
 	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
 		var inFlight [2]float64
 		for i, a := range agents {
@@ -82,32 +86,37 @@ func TestAgentKilledMidJob(t *testing.T) {
 		}
 		switch inFlight {
 		case [2]float64{1, 0}:
-			holder, survivor = agents[0], agents[1]
+			m.holder, m.survivor = agents[0], agents[1]
 		case [2]float64{0, 1}:
-			holder, survivor = agents[1], agents[0]
+			m.holder, m.survivor = agents[1], agents[0]
 		default:
 			return fmt.Errorf("jobs in flight: %s %v, %s %v; want one job on one agent", agents[0].name, inFlight[0], agents[1].name, inFlight[1])
 		}
 		return nil
 	})
-	holder.kill(t)
-	killed := time.Now()
-	t.Logf("killed %s (it held the job); %s should get the job after AckWait", holder.name, survivor.name)
+	return m
+}
+
+// finish waits for the check to be UP on the survivor's result and checks the aftermath: two
+// requests (the held one and the survivor's), the run's one final attempt stored once, no
+// incident, no alert, the job acked. It returns when the survivor started the job.
+func (m *midJob) finish(t *testing.T, stoppedAt time.Time, within time.Duration) time.Time {
+	t.Helper()
+	s, id := m.s, m.id
 	select {
-	case <-firstGone:
+	case <-m.firstGone:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the killed agent's request to the target is still open 10s after SIGKILL")
+		t.Fatalf("%s's request to the target is still open 10s after it was stopped", m.holder.name)
 	}
-
-	seen := s.waitStatus(t, id, "UP", wire.JobAckWait+slack)
-	t.Logf("UP %s after the kill; statuses seen %v", time.Since(killed).Round(time.Millisecond), seen)
+	seen := s.waitStatus(t, id, "UP", within)
+	t.Logf("UP %s after %s was stopped; statuses seen %v", time.Since(stoppedAt).Round(time.Millisecond), m.holder.name, seen)
 	mustOnlySee(t, seen, "PENDING", "UP")
-	if got := requests.Load(); got != 2 {
-		t.Errorf("the target got %d requests, want 2: the killed agent's and the redelivered job's", got)
+	if got := m.requests.Load(); got != 2 {
+		t.Errorf("the target got %d requests, want 2: the stopped agent's and the one of %s", got, m.survivor.name)
 	}
 
-	// One run, one region, one attempt: stored once. Its job was scheduled before the kill (the
-	// job id is a UUIDv7 of the due time) and run after AckWait, so it is the redelivered job.
+	// One run, one region, one attempt: stored once. Its job was scheduled before the agent was
+	// stopped (the job id is a UUIDv7 of the due time), so it is the stopped agent's job.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var (
@@ -118,11 +127,11 @@ func TestAgentKilledMidJob(t *testing.T) {
 		dispatchedAt time.Time
 	)
 	if err := s.db.QueryRow(ctx, `SELECT min(job_id::text)::uuid, count(*), min(attempt_number), bool_and(is_final_attempt), min(dispatched_at)
-		FROM check_results WHERE check_id = $1 AND region = $2`, id, region).Scan(&jobID, &rows, &attempt, &final, &dispatchedAt); err != nil {
+		FROM check_results WHERE check_id = $1 AND region = $2`, id, m.region).Scan(&jobID, &rows, &attempt, &final, &dispatchedAt); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 1 || attempt != 1 || !final {
-		t.Errorf("stored results: %d rows, attempt %d, final %v; want the redelivered job's one final attempt", rows, attempt, final)
+		t.Errorf("stored results: %d rows, attempt %d, final %v; want the job's one final attempt, once", rows, attempt, final)
 	}
 	if n := s.count(t, `SELECT count(DISTINCT job_id) FROM check_results WHERE check_id = $1`, id); n != 1 {
 		t.Errorf("results of %d jobs, want 1", n)
@@ -131,11 +140,8 @@ func TestAgentKilledMidJob(t *testing.T) {
 		t.Errorf("results stored more than once: %v", dups)
 	}
 	sec, nsec := jobID.Time().UnixTime()
-	if scheduled := time.Unix(sec, nsec); scheduled.After(killed) {
-		t.Errorf("the stored result's job %s is due at %s, after the kill at %s: not the killed agent's job", jobID, scheduled, killed)
-	}
-	if wait := dispatchedAt.Sub(killed); wait < wire.JobAckWait-5*time.Second {
-		t.Errorf("the surviving agent ran the job %s after the kill; a redelivery waits for AckWait (%s)", wait, wire.JobAckWait)
+	if scheduled := time.Unix(sec, nsec); scheduled.After(stoppedAt) {
+		t.Errorf("the stored result's job %s is due at %s, after %s was stopped at %s: not its job", jobID, scheduled, m.holder.name, stoppedAt)
 	}
 	if inc := s.incidents(t, "uptime", id); len(inc) != 0 {
 		t.Errorf("incidents: %+v, want none", inc)
@@ -145,7 +151,7 @@ func TestAgentKilledMidJob(t *testing.T) {
 	}
 	// The survivor acked the job: the work queue holds nothing for the region.
 	checkFor(t, 10*time.Second, 100*time.Millisecond, func() error {
-		info, err := s.consumerInfo(region)
+		info, err := s.consumerInfo(m.region)
 		if err != nil {
 			return err
 		}
@@ -154,8 +160,44 @@ func TestAgentKilledMidJob(t *testing.T) {
 		}
 		return nil
 	})
-	if n, err := survivor.metric("vantage_agent_jobs_total"); err != nil || n < 1 {
-		t.Errorf("%s finished %v jobs (%v), want at least the redelivered one", survivor.name, n, err)
+	if n, err := m.survivor.metric("vantage_agent_jobs_total"); err != nil || n < 1 {
+		t.Errorf("%s finished %v jobs (%v), want at least the stopped agent's", m.survivor.name, n, err)
+	}
+	return dispatchedAt
+}
+
+// TestAgentKilledMidJob: two agents share a region; the one running a job is killed (SIGKILL)
+// while its probe is in flight; JetStream redelivers the job to the other agent after
+// AckWait; its result is stored once per (job, region, attempt) and the check is UP, with no
+// incident and no alert.
+func TestAgentKilledMidJob(t *testing.T) {
+	parallel(t)
+	m := startMidJob(t, "cloud:ap-south-1")
+	m.holder.kill(t)
+	killed := time.Now()
+	t.Logf("killed %s (it held the job); %s should get the job after AckWait", m.holder.name, m.survivor.name)
+	started := m.finish(t, killed, wire.JobAckWait+slack)
+	if wait := started.Sub(killed); wait < wire.JobAckWait-5*time.Second {
+		t.Errorf("%s ran the job %s after the kill; a redelivery after a crash waits for AckWait (%s)", m.survivor.name, wait, wire.JobAckWait)
+	}
+}
+
+// TestAgentStoppedMidJob: two agents share a region; the one running a job gets SIGTERM while
+// its probe hangs. It lets the job run for its drain timeout, then aborts it without
+// reporting and hands it back, so the other agent runs it at once instead of after AckWait;
+// the agent exits cleanly and the run is stored once.
+func TestAgentStoppedMidJob(t *testing.T) {
+	parallel(t)
+	m := startMidJob(t, "cloud:ap-southeast-2")
+	stopping := time.Now()
+	m.holder.terminate(t)
+	t.Logf("%s (it held the job) exited %s after SIGTERM", m.holder.name, time.Since(stopping).Round(time.Millisecond))
+	if took := time.Since(stopping); took > agentShutdownTimeout+5*time.Second {
+		t.Errorf("%s took %s to stop, want about its drain timeout %s", m.holder.name, took, agentShutdownTimeout)
+	}
+	started := m.finish(t, stopping, agentShutdownTimeout+slack)
+	if wait := started.Sub(stopping); wait >= wire.JobAckWait {
+		t.Errorf("%s ran the job %s after SIGTERM: it waited for AckWait (%s) instead of being handed back", m.survivor.name, wait, wire.JobAckWait)
 	}
 }
 
@@ -164,7 +206,7 @@ func TestAgentKilledMidJob(t *testing.T) {
 // interval at phase sha256(id)[:8] mod interval), and returns it with that due time. A new
 // check first runs at its next grid point, up to a whole interval away; this keeps a test with
 // a long interval from waiting for it. Should the grid ever differ, the test only waits longer:
-// its waits are bounded by the interval.
+// the wait for the first run is bounded by the interval.
 func soonInterval(id uuid.UUID, lo, hi int, minWait, maxWait time.Duration) (int, time.Time) {
 	now := time.Now()
 	sum := sha256.Sum256(id[:])
@@ -183,10 +225,10 @@ func soonInterval(id uuid.UUID, lo, hi int, minWait, maxWait time.Duration) (int
 	return lo, time.UnixMilli(phase + ((now.UnixMilli()-phase)/step+1)*step)
 }
 
-// TestControlPlaneRestart: a DOWN check survives a control-plane restart (SIGTERM, then a new
-// process on the same database and NATS): scheduling resumes, new results arrive, and the
-// incident opened before the restart stays the only one, with one uptime.down, until the
-// target heals and that same incident closes.
+// TestControlPlaneRestart: a DOWN check survives control-plane restarts (SIGTERM, then SIGKILL,
+// each followed by a new process on the same database, NATS and addresses): scheduling
+// resumes, new results arrive, and the incident opened before the restarts stays the only
+// one, with one uptime.down, until the target heals and that same incident closes.
 func TestControlPlaneRestart(t *testing.T) {
 	parallel(t)
 	target := newHTTPTarget(t, false)
@@ -213,55 +255,70 @@ func TestControlPlaneRestart(t *testing.T) {
 		}
 		return nil
 	})
-	before := s.checkRow(t, id)
-	if before.lastQueued == nil {
-		t.Fatal("last_queued is NULL after several runs")
-	}
 	incBefore := s.incidents(t, "uptime", id)
 	if len(incBefore) != 1 || incBefore[0].EndedAt != nil {
 		t.Fatalf("incidents before the restart: %+v, want one open", incBefore)
 	}
 
-	stopping := time.Now()
-	s.cp.stop(t)
-	t.Logf("control plane stopped %s after SIGTERM", time.Since(stopping).Round(time.Millisecond))
-	s.cp.start(t)
-	restarted := time.Now()
-	ag.waitReady(t) // registered with the new process
-	t.Logf("control plane started again; agent registered %s later", time.Since(restarted).Round(time.Millisecond))
+	restart := func(how string) {
+		t.Helper()
+		before := s.checkRow(t, id)
+		if before.lastQueued == nil {
+			t.Fatal("last_queued is NULL after several runs")
+		}
+		switch how {
+		case "SIGTERM":
+			// A graceful stop ends the agents' streams instead of waiting for them until the
+			// shutdown timeout forces it.
+			if took := s.cp.stop(t); took >= cpShutdownTimeout/2 {
+				t.Errorf("SIGTERM took %s to stop the control plane (shutdown timeout %s): it waited for something that does not end by itself",
+					took.Round(time.Millisecond), cpShutdownTimeout)
+			} else {
+				t.Logf("control plane stopped %s after SIGTERM", took.Round(time.Millisecond))
+			}
+		case "SIGKILL":
+			s.cp.kill(t)
+		}
+		s.cp.start(t)
+		restarted := time.Now()
+		ag.waitReady(t) // registered with the new process
+		t.Logf("control plane started again after %s; agent registered %s later", how, time.Since(restarted).Round(time.Millisecond))
 
-	checkFor(t, 3*fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
-		now := s.checkRow(t, id)
-		if now.lastQueued == nil || !now.lastQueued.After(*before.lastQueued) {
-			return fmt.Errorf("last_queued %v, not after %v from before the restart", now.lastQueued, before.lastQueued)
+		checkFor(t, 3*fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+			now := s.checkRow(t, id)
+			if now.lastQueued == nil || !now.lastQueued.After(*before.lastQueued) {
+				return fmt.Errorf("last_queued %v, not after %v from before the restart", now.lastQueued, before.lastQueued)
+			}
+			if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND is_final_attempt AND checked_at > $2`, id, restarted); n < 3 {
+				return fmt.Errorf("%d final results since the restart, want 3", n)
+			}
+			return nil
+		})
+		after := s.checkRow(t, id)
+		if after.state != "DOWN" || !after.stateChangedAt.Equal(before.stateChangedAt) {
+			t.Errorf("after the %s restart the check is %s since %s; want still DOWN since %s", how, after.state, after.stateChangedAt, before.stateChangedAt)
 		}
-		if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND is_final_attempt AND checked_at > $2`, id, restarted); n < 3 {
-			return fmt.Errorf("%d final results since the restart, want 3", n)
+		if st, err := s.status(id); err != nil || st != "DOWN" {
+			t.Errorf("status after the %s restart: %q %v, want DOWN", how, st, err)
 		}
-		return nil
-	})
-	after := s.checkRow(t, id)
-	if after.state != "DOWN" || !after.stateChangedAt.Equal(before.stateChangedAt) {
-		t.Errorf("after the restart the check is %s since %s; want still DOWN since %s", after.state, after.stateChangedAt, before.stateChangedAt)
+		inc := s.incidents(t, "uptime", id)
+		if len(inc) != 1 || inc[0].ID != incBefore[0].ID || inc[0].EndedAt != nil {
+			t.Errorf("incidents after the %s restart: %+v, want only %s, open", how, inc, incBefore[0].ID)
+		}
+		if got := s.outbox(t, id, "uptime.down"); got != 1 {
+			t.Errorf("uptime.down outbox rows after the %s restart: %d, want 1", how, got)
+		}
+		if dups := s.duplicateResults(t, id); len(dups) > 0 {
+			t.Errorf("results stored more than once: %v", dups)
+		}
 	}
-	if st, err := s.status(id); err != nil || st != "DOWN" {
-		t.Errorf("status after the restart: %q %v, want DOWN", st, err)
-	}
-	inc := s.incidents(t, "uptime", id)
-	if len(inc) != 1 || inc[0].ID != incBefore[0].ID || inc[0].EndedAt != nil {
-		t.Errorf("incidents after the restart: %+v, want only %s, open", inc, incBefore[0].ID)
-	}
-	if got := s.outbox(t, id, "uptime.down"); got != 1 {
-		t.Errorf("uptime.down outbox rows after the restart: %d, want 1", got)
-	}
-	if dups := s.duplicateResults(t, id); len(dups) > 0 {
-		t.Errorf("results stored more than once: %v", dups)
-	}
+	restart("SIGTERM")
+	restart("SIGKILL") // a crash, too: the lease and the state live in PostgreSQL
 
 	// The incident from before the restart is the one that closes.
 	target.healthy.Store(true)
 	s.waitStatus(t, id, "UP", fastInterval*time.Second+slack)
-	inc = s.incidents(t, "uptime", id)
+	inc := s.incidents(t, "uptime", id)
 	if len(inc) != 1 || inc[0].ID != incBefore[0].ID || inc[0].EndedAt == nil {
 		t.Errorf("incidents after recovery: %+v, want only %s, closed", inc, incBefore[0].ID)
 	}

@@ -44,7 +44,6 @@ func parallel(t *testing.T) {
 // stack is one test's Vantage: a fresh database, an in-process NATS server with JetStream, a
 // control plane process and the agent processes the test starts.
 type stack struct {
-	t          *testing.T
 	dir        string // process logs
 	dbURL      string
 	db         *pgxpool.Pool
@@ -62,7 +61,6 @@ type stack struct {
 func newStack(t *testing.T) *stack {
 	t.Helper()
 	s := &stack{
-		t:          t,
 		dir:        t.TempDir(),
 		dbURL:      storetest.NewDatabase(t),
 		secretKey:  randomKey(),
@@ -132,6 +130,9 @@ func randomKey() string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
+// cpShutdownTimeout is the control plane's VANTAGE_SHUTDOWN_TIMEOUT.
+const cpShutdownTimeout = 10 * time.Second
+
 // controlPlane is the vantage-controlplane process of a stack. Its first start listens on
 // free ports; later starts reuse them, so agents find it again.
 type controlPlane struct {
@@ -156,7 +157,7 @@ func (c *controlPlane) env() map[string]string {
 		"VANTAGE_NATS_URL":         c.s.ns.ClientURL(),
 		"VANTAGE_NATS_STORE_DIR":   c.s.dir + "/unused-nats-store",
 		"VANTAGE_LOG_LEVEL":        "debug",
-		"VANTAGE_SHUTDOWN_TIMEOUT": "10s",
+		"VANTAGE_SHUTDOWN_TIMEOUT": cpShutdownTimeout.String(),
 	}
 }
 
@@ -181,6 +182,9 @@ func (c *controlPlane) start(t *testing.T) {
 		}
 		c.httpAddr, _ = h["addr"].(string)
 		c.grpcAddr, _ = g["addr"].(string)
+		if c.httpAddr == "" || c.grpcAddr == "" {
+			t.Fatalf("control plane start: no addresses in %v and %v", h, g)
+		}
 		c.p = p
 		break
 	}
@@ -192,25 +196,24 @@ func (c *controlPlane) start(t *testing.T) {
 	})
 }
 
-// stop sends SIGTERM and requires a clean exit within the shutdown timeout (plus slack).
-func (c *controlPlane) stop(t *testing.T) {
+// stop sends SIGTERM and requires a clean exit within the shutdown timeout (plus slack); it
+// returns how long the control plane took to stop.
+func (c *controlPlane) stop(t *testing.T) time.Duration {
 	t.Helper()
-	c.p.terminate(t, 30*time.Second)
+	start := time.Now()
+	c.p.terminate(t, cpShutdownTimeout+20*time.Second)
+	return time.Since(start)
 }
 
-// kill sends SIGKILL.
+// kill sends SIGKILL: a crash.
 func (c *controlPlane) kill(t *testing.T) {
 	t.Helper()
 	c.p.kill(t)
 }
 
-// restart stops the control plane with SIGTERM and starts it again on the same database,
-// NATS server and addresses.
-func (c *controlPlane) restart(t *testing.T) {
-	t.Helper()
-	c.stop(t)
-	c.start(t)
-}
+// agentShutdownTimeout is the agents' VANTAGE_SHUTDOWN_TIMEOUT: how long running jobs may
+// finish after SIGTERM before they are aborted and handed back.
+const agentShutdownTimeout = 3 * time.Second
 
 // agent is a vantage-agent process.
 type agent struct {
@@ -233,6 +236,7 @@ func (s *stack) startAgent(t *testing.T, name string, regions ...string) *agent 
 		"VANTAGE_AGENT_ID":          name,
 		"VANTAGE_HTTP_ADDR":         "127.0.0.1:0",
 		"VANTAGE_LOG_LEVEL":         "debug",
+		"VANTAGE_SHUTDOWN_TIMEOUT":  agentShutdownTimeout.String(),
 	})
 	line := p.waitLog(t, "vantage agent starting", 30*time.Second)
 	a := &agent{name: name, regions: regions, p: p, client: s.client}

@@ -150,7 +150,7 @@ func startProc(t *testing.T, name, bin, logDir string, env map[string]string) *p
 	// Registered before the kill below, so it runs after it: the log is complete by then.
 	t.Cleanup(func() {
 		if t.Failed() {
-			lines, skipped := sink.tail(400)
+			lines, skipped := sink.tail(2000)
 			var b strings.Builder
 			fmt.Fprintf(&b, "=== %s log (%s", name, sink.path)
 			if skipped > 0 {

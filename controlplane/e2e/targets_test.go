@@ -103,6 +103,13 @@ func newDNSServer(t *testing.T) *dnsServer {
 	return d
 }
 
+// Queries is how many queries the server has answered.
+func (d *dnsServer) Queries() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.queries
+}
+
 // ServeDNS answers from the zone: the records of the asked name and type (NOERROR, maybe
 // empty) for a name that exists, NXDOMAIN with the SOA for any other.
 func (d *dnsServer) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
