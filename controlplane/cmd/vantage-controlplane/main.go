@@ -15,7 +15,6 @@ import (
 	"os/signal"
 	"syscall"
 
-
 	"github.com/vantagehq/vantage/controlplane/internal/config"
 	"github.com/vantagehq/vantage/controlplane/internal/secrets"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
