@@ -10,6 +10,7 @@ PGURL=${VANTAGE_LOCAL_PG:-postgres://postgres@127.0.0.1:5432}
 DB=${VANTAGE_LOCAL_DB:-vantage}
 HTTP_ADDR=${VANTAGE_HTTP_ADDR:-127.0.0.1:8080}
 GRPC_ADDR=${VANTAGE_GRPC_ADDR:-127.0.0.1:9090}
+PING_ADDR=${VANTAGE_PING_ADDR:-127.0.0.1:8082}
 mkdir -p .vantage
 if [ ! -f .vantage/local.env ]; then
   umask 077
@@ -24,7 +25,7 @@ psql -q "$PGURL/postgres" -tc "SELECT 1 FROM pg_database WHERE datname = '$DB'" 
   || psql -q "$PGURL/postgres" -c "CREATE DATABASE $DB"
 
 [ -x bin/vantage-controlplane ] && [ -x bin/vantage-agent ] || make build
-export VANTAGE_DATABASE_URL="$PGURL/$DB?sslmode=disable" VANTAGE_HTTP_ADDR="$HTTP_ADDR" VANTAGE_GRPC_ADDR="$GRPC_ADDR"
+export VANTAGE_DATABASE_URL="$PGURL/$DB?sslmode=disable" VANTAGE_HTTP_ADDR="$HTTP_ADDR" VANTAGE_GRPC_ADDR="$GRPC_ADDR" VANTAGE_PING_ADDR="$PING_ADDR"
 # Use the machine's NATS when it answers; otherwise the control plane embeds one.
 if (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then export VANTAGE_NATS_URL=${VANTAGE_NATS_URL:-nats://127.0.0.1:4222}; fi
 
@@ -40,6 +41,7 @@ cat <<MSG
 
   Vantage is running.
     API:    http://$HTTP_ADDR/v1   (OpenAPI: http://$HTTP_ADDR/v1/openapi.json)
+    Pings:  http://$PING_ADDR/{heartbeat_id}
     Token:  $VANTAGE_BOOTSTRAP_TOKEN
   Try:
     curl -s -H "Authorization: Bearer $VANTAGE_BOOTSTRAP_TOKEN" -H 'Content-Type: application/json' \\

@@ -152,6 +152,7 @@ func (c *controlPlane) env() map[string]string {
 		"VANTAGE_SECRET_KEY":       c.s.secretKey,
 		"VANTAGE_HTTP_ADDR":        httpAddr,
 		"VANTAGE_GRPC_ADDR":        grpcAddr,
+		"VANTAGE_PING_ADDR":        "127.0.0.1:0",
 		"VANTAGE_AGENT_TOKEN":      c.s.agentToken,
 		"VANTAGE_BOOTSTRAP_TOKEN":  c.s.token,
 		"VANTAGE_NATS_URL":         c.s.ns.ClientURL(),

@@ -22,15 +22,19 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/config"
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
+	"github.com/vantagehq/vantage/controlplane/internal/heartbeat"
 	"github.com/vantagehq/vantage/controlplane/internal/ingest"
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue"
+	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
 // serve runs every component of the control plane until ctx ends, then stops them in order:
-// the HTTP and gRPC servers first (no new work), then the batcher (which writes what it still
-// holds), the evaluator, the scheduler and the maintainer.
+// the HTTP, ping and gRPC servers first (no new work), then the pipeline — the batcher (which
+// writes what it still holds), the evaluator, the scheduler, the partition maintainer, the
+// heartbeat monitor, the status-page lifecycle and the notifier.
 func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := config.Load(getenv)
 	if err != nil {
@@ -100,6 +104,16 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	notify, err := notifier.New(log, time.Now, reg, st, notifier.Options{SMTPURL: cfg.SMTPURL,
+		MailFrom: cfg.MailFrom, PublicURL: cfg.PublicURL, RenderCheck: api.RenderCheckForWebhook})
+	if err != nil {
+		return err
+	}
+	heartbeats := heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{})
+	pages := statuspage.NewRunner(st, statuspage.WithLogger(log.With("component", "statuspage")))
+	pingSrv := &http.Server{Addr: cfg.PingAddr, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second,
+		Handler:  heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}),
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	grpcSrv := grpc.NewServer(ingest.GRPCServerOptions()...)
 	ingestSrv.Register(grpcSrv)
 
@@ -126,6 +140,10 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("http listen on %s: %w", cfg.HTTPAddr, err)
 	}
+	pingLis, err := net.Listen("tcp", cfg.PingAddr)
+	if err != nil {
+		return fmt.Errorf("ping listen on %s: %w", cfg.PingAddr, err)
+	}
 
 	// The pipeline outlives the servers: it stops only after they stopped taking work.
 	pipeCtx, stopPipeline := context.WithCancel(context.WithoutCancel(ctx))
@@ -135,12 +153,22 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	pipe.Go(func() error { return ev.Run(pipeCtx) })
 	pipe.Go(func() error { return sched.Run(pipeCtx) })
 	pipe.Go(func() error { return maintainer.Run(pipeCtx) })
+	pipe.Go(func() error { return heartbeats.Run(pipeCtx) })
+	pipe.Go(func() error { return pages.Run(pipeCtx) })
+	pipe.Go(func() error { return notify.Run(pipeCtx) })
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		log.Info("http listening", "addr", httpLis.Addr().String())
 		if err := httpSrv.Serve(httpLis); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("http server: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		log.Info("ping listening", "addr", pingLis.Addr().String())
+		if err := pingSrv.Serve(pingLis); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("ping server: %w", err)
 		}
 		return nil
 	})
@@ -166,7 +194,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		case <-sctx.Done():
 			grpcSrv.Stop()
 		}
-		return httpSrv.Shutdown(sctx)
+		return errors.Join(httpSrv.Shutdown(sctx), pingSrv.Shutdown(sctx))
 	})
 	err = g.Wait()
 	stopPipeline()

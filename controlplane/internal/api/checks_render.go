@@ -67,12 +67,14 @@ type tcpCheckJSON struct {
 	Assertions    []check.Assertion `json:"assertions"`
 }
 
-// checkStatus is the status a check shows: PAUSED wins over MUTED, which wins over the status
-// machine's state.
-func checkStatus(state string, paused, muted bool) string {
+// checkStatus is the status a check shows: PAUSED wins over MAINTENANCE (an active window),
+// which wins over MUTED, which wins over the status machine's state.
+func checkStatus(state string, paused, muted, maintenance bool) string {
 	switch {
 	case paused:
 		return "PAUSED"
+	case maintenance:
+		return "MAINTENANCE"
 	case muted:
 		return "MUTED"
 	}
@@ -107,7 +109,7 @@ func renderCheck(c store.Check, withScript bool) any {
 		ID:                           c.ID.String(),
 		Name:                         s.Name,
 		LastQueued:                   formatTimePtr(c.LastQueued),
-		Status:                       checkStatus(c.State, c.Paused, c.Muted),
+		Status:                       checkStatus(c.State, c.Paused, c.Muted, c.InMaintenance),
 		ReminderAlertIntervalMinutes: s.ReminderAlertIntervalMinutes,
 		ConfirmationPeriodSeconds:    s.ConfirmationPeriodSeconds,
 		RecoveryPeriodSeconds:        s.RecoveryPeriodSeconds,
@@ -166,7 +168,7 @@ type checkListItemJSON struct {
 func renderCheckListItem(c store.CheckSummary) checkListItemJSON {
 	return checkListItemJSON{
 		ProjectID: uuidString(c.ProjectID), ID: c.ID.String(), Name: c.Name, URL: c.URL, CheckType: string(c.Kind),
-		LastQueued: formatTimePtr(c.LastQueued), Status: checkStatus(c.State, c.Paused, c.Muted),
+		LastQueued: formatTimePtr(c.LastQueued), Status: checkStatus(c.State, c.Paused, c.Muted, c.InMaintenance),
 		DNSDomain: c.DNSDomain, DNSRecordType: c.DNSRecordType, DNSResolver: c.DNSResolver, DNSProtocol: c.DNSProtocol,
 		TCPHostname: c.TCPHostname, TCPPort: c.TCPPort, TCPIPFamily: c.TCPIPFamily,
 	}

@@ -29,6 +29,8 @@ type checkEval struct {
 	known    *store.Incident // the open or just-closed incident, once read or written
 	events   []store.OutboxEvent
 	out      *outcome
+	// maintenance: the check is inside an active maintenance window (alerts are held back).
+	maintenance bool
 }
 
 func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
@@ -38,7 +40,9 @@ func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
 	} else {
 		ce.out.failing++
 	}
-	next, effects := Step(ce.state, v, ce.now, policyOf(ce.c))
+	policy := policyOf(ce.c)
+	policy.Muted = policy.Muted || ce.maintenance
+	next, effects := Step(ce.state, v, ce.now, policy)
 	ce.state, ce.lastRun = next, r.ScheduledAt
 	for _, fx := range effects {
 		if err := ce.effect(ctx, fx); err != nil {

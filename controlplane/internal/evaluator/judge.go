@@ -38,6 +38,13 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 	if err != nil {
 		return err
 	}
+	// A check inside an active maintenance window is judged like a muted one: its state is
+	// tracked, no alert is written, and a held-back uptime.down goes out on the first failing
+	// verdict after the window.
+	inWindow, err := tx.InMaintenance(ctx, checks, now)
+	if err != nil {
+		return err
+	}
 	runsOf := map[uuid.UUID][]store.Run{}
 	for _, r := range pending {
 		runsOf[r.CheckID] = append(runsOf[r.CheckID], r)
@@ -65,7 +72,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 		if n == 0 {
 			continue
 		}
-		cs := &checkEval{c: c, tx: tx, now: now, state: stateOf(c), incident: c.CurrentIncidentID, out: out}
+		cs := &checkEval{c: c, tx: tx, now: now, state: stateOf(c), incident: c.CurrentIncidentID, out: out, maintenance: inWindow[c.ID]}
 		for _, r := range runs[:n] {
 			if err := cs.apply(ctx, r); err != nil {
 				return err

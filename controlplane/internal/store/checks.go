@@ -27,6 +27,9 @@ type Check struct {
 	LastQueued *time.Time
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// InMaintenance: an active, enabled maintenance window lists the check (set by GetCheck
+	// and UpdateCheck, as of the store's clock; false elsewhere).
+	InMaintenance bool
 }
 
 // checkColumns lists what scanCheck reads. Without withScript the script is not loaded (it can
@@ -204,8 +207,14 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 // GetCheck returns one check of the organization (ErrNotFound when missing): one primary-key
 // lookup. withScript loads the browser script.
 func (s *Store) GetCheck(ctx context.Context, orgID, id uuid.UUID, withScript bool) (Check, error) {
-	c, err := s.scanCheck(s.pool.QueryRow(ctx, `SELECT `+checkColumns(withScript)+` FROM checks WHERE org_id = $1 AND id = $2`, orgID, id))
-	return c, translate(err)
+	var windows []byte
+	row := s.pool.QueryRow(ctx, `SELECT `+checkColumns(withScript)+`, `+checkWindowsColumn+` FROM checks WHERE org_id = $1 AND id = $2`, orgID, id)
+	c, err := s.scanCheck(rowWithExtra{row, &windows})
+	if err != nil {
+		return c, translate(err)
+	}
+	c.InMaintenance, err = windowsActive(windows, s.now())
+	return c, err
 }
 
 // CheckKind returns the kind of one check of the organization (ErrNotFound when missing).
@@ -268,6 +277,11 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 		if err := bindCheckVars(ctx, tx, orgID, id, next.ProjectID, varRefs(next.Spec)); err != nil {
 			return err
 		}
+		inWindow, err := inMaintenance(ctx, tx, "checks", []uuid.UUID{id}, next.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		next.InMaintenance = inWindow[id]
 		out = next
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "updated", AuditableType: "Check",
 			AuditableID: id.String(), AuditableDisplayName: next.Spec.Name, Metadata: map[string]any{"check_type": string(next.Spec.Kind)}})
@@ -312,6 +326,8 @@ type CheckSummary struct {
 	Paused     bool
 	Muted      bool
 	LastQueued *time.Time
+	// InMaintenance: an active, enabled maintenance window lists the check (store's clock).
+	InMaintenance bool
 
 	DNSDomain, DNSRecordType, DNSResolver, DNSProtocol *string
 	TCPHostname                                        *string
@@ -350,6 +366,7 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 		where = append(where, "state = "+arg(f.Status)+" AND NOT paused AND NOT muted")
 	}
 	cond := strings.Join(where, " AND ")
+	now := s.now()
 	var total int64
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM checks WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, translate(err)
@@ -358,7 +375,7 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 		return []CheckSummary{}, total, nil
 	}
 	rows, err := s.pool.Query(ctx, `SELECT id, project_id, kind, name, url, state, paused, muted, last_queued,
-			dns_domain, dns_record_type, dns_resolver, dns_protocol, tcp_hostname, tcp_port, tcp_ip_family
+			dns_domain, dns_record_type, dns_resolver, dns_protocol, tcp_hostname, tcp_port, tcp_ip_family, `+checkWindowsColumn+`
 		FROM checks WHERE `+cond+` ORDER BY created_at DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset), args...)
 	if err != nil {
 		return nil, 0, translate(err)
@@ -366,9 +383,14 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (CheckSummary, error) {
 		var c CheckSummary
 		var kind string
+		var windows []byte
 		err := row.Scan(&c.ID, &c.ProjectID, &kind, &c.Name, &c.URL, &c.State, &c.Paused, &c.Muted, &c.LastQueued,
-			&c.DNSDomain, &c.DNSRecordType, &c.DNSResolver, &c.DNSProtocol, &c.TCPHostname, &c.TCPPort, &c.TCPIPFamily)
+			&c.DNSDomain, &c.DNSRecordType, &c.DNSResolver, &c.DNSProtocol, &c.TCPHostname, &c.TCPPort, &c.TCPIPFamily, &windows)
 		c.Kind = check.Kind(kind)
+		if err != nil {
+			return c, err
+		}
+		c.InMaintenance, err = windowsActive(windows, now)
 		return c, err
 	})
 	return items, total, translate(err)

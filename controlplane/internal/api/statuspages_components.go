@@ -1,0 +1,350 @@
+package api
+
+import (
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// maxSPName bounds component and group names (the contract gives only a minimum).
+const maxSPName = 255
+
+// spName records a broken name rule (1..maxSPName characters).
+func spName(o *object, name, v string) {
+	if n := utf8.RuneCountInString(v); n < 1 || n > maxSPName {
+		o.Fail(name, "must be 1 to %d characters", maxSPName)
+	}
+}
+
+func (h *statusPagesHandler) listComponents(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	p, search, err := spList(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items, total, err := h.st.ListComponents(c, orgID(c), id, search, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	okList(c, items, p, total)
+}
+
+func (h *statusPagesHandler) createComponent(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	in := store.NewComponent{Status: statuspage.Operational, DisplayUptime: true, DisplayMetrics: true}
+	if o.Require("name") {
+		if v, ok := field[string](o, "name").Value(); ok {
+			spName(o, "name", v)
+			in.Name = v
+		}
+	}
+	if v := nonNull[string](o, "status"); v.Set {
+		componentStatus(o, "status", v.V)
+		in.Status = v.V
+	}
+	if v := nonNull[bool](o, "display_uptime"); v.Set {
+		in.DisplayUptime = v.V
+	}
+	if v := nonNull[bool](o, "display_metrics"); v.Set {
+		in.DisplayMetrics = v.V
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	comp, err := h.st.CreateComponent(c, actor(c), orgID(c), id, in)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusCreated, comp)
+}
+
+func (h *statusPagesHandler) getComponent(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_component_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	comp, err := h.st.GetComponent(c, orgID(c), p[0], p[1])
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, comp)
+}
+
+// optionalID decodes a string-or-null id field; set reports presence.
+func optionalID(o *object, name string) (id *uuid.UUID, set bool) {
+	v := field[string](o, name)
+	if !v.Set {
+		return nil, false
+	}
+	if v.Null {
+		return nil, true
+	}
+	parsed, err := uuid.Parse(v.V)
+	if err != nil || len(v.V) != 36 {
+		o.Fail(name, "%q is not an id", v.V)
+		return nil, false
+	}
+	return &parsed, true
+}
+
+func (h *statusPagesHandler) patchComponent(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_component_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var patch store.ComponentPatch
+	if v := nonNull[string](o, "name"); v.Set {
+		spName(o, "name", v.V)
+		patch.Name = &v.V
+	}
+	if v := nonNull[string](o, "status"); v.Set {
+		componentStatus(o, "status", v.V)
+		patch.Status = &v.V
+	}
+	patch.DisplayUptime = nonNull[bool](o, "display_uptime").Ptr()
+	patch.DisplayMetrics = nonNull[bool](o, "display_metrics").Ptr()
+	patch.OverrideStatus = nonNull[bool](o, "override_status").Ptr()
+	patch.GroupID, patch.GroupSet = optionalID(o, "group_id")
+	patch.HeartbeatID, patch.HeartbeatSet = optionalID(o, "heartbeat_id")
+	if list, ok := spIDList(o, "check_ids"); ok {
+		patch.CheckIDs = &list
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	comp, err := h.st.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, comp)
+}
+
+func (h *statusPagesHandler) removeComponent(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_component_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, p[1].String())
+}
+
+// sortBody reads {<field>: string[]} (required).
+func sortBody(c *gin.Context, name string) ([]uuid.UUID, error) {
+	o, err := readObject(c)
+	if err != nil {
+		return nil, err
+	}
+	var list []uuid.UUID
+	if o.Require(name) {
+		list, _ = spIDList(o, name)
+	}
+	o.Strict()
+	return list, o.Err()
+}
+
+// sorted is the answer of the sort-order routes.
+func sorted(c *gin.Context) {
+	ok(c, http.StatusOK, gin.H{"message": "Sort order updated."})
+}
+
+func (h *statusPagesHandler) sortComponents(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	list, err := sortBody(c, "component_ids")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.SortComponents(c, actor(c), orgID(c), id, list); err != nil {
+		fail(c, err)
+		return
+	}
+	sorted(c)
+}
+
+func (h *statusPagesHandler) sortGroups(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	list, err := sortBody(c, "group_ids")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.SortGroups(c, actor(c), orgID(c), id, list); err != nil {
+		fail(c, err)
+		return
+	}
+	sorted(c)
+}
+
+func (h *statusPagesHandler) sortGroupComponents(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "group_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	list, err := sortBody(c, "component_ids")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list); err != nil {
+		fail(c, err)
+		return
+	}
+	sorted(c)
+}
+
+func (h *statusPagesHandler) listGroups(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	p, search, err := spList(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items, total, err := h.st.ListGroups(c, orgID(c), id, search, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	okList(c, items, p, total)
+}
+
+func (h *statusPagesHandler) createGroup(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var name string
+	if o.Require("name") {
+		if v, ok := field[string](o, "name").Value(); ok {
+			spName(o, "name", v)
+			name = v
+		}
+	}
+	desc := field[string](o, "description").Ptr()
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	g, err := h.st.CreateGroup(c, actor(c), orgID(c), id, name, desc)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusCreated, g)
+}
+
+func (h *statusPagesHandler) getGroup(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "group_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	g, err := h.st.GetGroup(c, orgID(c), p[0], p[1])
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, g)
+}
+
+func (h *statusPagesHandler) patchGroup(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "group_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var patch store.GroupPatch
+	if v := nonNull[string](o, "name"); v.Set {
+		spName(o, "name", v.V)
+		patch.Name = &v.V
+	}
+	if v := field[string](o, "description"); v.Set {
+		patch.DescriptionSet, patch.Description = true, v.Ptr()
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	g, err := h.st.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, g)
+}
+
+func (h *statusPagesHandler) removeGroup(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "group_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, p[1].String())
+}

@@ -1,0 +1,489 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// incidentTitle records a broken title rule (1..256 characters).
+func incidentTitle(o *object, v string) {
+	if n := utf8.RuneCountInString(v); n < 1 || n > 256 {
+		o.Fail("title", "must be 1 to 256 characters")
+	}
+}
+
+// oneOf records a broken enum rule.
+func oneOf(o *object, name, v string, allowed []string) {
+	if !slices.Contains(allowed, v) {
+		o.Fail(name, "must be one of %s", strings.Join(allowed, ", "))
+	}
+}
+
+// componentChanges decodes [{id, status}] (both required per item).
+func componentChanges(o *object, name string) []store.ComponentChange {
+	items, set, null := objects(o, name)
+	if !set || null {
+		return nil
+	}
+	out := make([]store.ComponentChange, 0, len(items))
+	seen := map[uuid.UUID]bool{}
+	for _, it := range items {
+		var ch store.ComponentChange
+		if it.Require("id") {
+			if v, ok := field[string](it, "id").Value(); ok {
+				id, err := uuid.Parse(v)
+				switch {
+				case err != nil || len(v) != 36:
+					it.Fail("id", "%q is not a component id", v)
+				case seen[id]:
+					it.Fail("id", "the component is listed twice")
+				}
+				seen[id], ch.ID = true, id
+			}
+		}
+		if it.Require("status") {
+			if v, ok := field[string](it, "status").Value(); ok {
+				componentStatus(it, "status", v)
+				ch.Status = v
+			}
+		}
+		it.Strict()
+		out = append(out, ch)
+	}
+	return out
+}
+
+// timestampField decodes an optional ISO 8601 date-time field.
+func timestampField(o *object, name string) *time.Time {
+	v := nonNull[string](o, name)
+	if !v.Set {
+		return nil
+	}
+	t, err := parseTimestamp(o.name(name), v.V)
+	if err != nil {
+		o.Fail(name, "must be an ISO 8601 date-time with a time zone and at most 3 fractional digits, e.g. 2026-01-02T15:04:05.000Z")
+		return nil
+	}
+	return &t
+}
+
+func (h *statusPagesHandler) listIncidents(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	p, search, err := spList(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items, total, err := h.st.ListIncidents(c, orgID(c), id, search, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	okList(c, items, p, total)
+}
+
+func (h *statusPagesHandler) createIncident(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	in := store.NewIncident{NotifySubscribers: true}
+	if o.Require("title") {
+		if v, ok := field[string](o, "title").Value(); ok {
+			incidentTitle(o, v)
+			in.Title = v
+		}
+	}
+	if o.Require("description") {
+		in.Description, _ = field[string](o, "description").Value()
+	}
+	if o.Require("status") {
+		if v, ok := field[string](o, "status").Value(); ok {
+			oneOf(o, "status", v, statuspage.IncidentCreateStatuses)
+			in.Status = v
+		}
+	}
+	in.Components = componentChanges(o, "components")
+	if v := nonNull[bool](o, "notify_subscribers"); v.Set {
+		in.NotifySubscribers = v.V
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	inc, err := h.st.CreateIncident(c, actor(c), orgID(c), id, in)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusCreated, inc)
+}
+
+func (h *statusPagesHandler) getIncident(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	inc, err := h.st.GetIncident(c, orgID(c), p[0], p[1])
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, inc)
+}
+
+// patchIncident takes title and impact, both required (supplement §3.6).
+func (h *statusPagesHandler) patchIncident(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var title, impact string
+	if o.Require("title") {
+		if v, ok := field[string](o, "title").Value(); ok {
+			incidentTitle(o, v)
+			title = v
+		}
+	}
+	if o.Require("impact") {
+		if v, ok := field[string](o, "impact").Value(); ok {
+			oneOf(o, "impact", v, statuspage.Impacts)
+			impact = v
+		}
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	inc, err := h.st.UpdateIncident(c, actor(c), orgID(c), p[0], p[1], title, impact)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, inc)
+}
+
+func (h *statusPagesHandler) removeIncident(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], false); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, p[1].String())
+}
+
+func (h *statusPagesHandler) listUpdates(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	pg, search, err := spList(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items, total, err := h.st.ListIncidentUpdates(c, orgID(c), p[0], p[1], search, pg.PerPage, pg.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	okList(c, items, pg, total)
+}
+
+// minOne records a broken "min 1" rule of a string field.
+func minOne(o *object, name, v string) {
+	if v == "" {
+		o.Fail(name, "must not be empty")
+	}
+}
+
+func (h *statusPagesHandler) createUpdate(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	in := store.NewIncidentUpdate{NotifySubscribers: true}
+	if o.Require("status") {
+		if v, ok := field[string](o, "status").Value(); ok {
+			oneOf(o, "status", v, statuspage.UpdateStatuses)
+			in.Status = v
+		}
+	}
+	if o.Require("description") {
+		if v, ok := field[string](o, "description").Value(); ok {
+			minOne(o, "description", v)
+			in.Description = v
+		}
+	}
+	if v := nonNull[bool](o, "notify_subscribers"); v.Set {
+		in.NotifySubscribers = v.V
+	}
+	in.Components = componentChanges(o, "components_affected")
+	in.DateHappened = timestampField(o, "date_happened")
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	u, err := h.st.CreateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], in)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusCreated, u)
+}
+
+func (h *statusPagesHandler) getUpdate(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	u, err := h.st.GetIncidentUpdate(c, orgID(c), p[0], p[1], p[2])
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, u)
+}
+
+func (h *statusPagesHandler) patchUpdate(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var patch store.IncidentUpdatePatch
+	if v := nonNull[string](o, "status"); v.Set {
+		oneOf(o, "status", v.V, statuspage.UpdateStatuses)
+		patch.Status = &v.V
+	}
+	if v := nonNull[string](o, "description"); v.Set {
+		minOne(o, "description", v.V)
+		patch.Description = &v.V
+	}
+	patch.DateHappened = timestampField(o, "date_happened")
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	u, err := h.st.UpdateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2], patch)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, u)
+}
+
+func (h *statusPagesHandler) removeUpdate(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.DeleteIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2]); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, p[2].String())
+}
+
+// durationField decodes an integer ≥ 1.
+func durationField(o *object, name string) *int {
+	v := nonNull[int](o, name)
+	if !v.Set {
+		return nil
+	}
+	if v.V < 1 || v.V > 525_600 {
+		o.Fail(name, "must be an integer from 1 to 525600 (one year)")
+	}
+	return &v.V
+}
+
+func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	in := store.NewMaintenance{Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}, ComponentIDs: []uuid.UUID{}}
+	if o.Require("title") {
+		if v, ok := field[string](o, "title").Value(); ok {
+			incidentTitle(o, v)
+			in.Title = v
+		}
+	}
+	if o.Require("description") {
+		if v, ok := field[string](o, "description").Value(); ok {
+			minOne(o, "description", v)
+			in.Description = v
+		}
+	}
+	if o.Require("start_date") {
+		if t := timestampField(o, "start_date"); t != nil {
+			in.StartDate = *t
+		}
+	}
+	if o.Require("duration_minutes") {
+		if d := durationField(o, "duration_minutes"); d != nil {
+			in.DurationMinutes = *d
+		}
+	}
+	if list, ok := spIDList(o, "components_affected"); ok {
+		in.ComponentIDs = list
+	}
+	if items, set, null := objectField(o, "notifications"); set && !null {
+		n := &in.Notifications
+		if v := nonNull[bool](items, "an_hour_before"); v.Set {
+			n.AnHourBefore = v.V
+		}
+		if v := nonNull[bool](items, "at_start"); v.Set {
+			n.AtStart = v.V
+		}
+		if v := nonNull[bool](items, "at_end"); v.Set {
+			n.AtEnd = v.V
+		}
+		items.Strict()
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	m, err := h.st.CreateMaintenance(c, actor(c), orgID(c), id, in)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusCreated, m)
+}
+
+// objectField decodes a nested object field, with its own prefix for messages.
+func objectField(o *object, name string) (nested *object, set, null bool) {
+	o.read[name] = true
+	raw, ok := o.raw[name]
+	if !ok {
+		return nil, false, false
+	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return nil, true, true
+	}
+	var m map[string]json.RawMessage
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		o.Fail(name, "must be an object")
+		return nil, false, false
+	}
+	return &object{prefix: o.prefix + name + ".", raw: m, read: map[string]bool{}, errs: o.errs}, true, false
+}
+
+func (h *statusPagesHandler) getMaintenance(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	m, err := h.st.GetMaintenance(c, orgID(c), p[0], p[1])
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, m)
+}
+
+// patchMaintenance changes title, start_date or duration_minutes of a maintenance that has
+// not started (400 once it has).
+func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var patch store.MaintenancePatch
+	if v := nonNull[string](o, "title"); v.Set {
+		incidentTitle(o, v.V)
+		patch.Title = &v.V
+	}
+	patch.StartDate = timestampField(o, "start_date")
+	patch.DurationMinutes = durationField(o, "duration_minutes")
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	m, err := h.st.UpdateMaintenance(c, actor(c), orgID(c), p[0], p[1], patch)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, m)
+}
+
+func (h *statusPagesHandler) removeMaintenance(c *gin.Context) {
+	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], true); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, p[1].String())
+}

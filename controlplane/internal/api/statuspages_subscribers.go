@@ -1,0 +1,128 @@
+package api
+
+import (
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// subscriberPage reads the page id of a subscriber route. A page of another organization is
+// 403 here (api.md, supplement §3.7), unlike the other sub-resources where it is 404.
+func (h *statusPagesHandler) subscriberPage(c *gin.Context) (uuid.UUID, error) {
+	id, err := pageParam(c)
+	if err != nil {
+		return id, err
+	}
+	foreign, err := h.st.StatusPageInOtherOrg(c, orgID(c), id)
+	if err != nil {
+		return id, err
+	}
+	if foreign {
+		return id, forbidden("the status page is not in your organization")
+	}
+	return id, nil
+}
+
+func (h *statusPagesHandler) listSubscribers(c *gin.Context) {
+	id, err := h.subscriberPage(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	p, search, err := spList(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items, total, err := h.st.ListSubscribers(c, orgID(c), id, search, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	okList(c, items, p, total)
+}
+
+// validEmail accepts a bare address (no display name, no angle brackets) with a dotted domain.
+func validEmail(s string) bool {
+	if len(s) > 254 || strings.ContainsAny(s, " <>\"") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	domain := s[at+1:]
+	return at > 0 && strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
+}
+
+func (h *statusPagesHandler) createSubscriber(c *gin.Context) {
+	id, err := h.subscriberPage(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	in := store.NewSubscriber{Mode: statuspage.AllComponents, ComponentIDs: []uuid.UUID{}}
+	if o.Require("email_address") {
+		if v, ok := field[string](o, "email_address").Value(); ok {
+			if !validEmail(v) {
+				o.Fail("email_address", "must be an e-mail address, e.g. user@example.com")
+			}
+			in.EmailAddress = v
+		}
+	}
+	if v := nonNull[string](o, "component_subscription_mode"); v.Set {
+		oneOf(o, "component_subscription_mode", v.V, []string{statuspage.AllComponents, statuspage.SelectedComponents})
+		in.Mode = v.V
+	}
+	if list, ok := spIDList(o, "component_ids"); ok {
+		in.ComponentIDs = list
+	}
+	switch {
+	case in.Mode == statuspage.SelectedComponents && len(in.ComponentIDs) == 0:
+		o.Fail("component_ids", "must name at least one component with SELECTED_COMPONENTS")
+	case in.Mode == statuspage.AllComponents && len(in.ComponentIDs) > 0:
+		o.Fail("component_ids", "must be empty with ALL_COMPONENTS")
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	sub, err := h.st.CreateSubscriber(c, actor(c), orgID(c), id, in)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusCreated, sub)
+}
+
+func (h *statusPagesHandler) removeSubscriber(c *gin.Context) {
+	id, err := h.subscriberPage(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Set(ctxResource, "subscriber")
+	sub, err := pathID(c, "subscriber_id", spIDMinLen)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.DeleteSubscriber(c, actor(c), orgID(c), id, sub); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, sub.String())
+}

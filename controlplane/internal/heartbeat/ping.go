@@ -1,0 +1,197 @@
+package heartbeat
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// PingRecorder is what the ping endpoint needs from the store.
+type PingRecorder interface {
+	RecordPing(ctx context.Context, id uuid.UUID, kind store.PingKind, at time.Time) (bool, error)
+}
+
+var _ PingRecorder = (*store.Store)(nil)
+
+// PingOptions tune the ping endpoint. Zero values take the documented defaults.
+type PingOptions struct {
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Rate is the sustained pings per second allowed per heartbeat id. Default 1.
+	Rate rate.Limit
+	// Burst is how many pings of one id may come at once. Default 10.
+	Burst int
+	// Timeout bounds recording one ping. Default 5s.
+	Timeout time.Duration
+	// Registerer receives vantage_heartbeat_pings_total{kind, result}. Default: none.
+	Registerer prometheus.Registerer
+}
+
+// PingHandler is the public ping endpoint (supplement §2.3), served on its own listener:
+//
+//	GET|POST /{heartbeat_id}         the job ran (success)
+//	GET|POST /{heartbeat_id}/start   the job started
+//	GET|POST /{heartbeat_id}/fail    the job failed: DOWN at once
+//
+// No authentication; the body and query are ignored. Any well-formed id gets 200 with an empty
+// body, whether or not a heartbeat took the ping (unknown and paused ids too: the endpoint does
+// not reveal which ids exist). Errors are plain text: 404 for a malformed id (shorter than 8
+// or longer than 128 characters, or characters other than letters, digits, '-' and '_') or an
+// unknown path, 405 for other methods, 429 with Retry-After when one id pings faster than its
+// token bucket allows (per id, in memory on each replica), and 500 when the ping could not be
+// stored.
+type PingHandler struct {
+	rec   PingRecorder
+	log   *slog.Logger
+	opts  PingOptions
+	pings *prometheus.CounterVec
+
+	mu        sync.Mutex
+	buckets   map[string]*pingBucket
+	lastSweep time.Time
+}
+
+type pingBucket struct {
+	lim      *rate.Limiter
+	lastSeen time.Time
+}
+
+var _ http.Handler = (*PingHandler)(nil)
+
+// NewPingHandler returns the ping endpoint over rec.
+func NewPingHandler(rec PingRecorder, logger *slog.Logger, opts PingOptions) *PingHandler {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Rate <= 0 {
+		opts.Rate = 1
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = 10
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	p := &PingHandler{rec: rec, log: logger.With("component", "heartbeat_ping"), opts: opts, buckets: map[string]*pingBucket{},
+		pings: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_heartbeat_pings_total",
+			Help: "Heartbeat pings by kind (success, start, fail) and result (accepted, rate_limited, invalid, error)."},
+			[]string{"kind", "result"})}
+	if opts.Registerer != nil {
+		opts.Registerer.MustRegister(p.pings)
+	}
+	return p
+}
+
+const maxPingIDLength = 128
+
+// validPingID is the syntax of a heartbeat id on the ping endpoint.
+func validPingID(s string) bool {
+	if len(s) < 8 || len(s) > maxPingIDLength {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func plain(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg + "\n"))
+}
+
+// ServeHTTP implements the endpoint.
+func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	id, action, _ := strings.Cut(path, "/")
+	kind := store.PingSuccess
+	switch action {
+	case "":
+	case "start":
+		kind = store.PingStart
+	case "fail":
+		kind = store.PingFail
+	default:
+		plain(w, http.StatusNotFound, "not found")
+		return
+	}
+	if !validPingID(id) {
+		p.pings.WithLabelValues(string(kind), "invalid").Inc()
+		plain(w, http.StatusNotFound, "invalid heartbeat id")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, POST")
+		plain(w, http.StatusMethodNotAllowed, "method not allowed: use GET or POST")
+		return
+	}
+	now := p.opts.Now()
+	if wait := p.reserve(id, now); wait > 0 {
+		p.pings.WithLabelValues(string(kind), "rate_limited").Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		plain(w, http.StatusTooManyRequests, "too many requests for this heartbeat")
+		return
+	}
+	// Only our own ids can name a heartbeat; any other well-formed id is accepted and dropped.
+	if hid, err := uuid.Parse(id); err == nil && len(id) == 36 {
+		ctx, cancel := context.WithTimeout(r.Context(), p.opts.Timeout)
+		defer cancel()
+		if _, err := p.rec.RecordPing(ctx, hid, kind, now); err != nil {
+			p.pings.WithLabelValues(string(kind), "error").Inc()
+			p.log.ErrorContext(ctx, "record ping failed", "heartbeat_id", hid.String(), "err", err)
+			plain(w, http.StatusInternalServerError, "internal error")
+			return
+		}
+	}
+	p.pings.WithLabelValues(string(kind), "accepted").Inc()
+	w.WriteHeader(http.StatusOK)
+}
+
+// pingIdle is how long an id's bucket is kept without pings: an idle bucket is full again
+// after Burst/Rate seconds, so forgetting it later loses nothing.
+const pingIdle = 2 * time.Minute
+
+// reserve takes one token of id's bucket; it returns 0 when the ping may proceed, else how long
+// until a token is available (taking nothing).
+func (p *PingHandler) reserve(id string, now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now.Sub(p.lastSweep) > pingIdle {
+		for k, b := range p.buckets {
+			if now.Sub(b.lastSeen) > pingIdle {
+				delete(p.buckets, k)
+			}
+		}
+		p.lastSweep = now
+	}
+	b := p.buckets[id]
+	if b == nil {
+		b = &pingBucket{lim: rate.NewLimiter(p.opts.Rate, p.opts.Burst)}
+		p.buckets[id] = b
+	}
+	b.lastSeen = now
+	res := b.lim.ReserveN(now, 1)
+	if !res.OK() {
+		return time.Second
+	}
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return d
+	}
+	return 0
+}

@@ -1,0 +1,61 @@
+// Package notifier delivers the outbox: every alert the evaluator (and the heartbeat and status
+// page components) queue in the outbox table reaches the webhooks subscribed to it and the
+// users it names by e-mail, at least once, signed, with every attempt recorded.
+//
+// # Two stages, any number of replicas
+//
+//	outbox row (delivered_at NULL)                       deliveries row (PENDING, due)
+//	   │  stage 1, one tx, FOR UPDATE SKIP LOCKED            │  stage 2: claim FOR UPDATE SKIP LOCKED,
+//	   │  render body, insert one delivery per target,       │  attempts+1, next_attempt_at = now+lease
+//	   │  set outbox.body + delivered_at                     │  send (HTTP POST / SMTP), no lock held
+//	   └────────────────────────────────────────────────▶    │  record attempt; DELIVERED, FAILED, or
+//	                                                         │  PENDING at now+backoff(tries)
+//	                                                         ▼
+//
+// Stage 1 runs in one transaction per batch, so an event is fanned out exactly once: a replica
+// that crashes before commit leaves the row for another. Deliveries are unique per (event,
+// channel, target). Stage 2 holds no lock while sending: the claim pushes next_attempt_at past
+// the attempt's deadline (the lease), so a replica that dies mid-attempt leaves the delivery
+// due again when the lease runs out. The recorded outcome only applies while the claim is the
+// latest one (the attempt number matches). At-least-once: a receiver sees the same event id
+// (the outbox id, in the body and the webhook-id header) on a retry and de-duplicates on it.
+//
+// # Routing
+//
+// An uptime.down / uptime.up event of check C goes to webhook W when W subscribes to the event
+// type and either W is associated with C (webhook_checks, the API's check_ids) or C's
+// webhook_alerts lists W's id. heartbeat.* events go to webhooks associated with the heartbeat
+// named by payload.heartbeat.id (plus those in payload.heartbeat.alerts.webhook_alerts), and
+// status_page.incident.* events to webhooks associated with payload.status_page.id. The
+// users of user_alerts who are members of the organization are e-mailed. Muted checks write no
+// outbox rows at all (the evaluator drops their alert effects), so they send nothing.
+//
+// # The document
+//
+//	{"id": "<event id>", "type": "uptime.down", "occurred_at": "2026-01-02T15:04:05.000Z",
+//	 "alert_priority": "HIGH", "reminder": false,
+//	 "data": {"check": <the check as GET /v1/checks/{id} returns it>,
+//	          "incident": {"id", "check_id", "started_at", "ended_at"}}}
+//
+// For other event types, data is the outbox payload without its event, reminder and
+// occurred_at members. The body is rendered once, at fan-out, and stored in outbox.body.
+//
+// # Signing (Standard Webhooks)
+//
+// Headers webhook-id (the event id), webhook-timestamp (Unix seconds of the attempt) and
+// webhook-signature = "v1," + base64(HMAC-SHA256(key, id + "." + timestamp + "." + body)),
+// where key is the base64-decoded part of the webhook's secret "whsec_<base64>".
+//
+// # Retries
+//
+// Non-2xx answers (redirects are not followed), timeouts (10s) and connection errors are retried
+// after 30s, 2m, 10m, 30m, 1h, 2h, 4h, 8h and 8h (±20% jitter): ten attempts over about a day;
+// then the delivery is FAILED and can be re-sent through the API.
+//
+// # Targets and secrets
+//
+// {{NAME}} references in a webhook URL are resolved from the organization's variable pool at
+// each attempt. Recorded errors never contain the URL, and secret variable values are
+// redacted from them. Private, loopback and link-local targets are allowed unless
+// Options.DenyPrivateTargets is set (checked when the socket connects).
+package notifier

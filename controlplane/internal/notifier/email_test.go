@@ -1,0 +1,158 @@
+package notifier_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// mailbox is a real SMTP server (go-smtp) that keeps every message it accepts.
+type mailbox struct {
+	addr string
+	mu   sync.Mutex
+	msgs []mailMsg
+}
+
+type mailMsg struct {
+	From string
+	To   []string
+	Data string
+}
+
+type mailSession struct {
+	box *mailbox
+	cur mailMsg
+}
+
+func (s *mailSession) Reset()        { s.cur = mailMsg{} }
+func (s *mailSession) Logout() error { return nil }
+func (s *mailSession) Mail(from string, _ *smtp.MailOptions) error {
+	s.cur.From = from
+	return nil
+}
+func (s *mailSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.cur.To = append(s.cur.To, to)
+	return nil
+}
+func (s *mailSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.cur.Data = string(b)
+	s.box.mu.Lock()
+	s.box.msgs = append(s.box.msgs, s.cur)
+	s.box.mu.Unlock()
+	return nil
+}
+
+func newMailbox(t *testing.T) *mailbox {
+	box := &mailbox{}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailSession{box: box}, nil }))
+	srv.Domain = "localhost"
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	box.addr = l.Addr().String()
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return box
+}
+
+func (b *mailbox) messages() []mailMsg {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]mailMsg(nil), b.msgs...)
+}
+
+// newMember adds a user to the organization and returns the user's id.
+func (e *env) newMember(email string) uuid.UUID {
+	e.t.Helper()
+	id := uuid.New()
+	ctx := context.Background()
+	if _, err := e.st.Pool().Exec(ctx, `INSERT INTO users (id, email) VALUES ($1, $2)`, id, email); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.st.Pool().Exec(ctx, `INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'STANDARD')`, e.org, id); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+// emailDeliveries reads the e-mail deliveries of the environment's organization.
+func (e *env) emailDeliveries() []struct{ Status, Address, Error string } {
+	e.t.Helper()
+	rows, err := e.st.Pool().Query(context.Background(), `SELECT status, address, coalesce(last_error, '') FROM deliveries
+		WHERE org_id = $1 AND channel = 'email' ORDER BY address`, e.org)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []struct{ Status, Address, Error string }
+	for rows.Next() {
+		var d struct{ Status, Address, Error string }
+		if err := rows.Scan(&d.Status, &d.Address, &d.Error); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func TestNotifierEmailsUserAlerts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	box := newMailbox(t)
+	alice := e.newMember("alice@example.com")
+	outsider := uuid.New() // not a member: never e-mailed
+	if _, err := e.st.Pool().Exec(context.Background(), `INSERT INTO users (id, email) VALUES ($1, 'mallory@example.com')`, outsider); err != nil {
+		t.Fatal(err)
+	}
+	e.run(notifier.Options{SMTPURL: "smtp://" + box.addr, MailFrom: "Vantage Alerts <alerts@vantage.test>", PublicURL: "https://vantage.test"})
+	ev := e.emit("uptime.down", e.check, map[string][]string{"user_alerts": {alice.String(), outsider.String()}})
+	waitFor(t, 3*time.Second, "the e-mail", func() bool { return len(box.messages()) == 1 })
+	time.Sleep(200 * time.Millisecond)
+	msgs := box.messages()
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages, want 1", len(msgs))
+	}
+	m := msgs[0]
+	if m.From != "alerts@vantage.test" || len(m.To) != 1 || m.To[0] != "alice@example.com" {
+		t.Fatalf("envelope %+v", m)
+	}
+	for _, want := range []string{"Subject: [Vantage] api: DOWN", "To: <alice@example.com>", `Check "api" is DOWN (priority HIGH)`,
+		"https://vantage.test/v1/checks/" + e.check.String(), "Event id: " + ev.String()} {
+		if !strings.Contains(m.Data, want) {
+			t.Fatalf("message lacks %q:\n%s", want, m.Data)
+		}
+	}
+	waitFor(t, time.Second, "the recorded delivery", func() bool {
+		ds := e.emailDeliveries()
+		return len(ds) == 1 && ds[0].Status == store.DeliveryDelivered
+	})
+}
+
+func TestNotifierSkipsEmailWithoutSMTP(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bob := e.newMember("bob@example.com")
+	e.run(notifier.Options{})
+	e.emit("uptime.up", e.check, map[string][]string{"user_alerts": {bob.String()}})
+	waitFor(t, 2*time.Second, "the skipped delivery", func() bool {
+		ds := e.emailDeliveries()
+		return len(ds) == 1 && ds[0].Status == store.DeliverySkipped &&
+			ds[0].Error == "e-mail is disabled: VANTAGE_SMTP_URL is not set" && ds[0].Address == "bob@example.com"
+	})
+}

@@ -1,0 +1,148 @@
+package notifier
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+// SecretPrefix starts every webhook signing secret.
+const SecretPrefix = "whsec_"
+
+// Sign computes the Standard Webhooks signature header value of one request:
+// "v1," + base64(HMAC-SHA256(key, msgID + "." + timestamp + "." + body)), where key is the
+// base64-decoded part of secret after "whsec_".
+func Sign(secret, msgID string, timestamp int64, body []byte) (string, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, SecretPrefix))
+	if err != nil {
+		return "", fmt.Errorf("webhook secret is not whsec_<base64>: %w", err)
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(msgID + "." + strconv.FormatInt(timestamp, 10) + "."))
+	mac.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
+}
+
+// maxResponseRead is how much of a receiver's answer is read (then discarded).
+const maxResponseRead = 64 << 10
+
+// sendWebhook POSTs the event document to the webhook. A 2xx answer is success; anything else,
+// including redirects, is an error to retry. Error texts never contain the resolved URL.
+func (n *Notifier) sendWebhook(ctx context.Context, d store.DueDelivery, at time.Time) (*int, error) {
+	target, secrets, err := n.resolveURL(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := Sign(d.Secret, d.EventID.String(), at.Unix(), d.Body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(d.Body))
+	if err != nil {
+		return nil, errors.New("the webhook URL is not a valid request target")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Vantage-Webhooks/1.0")
+	req.Header.Set("webhook-id", d.EventID.String())
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
+	req.Header.Set("webhook-signature", sig)
+	resp, err := n.opts.Client.Do(req)
+	if err != nil {
+		return nil, errors.New(redact(describeHTTPError(ctx, err, n.opts.Timeout), secrets))
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseRead))
+	code := resp.StatusCode
+	if code < 200 || code > 299 {
+		return &code, fmt.Errorf("the receiver answered HTTP %d", code)
+	}
+	return &code, nil
+}
+
+// resolveURL substitutes the {{NAME}} references of the URL from the organization's variable
+// pool, now (supplement §2.11), and returns the URL and the values to keep out of error texts.
+func (n *Notifier) resolveURL(ctx context.Context, d store.DueDelivery) (string, []string, error) {
+	raw := d.URL
+	var hidden []string
+	if names := check.VarRefs(raw); len(names) > 0 {
+		vars, err := n.st.ResolveVars(ctx, d.OrgID, nil, names)
+		if err != nil {
+			return "", nil, fmt.Errorf("resolve URL variables: %w", err)
+		}
+		for _, name := range names {
+			v, ok := vars[name]
+			if !ok {
+				return "", nil, fmt.Errorf("the URL references {{%s}}, which is not defined", name)
+			}
+			if v.Secret && v.Value != "" {
+				hidden = append(hidden, v.Value)
+			}
+		}
+		raw = check.ReplaceVarRefs(raw, func(name string) (string, bool) { v, ok := vars[name]; return v.Value, ok })
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", nil, errors.New("the webhook URL is not an absolute http(s) URL once its variables are substituted")
+	}
+	return raw, hidden, nil
+}
+
+// describeHTTPError names a transport failure without the URL that *url.Error would print.
+func describeHTTPError(ctx context.Context, err error, timeout time.Duration) string {
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Sprintf("no answer within %s", timeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return "request failed: " + err.Error()
+}
+
+// redact replaces secret values in s.
+func redact(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
+
+// errForbiddenTarget is the connect error for an address DenyPrivateTargets refuses.
+var errForbiddenTarget = errors.New("the target address is private, loopback or link-local, which this deployment does not allow")
+
+// cgnat is the carrier-grade NAT range (RFC 6598), private in practice.
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// refusePrivate is a net.Dialer Control function that refuses non-public addresses.
+func refusePrivate(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return errForbiddenTarget
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip) {
+		return errForbiddenTarget
+	}
+	return nil
+}
