@@ -23,7 +23,12 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/kylelemons/godebug v1.1.0 // indirect
+require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.22.1
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/kylelemons/godebug v1.1.0 // indirect
+)
 
 require (
 	github.com/andybalholm/cascadia v1.3.5 // indirect

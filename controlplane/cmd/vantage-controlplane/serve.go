@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,8 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -117,6 +120,18 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	grpcSrv := grpc.NewServer(ingest.GRPCServerOptions()...)
 	ingestSrv.Register(grpcSrv)
 
+	cookieKey, err := web.DeriveCookieKey(cfg.SecretKey)
+	if err != nil {
+		return err
+	}
+	apiHost := ""
+	if u, err := url.Parse(cfg.PublicURL); err == nil {
+		apiHost = u.Hostname()
+	}
+	public := web.NewHandler(st, web.Options{StatusDomain: cfg.StatusDomain, APIHost: apiHost,
+		CookieKey: cookieKey, ClientIP: api.ClientIP, Logger: log.With("component", "statuspage"),
+		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log.With("component", "statuspage")})})
+
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,
@@ -126,6 +141,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Ready:          ready(st, nc),
 		TrustedProxies: cfg.TrustedProxies,
 		CheckChanged:   announce,
+		Public:         public,
 	})
 	if err != nil {
 		return err

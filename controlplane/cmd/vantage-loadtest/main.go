@@ -3,6 +3,11 @@
 // database; see README "Benchmarks".
 //
 //	vantage-loadtest -addr http://127.0.0.1:8080 -token $TOKEN -seed 10000 -duration 10s
+//
+// The statuspage scenario needs no token: it GETs one public status page (-page, a URL or a
+// path on -addr, e.g. /status/acme) repeatedly, as browsers do (gzip accepted).
+//
+//	vantage-loadtest -scenarios statuspage -page /status/acme -duration 20s -concurrency 16
 package main
 
 import (
@@ -36,6 +41,7 @@ type options struct {
 	duration    time.Duration
 	concurrency int
 	scenarios   string
+	page        string
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -46,11 +52,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.seed, "seed", 10000, "checks to create first (through POST /v1/checks, measured as the post scenario)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "duration of each read scenario")
 	fs.IntVar(&o.concurrency, "concurrency", 16, "concurrent client connections")
-	fs.StringVar(&o.scenarios, "scenarios", "post,get,list", "comma-separated scenarios: post, get, list")
+	fs.StringVar(&o.scenarios, "scenarios", "post,get,list", "comma-separated scenarios: post, get, list, statuspage")
+	fs.StringVar(&o.page, "page", "", "the statuspage scenario's page: a URL, or a path on -addr such as /status/acme")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if o.token == "" {
+	if o.token == "" && strings.TrimSpace(o.scenarios) != "statuspage" {
 		return errors.New("-token (or VANTAGE_TOKEN) is required")
 	}
 	c := &client{base: strings.TrimRight(o.addr, "/"), token: o.token, http: &http.Client{
@@ -97,6 +104,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				return status, err
 			})
 			r.print(out, fmt.Sprintf("GET /v1/checks?per_page=100 (%d)", len(ids)), http.StatusOK)
+		case "statuspage":
+			if o.page == "" {
+				return errors.New("the statuspage scenario needs -page (e.g. /status/acme)")
+			}
+			target := o.page
+			if !strings.Contains(target, "://") {
+				target = c.base + "/" + strings.TrimLeft(target, "/")
+			}
+			var size atomic.Int64
+			r := c.timed(ctx, o.concurrency, o.duration, func() (int, error) {
+				status, n, err := c.page(target)
+				size.Store(n)
+				return status, err
+			})
+			r.print(out, fmt.Sprintf("GET status page (%d KB)", size.Load()/1024), http.StatusOK)
 		default:
 			return fmt.Errorf("unknown scenario %q", sc)
 		}
@@ -130,6 +152,18 @@ func (c *client) do(method, path, body string) (int, []byte, error) {
 	var buf bytes.Buffer
 	_, err = buf.ReadFrom(resp.Body)
 	return resp.StatusCode, buf.Bytes(), err
+}
+
+// page GETs a public page without credentials, accepting gzip like a browser (the transport
+// decompresses), and returns the status and the decompressed size.
+func (c *client) page(url string) (int, int64, error) {
+	resp, err := c.http.Get(url)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, n, err
 }
 
 type report struct {

@@ -143,6 +143,15 @@ func routes(r *gin.Engine, d Deps) {
 	spm.GET("/:scheduled_maintenance_id", pages.getMaintenance)
 	spm.PATCH("/:scheduled_maintenance_id", pages.patchMaintenance)
 	spm.DELETE("/:scheduled_maintenance_id", pages.removeMaintenance)
+
+	// -- people --
+	people := newPeopleHandler(d)
+	pu := authed.Group("/users", area(auth.People), resource("user"))
+	pu.GET("", people.listUsers)
+	pu.DELETE("/:user_id", people.removeUser)
+	pi := authed.Group("/invitations", area(auth.People), resource("invitation"))
+	pi.GET("", people.listInvitations)
+	pi.POST("", people.createInvitation)
 }
 
 // kindNoun names each kind in "<noun> not found" messages of the typed routes.

@@ -6,6 +6,7 @@ package api
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,6 +36,48 @@ type Deps struct {
 	// so the scheduler picks the change up within a second. Nil: nobody is told (the
 	// scheduler's periodic resync still catches up).
 	CheckChanged func(checkID uuid.UUID)
+	// Public, if set, serves the public status pages (statuspage/web): every /status/* path,
+	// and requests no API route matches, outside /v1, that it claims with a
+	// Route(*http.Request) bool method (a status domain or custom domain Host); a handler
+	// without that method gets every such request. ClientIP gives it the client address as the
+	// API sees it. Nil: no public pages.
+	Public http.Handler
+}
+
+// publicRouter is the optional method by which Deps.Public claims unmatched requests.
+type publicRouter interface{ Route(r *http.Request) bool }
+
+// clientIPKey carries gin's client IP into Deps.Public.
+type clientIPKey struct{}
+
+// ClientIP is the client address of a request the API handed to Deps.Public, as gin sees it
+// behind TrustedProxies; for any other request, the host of RemoteAddr.
+func ClientIP(r *http.Request) string {
+	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok {
+		return ip
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// servePublic hands a request to the public pages handler.
+func servePublic(h http.Handler) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		ctx := context.WithValue(c.Request.Context(), clientIPKey{}, c.ClientIP())
+		h.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
+	}
+}
+
+// claimsPublic reports whether an unmatched request goes to Deps.Public.
+func (d Deps) claimsPublic(r *http.Request) bool {
+	if d.Public == nil || r.URL.Path == "/v1" || strings.HasPrefix(r.URL.Path, "/v1/") {
+		return false
+	}
+	pr, ok := d.Public.(publicRouter)
+	return !ok || pr.Route(r)
 }
 
 // checkChanged calls d.CheckChanged when it is set.
@@ -58,7 +101,13 @@ func New(d Deps) (http.Handler, error) {
 	}
 	m := newHTTPMetrics(d.Registry)
 	r.Use(requestLog(d.Logger), m.middleware(), recovery())
-	r.NoRoute(func(c *gin.Context) { fail(c, notFound("route "+c.Request.Method+" "+c.Request.URL.Path)) })
+	r.NoRoute(func(c *gin.Context) {
+		if d.claimsPublic(c.Request) {
+			servePublic(d.Public)(c)
+			return
+		}
+		fail(c, notFound("route "+c.Request.Method+" "+c.Request.URL.Path))
+	})
 	r.NoMethod(func(c *gin.Context) {
 		fail(c, &apiError{Status: http.StatusMethodNotAllowed, Type: "method_not_allowed",
 			Message: "method " + c.Request.Method + " is not allowed on " + c.Request.URL.Path})
@@ -76,6 +125,9 @@ func New(d Deps) (http.Handler, error) {
 	})
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{})))
 
+	if d.Public != nil {
+		r.Any("/status/*path", servePublic(d.Public))
+	}
 	routes(r, d)
 	return r, nil
 }

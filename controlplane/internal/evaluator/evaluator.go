@@ -66,6 +66,8 @@ type Tx interface {
 	CloseIncident(ctx context.Context, orgID, checkID uuid.UUID, endedAt time.Time) (store.Incident, bool, error)
 	CurrentIncident(ctx context.Context, orgID, checkID uuid.UUID) (store.Incident, bool, error)
 	InsertOutbox(ctx context.Context, events []store.OutboxEvent) error
+	// CountVerdicts adds judged runs to their checks' daily counters (status page uptime).
+	CountVerdicts(ctx context.Context, verdicts []store.Verdict) error
 	// InMaintenance tells which of the checks sit in an active maintenance window at now.
 	InMaintenance(ctx context.Context, checks []*store.PipelineCheck, now time.Time) (map[uuid.UUID]bool, error)
 }

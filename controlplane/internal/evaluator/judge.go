@@ -56,6 +56,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 	var save, drop []store.Run
 	var states []store.CheckState
 	var events []store.OutboxEvent
+	var verdicts []store.Verdict
 	for _, c := range checks {
 		if c.Paused {
 			drop = append(drop, runsOf[c.ID]...)
@@ -77,6 +78,8 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 			if err := cs.apply(ctx, r); err != nil {
 				return err
 			}
+			verdicts = append(verdicts, store.Verdict{OrgID: c.OrgID, CheckID: c.ID, ScheduledAt: r.ScheduledAt,
+				Passing: verdictOf(&r.Run).Passing})
 			if r.stored {
 				drop = append(drop, r.Run)
 			}
@@ -94,6 +97,9 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 		return err
 	}
 	if err := tx.UpdateCheckStates(ctx, states); err != nil {
+		return err
+	}
+	if err := tx.CountVerdicts(ctx, verdicts); err != nil {
 		return err
 	}
 	return tx.InsertOutbox(ctx, events)

@@ -30,6 +30,18 @@
 // users of user_alerts who are members of the organization are e-mailed. Muted checks write no
 // outbox rows at all (the evaluator drops their alert effects), so they send nothing.
 //
+// # Subscriber and invitation e-mails
+//
+// subscriber.confirmation (a new status page subscriber: double opt-in), subscriber.notification
+// (an incident created or updated with notify_subscribers, a scheduled maintenance an hour
+// before / at its start / at its end per its notifications flags) and invitation.created are
+// e-mail only (no webhook matches them). They fan out to one delivery per recipient: the
+// unconfirmed subscriber, every confirmed subscriber of the page (those in SELECTED_COMPONENTS
+// mode only when the incident affects one of their components), or the invitee. Each e-mail
+// is rendered at its attempt with the recipient's own links (subscriber_mail.go); every
+// subscriber e-mail carries an unsubscribe link and List-Unsubscribe / List-Unsubscribe-Post
+// (RFC 8058 one-click) headers. A recipient gone meanwhile is SKIPPED, not e-mailed.
+//
 // # The document
 //
 //	{"id": "<event id>", "type": "uptime.down", "occurred_at": "2026-01-02T15:04:05.000Z",

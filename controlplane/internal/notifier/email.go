@@ -60,6 +60,11 @@ func (m *mailer) send(ctx context.Context, d store.DueDelivery) error {
 	if err != nil {
 		return err
 	}
+	return m.transmit(ctx, *d.Address, msg)
+}
+
+// transmit hands one message for rcpt to the SMTP server, in one SMTP conversation.
+func (m *mailer) transmit(ctx context.Context, rcpt string, msg []byte) error {
 	var dialer net.Dialer
 	conn, err := dialer.DialContext(ctx, "tcp", m.addr)
 	if err != nil {
@@ -93,7 +98,7 @@ func (m *mailer) send(ctx context.Context, d store.DueDelivery) error {
 	if err := c.Mail(m.from.Address); err != nil {
 		return fmt.Errorf("SMTP MAIL FROM: %w", err)
 	}
-	if err := c.Rcpt(*d.Address); err != nil {
+	if err := c.Rcpt(rcpt); err != nil {
 		return fmt.Errorf("SMTP RCPT TO: %w", err)
 	}
 	w, err := c.Data()

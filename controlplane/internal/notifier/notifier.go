@@ -25,6 +25,8 @@ type Store interface {
 	ResolveVars(ctx context.Context, orgID uuid.UUID, projectID *uuid.UUID, names []string) (map[string]store.ResolvedVar, error)
 	GetCheck(ctx context.Context, orgID, id uuid.UUID, withScript bool) (store.Check, error)
 	ListenOutbox(ctx context.Context, wake func()) error
+	SubscriberMail(ctx context.Context, orgID, subscriberID uuid.UUID) (store.SubscriberMail, error)
+	InvitationMail(ctx context.Context, orgID, invitationID uuid.UUID) (store.InvitationMail, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -264,9 +266,12 @@ func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attem
 	case store.ChannelWebhook:
 		status, err = n.sendWebhook(ctx, d, start)
 	case store.ChannelEmail:
-		if n.mail == nil {
+		switch {
+		case n.mail == nil:
 			skipped = "e-mail is disabled: VANTAGE_SMTP_URL is not set"
-		} else {
+		case isPeopleMail(d.EventType):
+			skipped, err = n.sendPeopleMail(ctx, d)
+		default:
 			err = n.mail.send(ctx, d)
 		}
 	default:

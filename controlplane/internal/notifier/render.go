@@ -115,6 +115,13 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 		}
 	}
 	f.ResourceID = ref.ID
+	if isPeopleMail(ev.EventType) {
+		m, err := mailFanout(ev, p)
+		if err != nil {
+			return f, err
+		}
+		f.Mail = m
+	}
 	if ref.Alerts != nil {
 		f.WebhookIDs = parseIDs(ref.Alerts.Webhook)
 		f.UserIDs = parseIDs(ref.Alerts.User)

@@ -52,6 +52,8 @@ type Fanout struct {
 	WebhookIDs []uuid.UUID
 	// UserIDs are e-mailed (a check's user_alerts); only members of the organization are.
 	UserIDs []uuid.UUID
+	// Mail names the recipients of a subscriber or invitation e-mail (subscriber_mail.go).
+	Mail *MailFanout
 }
 
 // DispatchResult counts what one DispatchOutbox call did.
@@ -142,6 +144,13 @@ func fanOut(ctx context.Context, tx pgx.Tx, ev PendingEvent, f Fanout, now time.
 		return 0, err
 	}
 	n += int(tag.RowsAffected())
+	if f.Mail != nil {
+		k, err := fanOutMail(ctx, tx, ev, *f.Mail, now)
+		if err != nil {
+			return 0, err
+		}
+		n += k
+	}
 	_, err = tx.Exec(ctx, `UPDATE outbox SET body = $2, delivered_at = $3, attempts = attempts + 1, last_error = NULL WHERE id = $1`,
 		ev.ID, f.Body, now)
 	return n, err
@@ -154,6 +163,7 @@ type DueDelivery struct {
 	EventID   uuid.UUID
 	EventType string
 	Channel   string
+	Target    uuid.UUID // webhook, user, subscriber or invitation id
 	WebhookID *uuid.UUID
 	Address   *string // e-mail recipient
 	Attempt   int     // the number of this attempt (1 = first)
@@ -174,7 +184,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 			ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
 		UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = $3
 		FROM due WHERE d.id = due.id
-		RETURNING d.id, d.org_id, d.event_id, d.event_type, d.channel, d.webhook_id, d.address, d.attempts, d.tries, d.created_at,
+		RETURNING d.id, d.org_id, d.event_id, d.event_type, d.channel, d.target, d.webhook_id, d.address, d.attempts, d.tries, d.created_at,
 			(SELECT o.body FROM outbox o WHERE o.id = d.event_id),
 			(SELECT w.url FROM webhooks w WHERE w.id = d.webhook_id),
 			(SELECT w.secret_enc FROM webhooks w WHERE w.id = d.webhook_id)`, now, limit, now.Add(lease))
@@ -186,7 +196,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 		var d DueDelivery
 		var url *string
 		var sealed []byte
-		if err := rows.Scan(&d.ID, &d.OrgID, &d.EventID, &d.EventType, &d.Channel, &d.WebhookID, &d.Address,
+		if err := rows.Scan(&d.ID, &d.OrgID, &d.EventID, &d.EventType, &d.Channel, &d.Target, &d.WebhookID, &d.Address,
 			&d.Attempt, &d.Tries, &d.CreatedAt, &d.Body, &url, &sealed); err != nil {
 			rows.Close()
 			return nil, translate(err)

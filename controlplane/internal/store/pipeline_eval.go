@@ -244,3 +244,37 @@ func (p *PipelineTx) CurrentIncident(ctx context.Context, orgID, checkID uuid.UU
 	}
 	return inc, true, nil
 }
+
+// Verdict is one judged run, as the daily counters record it.
+type Verdict struct {
+	OrgID       uuid.UUID
+	CheckID     uuid.UUID
+	ScheduledAt time.Time
+	Passing     bool
+}
+
+// CountVerdicts adds judged runs to their checks' daily counters (check_daily_stats, the day
+// being the UTC date of the run's scheduled time), in the transaction that judged them.
+func (p *PipelineTx) CountVerdicts(ctx context.Context, verdicts []Verdict) error {
+	if len(verdicts) == 0 {
+		return nil
+	}
+	n := len(verdicts)
+	orgs, checks, days, failed := make([]pgtype.UUID, n), make([]pgtype.UUID, n), make([]string, n), make([]bool, n)
+	for i, v := range verdicts {
+		orgs[i], checks[i] = pgUUID(v.OrgID), pgUUID(v.CheckID)
+		days[i], failed[i] = v.ScheduledAt.UTC().Format(time.DateOnly), !v.Passing
+	}
+	// Grouped first: ON CONFLICT may not touch the same row twice in one statement.
+	_, err := p.tx.Exec(ctx, `INSERT INTO check_daily_stats AS s (org_id, check_id, day, runs, failed_runs)
+		SELECT o, c, d::date, count(*), count(*) FILTER (WHERE f)
+		FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bool[]) AS u(o, c, d, f)
+		GROUP BY o, c, d
+		ON CONFLICT (check_id, day) DO UPDATE
+			SET runs = s.runs + EXCLUDED.runs, failed_runs = s.failed_runs + EXCLUDED.failed_runs`,
+		orgs, checks, days, failed)
+	if err != nil {
+		return fmt.Errorf("count verdicts: %w", err)
+	}
+	return nil
+}

@@ -277,7 +277,8 @@ func (s *Store) CreateIncident(ctx context.Context, actor Actor, orgID, pageID u
 			VALUES ($1, $2, $3, $4, $5, $6, $6, $6)`, id, orgID, pageID, in.Title, statuspage.ImpactOf(statuses), now); err != nil {
 			return err
 		}
-		if _, err := addUpdate(ctx, tx, orgID, pageID, id, in.Status, in.Description, now, in.NotifySubscribers, in.Components, "components", now); err != nil {
+		upd, err := addUpdate(ctx, tx, orgID, pageID, id, in.Status, in.Description, now, in.NotifySubscribers, in.Components, "components", now)
+		if err != nil {
 			return err
 		}
 		if err := refreshIncident(ctx, tx, orgID, id, now); err != nil {
@@ -286,7 +287,11 @@ func (s *Store) CreateIncident(ctx context.Context, actor Actor, orgID, pageID u
 		if err := writeIncidentEvent(ctx, tx, orgID, pageID, id, statuspage.EventIncidentStarted, now); err != nil {
 			return err
 		}
-		var err error
+		if in.NotifySubscribers {
+			if err := queueSubscriberNotification(ctx, tx, orgID, pageID, id, upd, NotifyIncidentCreated, now); err != nil {
+				return err
+			}
+		}
 		if inc, err = loadIncident(ctx, tx, orgID, pageID, id); err != nil {
 			return err
 		}

@@ -127,8 +127,11 @@ func (s *Store) UpdateMaintenance(ctx context.Context, actor Actor, orgID, pageI
 			return ErrMaintenanceStarted
 		}
 		now := s.now()
+		// A new start date re-arms the notice an hour before it (reminded_at, subscriber_mail.go).
 		if _, err := tx.Exec(ctx, `UPDATE status_page_incidents SET title = coalesce($3, title), start_date = coalesce($4, start_date),
-				duration_minutes = coalesce($5, duration_minutes), updated_at = $6 WHERE org_id = $1 AND id = $2`,
+				duration_minutes = coalesce($5, duration_minutes), updated_at = $6,
+				reminded_at = CASE WHEN $4::timestamptz IS DISTINCT FROM NULL AND $4::timestamptz <> start_date THEN NULL ELSE reminded_at END
+			WHERE org_id = $1 AND id = $2`,
 			orgID, id, p.Title, p.StartDate, p.DurationMinutes, now); err != nil {
 			return err
 		}
@@ -153,9 +156,14 @@ func (s *Store) UpdateMaintenance(ctx context.Context, actor Actor, orgID, pageI
 //	              the components restored, .resolved queued
 //
 // A maintenance whose whole window passed while nothing ran goes through both steps at once.
+// Subscribers are e-mailed per the maintenance's notifications flags (subscriber_mail.go),
+// including the notice an hour before the start.
 // Each maintenance moves in its own transaction with its row locked (SKIP LOCKED), so several
 // replicas may run this together. Changes are audited as the system's.
 func (s *Store) AdvanceMaintenance(ctx context.Context, now time.Time) error {
+	if err := s.remindUpcomingMaintenance(ctx, now); err != nil {
+		return err
+	}
 	rows, err := s.pool.Query(ctx, `SELECT org_id, status_page_id, id FROM status_page_incidents
 		WHERE (maintenance_state = 'SCHEDULED' AND start_date <= $1)
 		   OR (maintenance_state = 'IN_PROGRESS' AND start_date + duration_minutes * interval '1 minute' <= $1)
@@ -249,6 +257,9 @@ func advanceOne(ctx context.Context, tx pgx.Tx, orgID, pageID, id uuid.UUID, now
 		if err := writeIncidentEvent(ctx, tx, orgID, pageID, id, statuspage.EventIncidentUpdated, now); err != nil {
 			return err
 		}
+		if err := queueMaintenanceNotification(ctx, tx, orgID, pageID, id, upd, NotifyMaintenanceStarted, now); err != nil {
+			return err
+		}
 		if err := audit("started"); err != nil {
 			return err
 		}
@@ -270,6 +281,9 @@ func advanceOne(ctx context.Context, tx pgx.Tx, orgID, pageID, id uuid.UUID, now
 			return err
 		}
 		if err := writeIncidentEvent(ctx, tx, orgID, pageID, id, statuspage.EventIncidentResolved, now); err != nil {
+			return err
+		}
+		if err := queueMaintenanceNotification(ctx, tx, orgID, pageID, id, upd, NotifyMaintenanceCompleted, now); err != nil {
 			return err
 		}
 		return audit("completed")

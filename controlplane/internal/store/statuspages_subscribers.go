@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"time"
 
@@ -55,8 +53,9 @@ type NewSubscriber struct {
 	ComponentIDs []uuid.UUID
 }
 
-// CreateSubscriber adds an unconfirmed subscriber with a fresh confirmation token (only its
-// SHA-256 is kept; the e-mail flow issues the token it sends), and audits it. The address is
+// CreateSubscriber adds an unconfirmed subscriber with fresh confirmation and unsubscribe
+// tokens (hashed and sealed, see subscriber_mail.go), queues its confirmation e-mail
+// (subscriber.confirmation) in the same transaction, and audits it. The address is
 // unique per page, case-insensitively: a second one is a subscriber_already_exists conflict.
 // Component ids must be components of the page.
 func (s *Store) CreateSubscriber(ctx context.Context, actor Actor, orgID, pageID uuid.UUID, in NewSubscriber) (statuspage.Subscriber, error) {
@@ -73,13 +72,19 @@ func (s *Store) CreateSubscriber(ctx context.Context, actor Actor, orgID, pageID
 		if n != len(in.ComponentIDs) {
 			return spValidation("component_ids", "every id must be a component of this status page")
 		}
-		token := make([]byte, 32)
-		_, _ = rand.Read(token)
-		hash := sha256.Sum256(token)
+		confirm, err := s.newLinkToken()
+		if err != nil {
+			return err
+		}
+		unsubscribe, err := s.newLinkToken()
+		if err != nil {
+			return err
+		}
 		id := uuid.Must(uuid.NewV7())
-		_, err := tx.Exec(ctx, `INSERT INTO status_page_subscribers (id, org_id, status_page_id, email_address, confirmation_token_hash,
-				component_subscription_mode, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			id, orgID, pageID, in.EmailAddress, hash[:], in.Mode, s.now())
+		_, err = tx.Exec(ctx, `INSERT INTO status_page_subscribers (id, org_id, status_page_id, email_address, confirmation_token_hash,
+				confirmation_token_enc, unsubscribe_token_hash, unsubscribe_token_enc, component_subscription_mode, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			id, orgID, pageID, in.EmailAddress, confirm.Hash, confirm.Sealed, unsubscribe.Hash, unsubscribe.Sealed, in.Mode, s.now())
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "status_page_subscribers_email" {
 			return &ConflictError{Type: "subscriber_already_exists", Code: 409,
@@ -90,6 +95,9 @@ func (s *Store) CreateSubscriber(ctx context.Context, actor Actor, orgID, pageID
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO status_page_subscriber_components (org_id, subscriber_id, component_id)
 			SELECT $1, $2, unnest($3::uuid[])`, orgID, id, in.ComponentIDs); err != nil {
+			return err
+		}
+		if err := queueSubscriberConfirmation(ctx, tx, orgID, pageID, id, in.EmailAddress, s.now()); err != nil {
 			return err
 		}
 		if sub, err = scanSubscriber(tx.QueryRow(ctx, `SELECT `+subscriberColumns+` FROM status_page_subscribers s WHERE s.org_id = $1 AND s.id = $2`, orgID, id)); err != nil {

@@ -94,6 +94,11 @@ func (s *Store) CreateIncidentUpdate(ctx context.Context, actor Actor, orgID, pa
 		if err := writeIncidentEvent(ctx, tx, orgID, pageID, incidentID, event, now); err != nil {
 			return err
 		}
+		if in.NotifySubscribers {
+			if err := queueSubscriberNotification(ctx, tx, orgID, pageID, incidentID, id, NotifyIncidentUpdated, now); err != nil {
+				return err
+			}
+		}
 		if u, err = getUpdate(ctx, tx, orgID, incidentID, id); err != nil {
 			return err
 		}

@@ -1,0 +1,160 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// peopleStore is what the users and invitations API needs from the store.
+type peopleStore interface {
+	ListMembers(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]store.Member, int64, error)
+	RemoveMember(ctx context.Context, actor store.Actor, orgID, userID uuid.UUID) error
+	ListInvitations(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]store.Invitation, int64, error)
+	CreateInvitation(ctx context.Context, actor store.Actor, orgID uuid.UUID, email, role string) (store.Invitation, error)
+}
+
+var _ peopleStore = (*store.Store)(nil)
+
+// peopleHandler serves users and invitations (supplement §2.5; PEOPLE area). Seats: see
+// store.SeatLimits (free 5, members plus pending invitations; paid unlimited).
+type peopleHandler struct{ st peopleStore }
+
+func newPeopleHandler(d Deps) *peopleHandler { return &peopleHandler{st: d.Store} }
+
+// Roles of organization members.
+const (
+	roleAdmin    = "ADMIN"
+	roleStandard = "STANDARD"
+)
+
+// userJSON is a member as GET /v1/users lists it.
+type userJSON struct {
+	ID        string  `json:"id"`
+	FirstName *string `json:"first_name"`
+	LastName  *string `json:"last_name"`
+	Email     *string `json:"email"`
+	Image     *string `json:"image"`
+	Role      string  `json:"role"`
+}
+
+// invitationJSON is an invitation.
+type invitationJSON struct {
+	ID        string `json:"id"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+	CreatedAt string `json:"created_at"`
+}
+
+func toInvitationJSON(i store.Invitation) invitationJSON {
+	return invitationJSON{ID: i.ID.String(), Email: i.Email, Role: i.Role, CreatedAt: formatTime(i.CreatedAt)}
+}
+
+// listUsers is GET /v1/users: the organization's members with their role.
+func (h *peopleHandler) listUsers(c *gin.Context) {
+	p, search, err := spList(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	list, total, err := h.st.ListMembers(c, orgID(c), search, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items := make([]userJSON, len(list))
+	for i, m := range list {
+		email := m.Email
+		items[i] = userJSON{ID: m.ID.String(), FirstName: m.FirstName, LastName: m.LastName, Email: &email, Image: m.Image, Role: m.Role}
+	}
+	okList(c, items, p, total)
+}
+
+// removeUser is DELETE /v1/users/{user_id}: the user leaves the organization. A user cannot
+// remove themselves (400); only access tokens act as a user, so an API token has no "self".
+func (h *peopleHandler) removeUser(c *gin.Context) {
+	id, err := pathID(c, "user_id", 1)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	cred := principal(c).Credential
+	if cred.Kind == store.CredentialAccessToken && cred.UserID == id {
+		fail(c, &apiError{Status: http.StatusBadRequest, Type: "cannot_remove_yourself",
+			Message: "you cannot remove yourself from the organization"})
+		return
+	}
+	if err := h.st.RemoveMember(c, actor(c), orgID(c), id); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, id.String())
+}
+
+// listInvitations is GET /v1/invitations: pending invitations, newest first.
+func (h *peopleHandler) listInvitations(c *gin.Context) {
+	p, search, err := spList(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	list, total, err := h.st.ListInvitations(c, orgID(c), search, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items := make([]invitationJSON, len(list))
+	for i, inv := range list {
+		items[i] = toInvitationJSON(inv)
+	}
+	okList(c, items, p, total)
+}
+
+// createInvitation is POST /v1/invitations: it stores the invitation and queues its e-mail.
+func (h *peopleHandler) createInvitation(c *gin.Context) {
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var email string
+	role := roleStandard
+	if o.Require("email") {
+		if v, ok := field[string](o, "email").Value(); ok {
+			v = strings.TrimSpace(v)
+			if !validEmail(v) {
+				o.Fail("email", "must be an e-mail address, e.g. user@example.com")
+			}
+			email = v
+		}
+	}
+	if v := nonNull[string](o, "role"); v.Set {
+		oneOf(o, "role", v.V, []string{roleAdmin, roleStandard})
+		role = v.V
+	}
+	o.Strict()
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	inv, err := h.st.CreateInvitation(c, actor(c), orgID(c), email, role)
+	switch {
+	case errors.Is(err, store.ErrAlreadyMember):
+		fail(c, &apiError{Status: http.StatusBadRequest, Type: "already_member", Message: "email: " + err.Error()})
+	case errors.Is(err, store.ErrAlreadyInvited):
+		fail(c, &apiError{Status: http.StatusBadRequest, Type: "already_invited", Message: "email: " + err.Error()})
+	case errors.Is(err, store.ErrSeatLimit):
+		fail(c, &apiError{Status: http.StatusForbidden, Type: "seat_limit_reached",
+			Message: "the plan's seat limit is reached: members and pending invitations count; upgrade the plan or remove a member"})
+	case err != nil:
+		fail(c, err)
+	default:
+		ok(c, http.StatusCreated, toInvitationJSON(inv))
+	}
+}
