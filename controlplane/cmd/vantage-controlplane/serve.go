@@ -108,7 +108,8 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return err
 	}
 	notify, err := notifier.New(log, time.Now, reg, st, notifier.Options{SMTPURL: cfg.SMTPURL,
-		MailFrom: cfg.MailFrom, PublicURL: cfg.PublicURL, RenderCheck: api.RenderCheckForWebhook})
+		MailFrom: cfg.MailFrom, PublicURL: cfg.PublicURL, RenderCheck: api.RenderCheckForWebhook,
+		DenyPrivateTargets: !cfg.AllowPrivate})
 	if err != nil {
 		return err
 	}

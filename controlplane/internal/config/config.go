@@ -36,6 +36,7 @@ type Config struct {
 	MailFrom        string        // VANTAGE_MAIL_FROM, default "Vantage <vantage@localhost>": sender of every e-mail
 	PublicURL       string        // VANTAGE_PUBLIC_URL, default "http://localhost:8080": base of links in e-mails (confirm, unsubscribe)
 	StatusDomain    string        // VANTAGE_STATUS_DOMAIN, default "": pages answer on {subdomain}.{domain} when set
+	AllowPrivate    bool          // VANTAGE_ALLOW_PRIVATE_TARGETS, default true: webhooks may reach private and loopback addresses
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -60,13 +61,14 @@ var Vars = []Var{
 	{"VANTAGE_MAIL_FROM", "Vantage <vantage@localhost>", "sender address of every e-mail"},
 	{"VANTAGE_PUBLIC_URL", "http://localhost:8080", "public base URL used in links Vantage sends (confirmations, unsubscribes, status pages)"},
 	{"VANTAGE_STATUS_DOMAIN", "(unset)", "when set, status pages also answer on {subdomain}.{domain} by Host header"},
+	{"VANTAGE_ALLOW_PRIVATE_TARGETS", "true", "whether webhook deliveries may reach loopback, private and link-local addresses (set false on a hosted deployment)"},
 }
 
 // Load reads the configuration through getenv and validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{HTTPAddr: ":8080", GRPCAddr: ":9090", LogLevel: slog.LevelInfo, ShutdownTimeout: 15 * time.Second,
 		NATSStoreDir: ".vantage/nats", RetentionDays: 30, PingAddr: ":8082",
-		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080"}
+		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080", AllowPrivate: true}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -158,6 +160,13 @@ func Load(getenv func(string) string) (Config, error) {
 		c.PublicURL = strings.TrimRight(s, "/")
 	}
 	c.StatusDomain = strings.ToLower(strings.TrimSpace(getenv("VANTAGE_STATUS_DOMAIN")))
+	if s := getenv("VANTAGE_ALLOW_PRIVATE_TARGETS"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			bad("VANTAGE_ALLOW_PRIVATE_TARGETS", "must be true or false, got %q", s)
+		}
+		c.AllowPrivate = b
+	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
 	}

@@ -1,0 +1,75 @@
+package config
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+const validKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // base64 of 32 bytes
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{"VANTAGE_DATABASE_URL": "postgres://x/y", "VANTAGE_SECRET_KEY": validKey}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":8080" || c.GRPCAddr != ":9090" || c.PingAddr != ":8082" || c.LogLevel != slog.LevelInfo ||
+		c.ShutdownTimeout != 15*time.Second || c.RetentionDays != 30 || c.NATSURL != "" || c.NATSStoreDir != ".vantage/nats" ||
+		!c.AllowPrivate || c.PublicURL != "http://localhost:8080" || len(c.SecretKey) != 32 {
+		t.Fatalf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestLoadNamesEveryBadVariable(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{
+		"VANTAGE_SECRET_KEY":            "c2hvcnQ=",
+		"VANTAGE_HTTP_ADDR":             "8080",
+		"VANTAGE_GRPC_ADDR":             "nope",
+		"VANTAGE_PING_ADDR":             "x",
+		"VANTAGE_BOOTSTRAP_TOKEN":       "short",
+		"VANTAGE_AGENT_TOKEN":           "short",
+		"VANTAGE_LOG_LEVEL":             "loud",
+		"VANTAGE_TRUSTED_PROXIES":       "10.0.0.1,not-an-ip",
+		"VANTAGE_SHUTDOWN_TIMEOUT":      "-3s",
+		"VANTAGE_RESULT_RETENTION_DAYS": "0",
+		"VANTAGE_SMTP_URL":              "http://mail",
+		"VANTAGE_MAIL_FROM":             "not an address",
+		"VANTAGE_PUBLIC_URL":            "ftp://x",
+		"VANTAGE_ALLOW_PRIVATE_TARGETS": "maybe",
+	}
+	_, err := Load(env(bad))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	for name := range bad {
+		if !strings.Contains(err.Error(), name+":") {
+			t.Errorf("error does not name %s:\n%v", name, err)
+		}
+	}
+	if !strings.Contains(err.Error(), "VANTAGE_DATABASE_URL: is required") {
+		t.Errorf("error does not name the missing database URL:\n%v", err)
+	}
+}
+
+func TestLoadAcceptsValidValues(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{
+		"VANTAGE_DATABASE_URL": "postgres://x/y", "VANTAGE_SECRET_KEY": validKey,
+		"VANTAGE_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1", "VANTAGE_LOG_LEVEL": "debug",
+		"VANTAGE_SMTP_URL": "smtps://u:p@mail.example.com:465", "VANTAGE_MAIL_FROM": "Ops <ops@example.com>",
+		"VANTAGE_PUBLIC_URL": "https://status.example.com/", "VANTAGE_ALLOW_PRIVATE_TARGETS": "false",
+		"VANTAGE_STATUS_DOMAIN": " Status.Example.COM ",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.TrustedProxies) != 2 || c.LogLevel != slog.LevelDebug || c.AllowPrivate ||
+		c.PublicURL != "https://status.example.com" || c.StatusDomain != "status.example.com" {
+		t.Fatalf("unexpected config: %+v", c)
+	}
+}
