@@ -25,6 +25,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
 	"github.com/vantagehq/vantage/controlplane/internal/heartbeat"
 	"github.com/vantagehq/vantage/controlplane/internal/ingest"
+	"github.com/vantagehq/vantage/controlplane/internal/invite"
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
@@ -143,6 +144,7 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		TrustedProxies: cfg.TrustedProxies,
 		CheckChanged:   announce,
 		Public:         public,
+		Invitations:    invite.NewHandler(st, invite.Options{Logger: log}),
 	})
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
-// routes is the whole /v1 route table.
+// routes is the whole /v1 route table, and the invitation link (Deps.Invitations).
 func routes(r *gin.Engine, d Deps) {
 	checks := newChecksHandler(d)
 	projects := newProjectsHandler(d)
@@ -152,6 +152,13 @@ func routes(r *gin.Engine, d Deps) {
 	pi := authed.Group("/invitations", area(auth.People), resource("invitation"))
 	pi.GET("", people.listInvitations)
 	pi.POST("", people.createInvitation)
+
+	// The invitation e-mail's link: an HTML page outside /v1, not part of the REST contract.
+	if d.Invitations != nil {
+		accept := gin.WrapH(d.Invitations)
+		r.GET("/invitations/accept", accept)
+		r.POST("/invitations/accept", accept)
+	}
 }
 
 // kindNoun names each kind in "<noun> not found" messages of the typed routes.

@@ -42,6 +42,10 @@ type Deps struct {
 	// without that method gets every such request. ClientIP gives it the client address as the
 	// API sees it. Nil: no public pages.
 	Public http.Handler
+	// Invitations, if set, serves the invitation e-mail's link, GET and POST
+	// /invitations/accept (invite.NewHandler); an HTML page for people, outside /v1 and the
+	// OpenAPI document. Nil: the link answers 404.
+	Invitations http.Handler
 }
 
 // publicRouter is the optional method by which Deps.Public claims unmatched requests.

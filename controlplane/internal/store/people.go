@@ -186,6 +186,26 @@ func (s *Store) InvitationMail(ctx context.Context, orgID, invitationID uuid.UUI
 	return m, nil
 }
 
+// PendingInvitation is a pending invitation as its accept link shows it before it is accepted.
+type PendingInvitation struct {
+	OrgName string
+	Email   string
+	Role    string
+}
+
+// InvitationByToken reads the pending invitation an accept token belongs to, without spending
+// the token (the accept page shows it and asks first). ErrLinkInvalid when no pending
+// invitation has this token.
+func (s *Store) InvitationByToken(ctx context.Context, token string) (PendingInvitation, error) {
+	var p PendingInvitation
+	err := s.pool.QueryRow(ctx, `SELECT o.name, i.email, i.role FROM invitations i JOIN organizations o ON o.id = i.org_id
+		WHERE i.token_hash = $1 AND i.accepted_at IS NULL`, hashLinkToken(token)).Scan(&p.OrgName, &p.Email, &p.Role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, ErrLinkInvalid
+	}
+	return p, translate(err)
+}
+
 // AcceptedInvitation is the result of AcceptInvitation.
 type AcceptedInvitation struct {
 	OrgID   uuid.UUID

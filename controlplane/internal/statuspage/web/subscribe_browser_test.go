@@ -1,0 +1,281 @@
+package web
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"mime/quotedprintable"
+	"net"
+	"net/mail"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/emersion/go-smtp"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// mailSink is a real SMTP server (go-smtp) on 127.0.0.1 that keeps every message it accepts,
+// with its body decoded (quoted-printable) the way a mail client shows it.
+type mailSink struct {
+	addr string
+	mu   sync.Mutex
+	msgs []sunkMail
+}
+
+// sunkMail is one accepted message.
+type sunkMail struct {
+	To     string
+	Header mail.Header
+	Body   string
+}
+
+type mailSinkSession struct {
+	sink *mailSink
+	to   []string
+}
+
+func (s *mailSinkSession) Reset()                               { s.to = nil }
+func (s *mailSinkSession) Logout() error                        { return nil }
+func (s *mailSinkSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (s *mailSinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.to = append(s.to, to)
+	return nil
+}
+
+func (s *mailSinkSession) Data(r io.Reader) error {
+	m, err := mail.ReadMessage(r)
+	if err != nil {
+		return err
+	}
+	var body io.Reader = m.Body
+	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
+		body = quotedprintable.NewReader(body)
+	}
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return err
+	}
+	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+	s.sink.mu.Lock()
+	defer s.sink.mu.Unlock()
+	for _, to := range s.to {
+		s.sink.msgs = append(s.sink.msgs, sunkMail{To: to, Header: m.Header, Body: text})
+	}
+	return nil
+}
+
+func newMailSink(t *testing.T) *mailSink {
+	t.Helper()
+	sink := &mailSink{}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailSinkSession{sink: sink}, nil }))
+	srv.Domain = "localhost"
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.addr = l.Addr().String()
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return sink
+}
+
+// all returns every message accepted so far, whoever it was for.
+func (s *mailSink) all() []sunkMail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]sunkMail(nil), s.msgs...)
+}
+
+// to returns the messages accepted for rcpt so far.
+func (s *mailSink) to(rcpt string) []sunkMail {
+	var out []sunkMail
+	for _, m := range s.all() {
+		if m.To == rcpt {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+var mailLink = regexp.MustCompile(`https?://\S+`)
+
+// link returns the message's link that contains part.
+func (m sunkMail) link(t *testing.T, part string) string {
+	t.Helper()
+	for _, l := range mailLink.FindAllString(m.Body, -1) {
+		if strings.Contains(l, part) {
+			return l
+		}
+	}
+	t.Fatalf("no link with %q in the e-mail:\n%s", part, m.Body)
+	return ""
+}
+
+// runMailNotifier runs a real notifier on st, e-mailing through sink with links on publicURL,
+// until the test ends.
+func runMailNotifier(t *testing.T, st *store.Store, sink *mailSink, publicURL string) {
+	t.Helper()
+	n, err := notifier.New(slog.New(slog.NewTextHandler(testWriter{t}, nil)), time.Now, nil, st, notifier.Options{
+		SMTPURL: "smtp://" + sink.addr, MailFrom: "Acme status <status@vantage.test>", PublicURL: publicURL,
+		Workers: 2, PollInterval: 20 * time.Millisecond, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = n.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// poll waits until cond holds, failing the test after timeout.
+func poll(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSubscribeFlowBrowser walks the double opt-in in real headless Chromium, against the
+// handler as serve.go mounts it (Extra: the confirm/unsubscribe links), a real database, a
+// real notifier and a real SMTP server: subscribe through the page's form, open the e-mailed
+// confirmation link, then unsubscribe through the e-mailed link's button.
+func TestSubscribeFlowBrowser(t *testing.T) {
+	exec := chromiumPath(t)
+	st := newStore(t)
+	f := newFixture(t, st, store.StatusPageInput{Name: "Acme Cloud", Subdomain: "acme"})
+	f.component("Public API", uuid.Nil, false)
+	sink := newMailSink(t)
+	links := subscribe.NewHandler(st, subscribe.Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	srv := serve(t, f.handler(Options{Extra: links}))
+	runMailNotifier(t, st, sink, srv.URL)
+	const addr = "reader@example.com"
+
+	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.ExecPath(exec), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	// navigate runs steps that load a page and checks its HTTP status.
+	navigate := func(what string, status int64, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		resp, err := chromedp.RunResponse(ctx, steps...)
+		if err != nil {
+			t.Fatalf("chromium (%s): %v", what, err)
+		}
+		if resp.Status != status {
+			t.Fatalf("%s: HTTP %d, want %d", what, resp.Status, status)
+		}
+	}
+	// page reads the shown page's heading and status message.
+	page := func() (h1, message string) {
+		t.Helper()
+		return run(t, ctx, chromedp.Text(chromedp.CSS("h1"))), run(t, ctx, chromedp.Text(chromedp.CSS(`p[role="status"]`)))
+	}
+
+	// 1. Subscribe through the page's form.
+	navigate("open the page", 200, chromedp.Navigate(srv.URL+"/status/acme"))
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("email")), chromedp.SendKeys(chromedp.ID("email"), addr)); err != nil {
+		t.Fatalf("chromium (type the address): %v", err)
+	}
+	navigate("submit the form", 200, chromedp.Click(chromedp.CSS(`form.sub button[type="submit"]`)))
+	if h1, msg := page(); h1 != "Check your inbox" || !strings.Contains(msg, "We sent a confirmation link to "+addr) {
+		t.Fatalf("after subscribing: %q / %q", h1, msg)
+	}
+	subscriber := func() (exists, confirmed bool) {
+		t.Helper()
+		var n int
+		if err := st.Pool().QueryRow(context.Background(), `SELECT count(*), coalesce(bool_and(confirmed), false)
+			FROM status_page_subscribers WHERE status_page_id = $1 AND email_address = $2`, f.page, addr).Scan(&n, &confirmed); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1, confirmed
+	}
+	if exists, confirmed := subscriber(); !exists || confirmed {
+		t.Fatalf("after subscribing: subscriber exists %v, confirmed %v; want a pending subscriber", exists, confirmed)
+	}
+
+	// 2. Exactly one e-mail, the confirmation, reaches the address; the notifier records it.
+	poll(t, 15*time.Second, "the confirmation e-mail", func() bool { return len(sink.to(addr)) >= 1 })
+	poll(t, 5*time.Second, "the delivered e-mail's record", func() bool {
+		var n int
+		err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE channel = 'email'
+			AND address = $1 AND status = $2`, addr, store.DeliveryDelivered).Scan(&n)
+		return err == nil && n == 1
+	})
+	if got := sink.all(); len(got) != 1 || got[0].To != addr {
+		t.Fatalf("the sink received %d messages (%+v), want exactly one to %s", len(got), got, addr)
+	}
+	msg := sink.to(addr)[0]
+	if s := msg.Header.Get("Subject"); s != "Confirm your subscription to Acme Cloud" {
+		t.Errorf("subject %q", s)
+	}
+	if cte := msg.Header.Get("Content-Transfer-Encoding"); !strings.EqualFold(cte, "quoted-printable") {
+		t.Errorf("Content-Transfer-Encoding %q; the link was parsed from a decoded quoted-printable body", cte)
+	}
+	confirm := msg.link(t, "/status/acme/confirm?token=")
+	unsubscribe := msg.link(t, "/status/acme/unsubscribe?token=")
+	for _, l := range []string{confirm, unsubscribe} {
+		if u, err := url.Parse(l); err != nil || u.Scheme+"://"+u.Host != srv.URL {
+			t.Fatalf("link %s is not on the server %s (%v)", l, srv.URL, err)
+		}
+	}
+
+	// 3. The confirmation link, opened in the browser, confirms.
+	navigate("open the confirmation link", 200, chromedp.Navigate(confirm))
+	if h1, msg := page(); h1 != "Subscription confirmed" || !strings.Contains(msg, addr+" will now receive e-mail updates about Acme Cloud") {
+		t.Fatalf("confirmation page: %q / %q", h1, msg)
+	}
+	shot := run(t, ctx, chromedp.FullScreenshot(100))
+	if exists, confirmed := subscriber(); !exists || !confirmed {
+		t.Fatalf("after confirming: subscriber exists %v, confirmed %v", exists, confirmed)
+	}
+	path := filepath.Join(artifactDir(t), "subscribe-confirmed.png")
+	if len(shot) == 0 {
+		t.Fatal("empty screenshot of the confirmation page")
+	}
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", path, len(shot))
+
+	// 4. The unsubscribe link only asks; the button unsubscribes.
+	navigate("open the unsubscribe link", 200, chromedp.Navigate(unsubscribe))
+	if h1, msg := page(); h1 != "Unsubscribe" || !strings.Contains(msg, "Stop e-mail updates about Acme Cloud to "+addr+"?") {
+		t.Fatalf("unsubscribe page: %q / %q", h1, msg)
+	}
+	if exists, _ := subscriber(); !exists {
+		t.Fatal("opening the unsubscribe link unsubscribed")
+	}
+	navigate("click the unsubscribe button", 200, chromedp.Click(chromedp.CSS(`form[method="post"] button[type="submit"]`)))
+	if h1, msg := page(); h1 != "Unsubscribed" || !strings.Contains(msg, addr+" will receive no more e-mail updates about Acme Cloud") {
+		t.Fatalf("after unsubscribing: %q / %q", h1, msg)
+	}
+	if exists, _ := subscriber(); exists {
+		t.Fatal("the subscriber is still there after unsubscribing")
+	}
+	if n := len(sink.all()); n != 1 {
+		t.Errorf("the sink received %d messages in all, want 1", n)
+	}
+}
