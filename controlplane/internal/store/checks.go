@@ -374,9 +374,15 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 	if total <= offset {
 		return []CheckSummary{}, total, nil
 	}
+	// A deferred join: the page's ids come from the (org_id, created_at, id) index alone, so the
+	// rows OFFSET skips cost an index entry each, not a heap fetch; only the page's rows are
+	// read, and their maintenance windows looked up.
 	rows, err := s.pool.Query(ctx, `SELECT id, project_id, kind, name, url, state, paused, muted, last_queued,
 			dns_domain, dns_record_type, dns_resolver, dns_protocol, tcp_hostname, tcp_port, tcp_ip_family, `+checkWindowsColumn+`
-		FROM checks WHERE `+cond+` ORDER BY created_at DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset), args...)
+		FROM checks JOIN (SELECT id FROM checks WHERE `+cond+`
+			ORDER BY created_at DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset)+`) AS page USING (id)
+		WHERE checks.org_id = $1
+		ORDER BY created_at DESC, id DESC`, args...)
 	if err != nil {
 		return nil, 0, translate(err)
 	}
