@@ -74,7 +74,7 @@ func TestStatusPagePublicBrowser(t *testing.T) {
 		r instanceof CSSMediaRule && r.conditionText.includes('prefers-color-scheme: dark')))`))
 	light := run(t, ctx, chromedp.FullScreenshot(100))
 
-	if title != "Acme Cloud status" || strings.TrimSpace(banner) != "Minor Service Outage" {
+	if title != "Acme Cloud" || strings.TrimSpace(banner) != "Minor Service Outage" {
 		t.Fatalf("title %q, banner %q", title, banner)
 	}
 	want := []string{"Status webhooks", "Public API", "Dashboard", "CDN"}
