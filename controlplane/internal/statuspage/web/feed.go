@@ -60,7 +60,7 @@ func (h *Handler) feed(req *request) {
 	}
 	origin := originOf(req.r)
 	pageURL := origin + req.base + "/"
-	f := atomFeed{Title: a.Page.Name + " status", ID: "urn:uuid:" + a.Page.ID, Author: atomAuthor{Name: a.Page.Name},
+	f := atomFeed{Title: a.Page.Name + " · incidents", ID: "urn:uuid:" + a.Page.ID, Author: atomAuthor{Name: a.Page.Name},
 		Links: []atomLink{{Rel: "self", Type: "application/atom+xml", Href: origin + req.base + "/feed.atom"},
 			{Rel: "alternate", Type: "text/html", Href: pageURL}}}
 	var newest time.Time

@@ -197,7 +197,7 @@ func TestStatusPagePublicHistoryAndFeed(t *testing.T) {
 	if err := xml.Unmarshal([]byte(body), &feed); err != nil {
 		t.Fatalf("feed is not XML: %v\n%s", err, body)
 	}
-	if feed.Title != "Acme Cloud status" || feed.ID != "urn:uuid:"+f.page.String() || feed.Author.Name == "" {
+	if feed.Title != "Acme Cloud · incidents" || feed.ID != "urn:uuid:"+f.page.String() || feed.Author.Name == "" {
 		t.Fatalf("feed head: %+v", feed)
 	}
 	if _, err := time.Parse(time.RFC3339, feed.Updated); err != nil {
