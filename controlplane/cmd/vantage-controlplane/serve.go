@@ -35,10 +35,8 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// serve runs every component of the control plane until ctx ends, then stops them in order:
-// the HTTP, ping and gRPC servers first (no new work), then the pipeline — the batcher (which
-// writes what it still holds), the evaluator, the scheduler, the partition maintainer, the
-// heartbeat monitor, the status-page lifecycle and the notifier.
+// serve runs the control plane until ctx ends: it connects to PostgreSQL and NATS, builds every
+// component, and runs them (see controlPlane.run for the order of shutdown).
 func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := config.Load(getenv)
 	if err != nil {
@@ -48,92 +46,127 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		return errors.New("invalid configuration:\n  VANTAGE_AGENT_TOKEN: is required by serve: agents authenticate with it (16+ characters)")
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	st, err := openStore(ctx, cfg)
+	st, err := prepareStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
+	nc, closeNATS, err := connectNATS(ctx, cfg, log)
+	if err != nil {
 		return err
+	}
+	defer closeNATS()
+	cp, err := newControlPlane(cfg, log, st, nc)
+	if err != nil {
+		return err
+	}
+	return cp.run(ctx, cfg)
+}
+
+// prepareStore opens the database, migrates it and ensures the bootstrap token.
+func prepareStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*store.Store, error) {
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
 	}
 	if cfg.BootstrapToken != "" {
 		orgID, tokenID, err := st.EnsureBootstrap(ctx, auth.HashSecret(cfg.BootstrapToken), auth.AllGrants())
 		if err != nil {
-			return err
+			st.Close()
+			return nil, err
 		}
 		log.Info("bootstrap token ready", "org_id", orgID.String(), "token_id", tokenID.String())
 	}
+	return st, nil
+}
 
+// connectNATS connects to NATS (or starts the embedded server) and ensures the job stream and
+// its consumers.
+func connectNATS(ctx context.Context, cfg config.Config, log *slog.Logger) (*nats.Conn, func(), error) {
 	nc, closeNATS, err := jobqueue.Connect(ctx, jobqueue.Config{URL: cfg.NATSURL, StoreDir: cfg.NATSStoreDir,
 		Logger: log.With("component", "nats")})
 	if err != nil {
-		return fmt.Errorf("nats: %w", err)
+		return nil, nil, fmt.Errorf("nats: %w", err)
 	}
-	defer closeNATS()
 	js, err := jetstream.New(nc)
+	if err == nil {
+		err = jobqueue.EnsureStream(ctx, js)
+	}
 	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
+		closeNATS()
+		return nil, nil, fmt.Errorf("jetstream stream VANTAGE_JOBS: %w", err)
 	}
-	if err := jobqueue.EnsureStream(ctx, js); err != nil {
-		return fmt.Errorf("jetstream stream %s: %w", "VANTAGE_JOBS", err)
-	}
+	return nc, closeNATS, nil
+}
 
+// runner is a long-running part of the pipeline.
+type runner interface {
+	Run(ctx context.Context) error
+}
+
+// controlPlane is every component of one replica, built and ready to run.
+type controlPlane struct {
+	log      *slog.Logger
+	pipeline []runner // scheduler, batcher, evaluator, maintainer, monitors, notifier
+	http     *http.Server
+	ping     *http.Server
+	grpc     *grpc.Server
+	ingest   *ingest.Server
+}
+
+// newControlPlane builds the components and wires them to each other.
+func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *nats.Conn) (*controlPlane, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Committed check changes, and evaluator state changes (VERIFYING and RECOVERING checks run
+	// sooner), reach the scheduler through NATS.
 	announce := scheduler.ChangeNotifier(nc, log.With("component", "scheduler"))
+	cp := &controlPlane{log: log}
 
 	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
 		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ev, err := evaluator.New(log, time.Now, reg, st, evaluator.Options{
-		// VERIFYING and RECOVERING checks run sooner: tell the scheduler about every change.
 		OnStateChange: func(id uuid.UUID, _ string) { announce(id) },
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ingestSrv, err := ingest.NewServer(log, time.Now, reg, batcher,
-		ingest.ServerOptions{AgentToken: cfg.AgentToken})
-	if err != nil {
-		return err
+	if cp.ingest, err = ingest.NewServer(log, time.Now, reg, batcher, ingest.ServerOptions{AgentToken: cfg.AgentToken}); err != nil {
+		return nil, err
 	}
-	maintainer, err := ingest.NewMaintainer(log, time.Now, reg, st,
-		ingest.MaintainerOptions{RetentionDays: cfg.RetentionDays})
+	maintainer, err := ingest.NewMaintainer(log, time.Now, reg, st, ingest.MaintainerOptions{RetentionDays: cfg.RetentionDays})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	notify, err := notifier.New(log, time.Now, reg, st, notifier.Options{SMTPURL: cfg.SMTPURL,
 		MailFrom: cfg.MailFrom, PublicURL: cfg.PublicURL, RenderCheck: api.RenderCheckForWebhook,
 		DenyPrivateTargets: !cfg.AllowPrivate})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	heartbeats := heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{})
-	pages := statuspage.NewRunner(st, statuspage.WithLogger(log.With("component", "statuspage")))
-	pingSrv := &http.Server{Addr: cfg.PingAddr, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second,
-		Handler:  heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}),
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	grpcSrv := grpc.NewServer(ingest.GRPCServerOptions()...)
-	ingestSrv.Register(grpcSrv)
+	cp.pipeline = []runner{batcher, ev, sched, maintainer, notify,
+		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}),
+		statuspage.NewRunner(st, statuspage.WithLogger(log.With("component", "statuspage")))}
 
-	cookieKey, err := web.DeriveCookieKey(cfg.SecretKey)
+	cp.grpc = grpc.NewServer(ingest.GRPCServerOptions()...)
+	cp.ingest.Register(cp.grpc)
+	cp.ping = newHTTPServer(cfg.PingAddr, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
+
+	public, err := publicPages(cfg, log, st)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	apiHost := ""
-	if u, err := url.Parse(cfg.PublicURL); err == nil {
-		apiHost = u.Hostname()
-	}
-	public := web.NewHandler(st, web.Options{StatusDomain: cfg.StatusDomain, APIHost: apiHost,
-		CookieKey: cookieKey, ClientIP: api.ClientIP, Logger: log.With("component", "statuspage"),
-		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log.With("component", "statuspage")})})
-
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,
@@ -147,75 +180,91 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 		Invitations:    invite.NewHandler(st, invite.Options{Logger: log}),
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	httpSrv := &http.Server{Addr: cfg.HTTPAddr, Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	grpcLis, err := net.Listen("tcp", cfg.GRPCAddr)
+	cp.http = newHTTPServer(cfg.HTTPAddr, handler, log)
+	return cp, nil
+}
+
+// publicPages is the public status-page site with its confirm and unsubscribe links.
+func publicPages(cfg config.Config, log *slog.Logger, st *store.Store) (http.Handler, error) {
+	cookieKey, err := web.DeriveCookieKey(cfg.SecretKey)
 	if err != nil {
-		return fmt.Errorf("grpc listen on %s: %w", cfg.GRPCAddr, err)
+		return nil, err
 	}
-	httpLis, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("http listen on %s: %w", cfg.HTTPAddr, err)
+	apiHost := ""
+	if u, err := url.Parse(cfg.PublicURL); err == nil {
+		apiHost = u.Hostname()
 	}
-	pingLis, err := net.Listen("tcp", cfg.PingAddr)
-	if err != nil {
-		return fmt.Errorf("ping listen on %s: %w", cfg.PingAddr, err)
+	log = log.With("component", "statuspage")
+	return web.NewHandler(st, web.Options{StatusDomain: cfg.StatusDomain, APIHost: apiHost,
+		CookieKey: cookieKey, ClientIP: api.ClientIP, Logger: log,
+		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log})}), nil
+}
+
+func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+}
+
+// run listens, runs the pipeline, and on ctx's end (or a failing component) stops in order: the
+// HTTP, ping and gRPC servers first, so no new work arrives — agent streams are drained, their
+// pending acks sent — then the pipeline, whose batcher writes what it still holds.
+func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
+	listeners := map[string]net.Listener{}
+	for name, addr := range map[string]string{"http": cfg.HTTPAddr, "ping": cfg.PingAddr, "grpc": cfg.GRPCAddr} {
+		lis, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, l := range listeners {
+				l.Close()
+			}
+			return fmt.Errorf("%s listen on %s: %w", name, addr, err)
+		}
+		listeners[name] = lis
 	}
 
-	// The pipeline outlives the servers: it stops only after they stopped taking work.
 	pipeCtx, stopPipeline := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopPipeline()
 	pipe, pipeCtx := errgroup.WithContext(pipeCtx)
-	pipe.Go(func() error { return batcher.Run(pipeCtx) })
-	pipe.Go(func() error { return ev.Run(pipeCtx) })
-	pipe.Go(func() error { return sched.Run(pipeCtx) })
-	pipe.Go(func() error { return maintainer.Run(pipeCtx) })
-	pipe.Go(func() error { return heartbeats.Run(pipeCtx) })
-	pipe.Go(func() error { return pages.Run(pipeCtx) })
-	pipe.Go(func() error { return notify.Run(pipeCtx) })
+	for _, r := range cp.pipeline {
+		pipe.Go(func() error { return r.Run(pipeCtx) })
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
+	for name, srv := range map[string]*http.Server{"http": cp.http, "ping": cp.ping} {
+		g.Go(func() error {
+			cp.log.Info(name+" listening", "addr", listeners[name].Addr().String())
+			if err := srv.Serve(listeners[name]); !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("%s server: %w", name, err)
+			}
+			return nil
+		})
+	}
 	g.Go(func() error {
-		log.Info("http listening", "addr", httpLis.Addr().String())
-		if err := httpSrv.Serve(httpLis); !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("http server: %w", err)
-		}
-		return nil
-	})
-	g.Go(func() error {
-		log.Info("ping listening", "addr", pingLis.Addr().String())
-		if err := pingSrv.Serve(pingLis); !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("ping server: %w", err)
-		}
-		return nil
-	})
-	g.Go(func() error {
-		log.Info("grpc listening", "addr", grpcLis.Addr().String())
-		return grpcSrv.Serve(grpcLis)
+		cp.log.Info("grpc listening", "addr", listeners["grpc"].Addr().String())
+		return cp.grpc.Serve(listeners["grpc"])
 	})
 	g.Go(func() error {
 		select {
 		case <-gctx.Done():
 		case <-pipeCtx.Done(): // a pipeline component failed
 		}
-		log.Info("shutting down")
+		cp.log.Info("shutting down")
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 		defer cancel()
 		// Agent streams never end on their own: end them (their pending acks sent) so that
 		// GracefulStop does not wait for them until the timeout forces it.
-		ingestSrv.Drain()
+		cp.ingest.Drain()
 		stopped := make(chan struct{})
-		go func() { grpcSrv.GracefulStop(); close(stopped) }()
+		go func() { cp.grpc.GracefulStop(); close(stopped) }()
 		select {
 		case <-stopped:
 		case <-sctx.Done():
-			grpcSrv.Stop()
+			cp.grpc.Stop()
 		}
-		return errors.Join(httpSrv.Shutdown(sctx), pingSrv.Shutdown(sctx))
+		return errors.Join(cp.http.Shutdown(sctx), cp.ping.Shutdown(sctx))
 	})
-	err = g.Wait()
+	err := g.Wait()
 	stopPipeline()
 	if perr := pipe.Wait(); perr != nil && !errors.Is(perr, context.Canceled) && err == nil {
 		err = perr
