@@ -16,12 +16,12 @@ package invite
 import (
 	"context"
 	"errors"
-	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 
+	"github.com/vantagehq/vantage/controlplane/internal/linkpage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -60,87 +60,25 @@ func NewHandler(st Store, opts Options) http.Handler {
 	return mux
 }
 
-// page is what one rendered page shows.
-type page struct {
-	Title   string
-	Message string
-	OrgName string
-	Form    bool // the accept button
-	Token   string
-}
-
-var tmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>{{.Title}}{{with .OrgName}} · {{.}}{{end}} · Vantage</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1a1a1a;background:#fff;margin:0}
-main{max-width:36rem;margin:4rem auto;padding:0 1.25rem}
-h1{font-size:1.5rem;margin:0 0 1rem}
-button{font:inherit;padding:.6rem 1.2rem;border:2px solid #1a1a1a;border-radius:.4rem;background:#1a1a1a;color:#fff;cursor:pointer}
-button:focus-visible{outline:3px solid #1f6feb;outline-offset:2px}
-@media (prefers-color-scheme:dark){body{background:#111;color:#eee}button{background:#eee;color:#111;border-color:#eee}}
-</style>
-</head>
-<body>
-<main>
-<h1>{{.Title}}</h1>
-<p role="status">{{.Message}}</p>
-{{if .Form}}<form method="post">
-<input type="hidden" name="token" value="{{.Token}}">
-<button type="submit">Accept the invitation</button>
-</form>{{end}}
-</main>
-</body>
-</html>
-`))
-
-func (h *handler) render(w http.ResponseWriter, status int, p page) {
-	hd := w.Header()
-	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("Referrer-Policy", "no-referrer")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("X-Robots-Tag", "noindex")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-	w.WriteHeader(status)
-	_ = tmpl.Execute(w, p)
-}
-
-var invalidLink = page{Title: "Invitation link not valid",
+var invalidLink = linkpage.Page{Title: "Invitation link not valid",
 	Message: "This invitation link is not valid, or it has been used already. If you need access, ask an administrator of the organization to invite you again."}
-
-// token reads the link's token; a POSTed form field is accepted as well.
-func token(w http.ResponseWriter, r *http.Request) string {
-	if t := r.URL.Query().Get("token"); t != "" {
-		return t
-	}
-	if r.Method == http.MethodPost {
-		r.Body = http.MaxBytesReader(w, r.Body, 4096)
-		return r.PostFormValue("token")
-	}
-	return ""
-}
 
 // failed renders what a store error means to the visitor.
 func (h *handler) failed(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, store.ErrLinkInvalid) {
-		h.render(w, http.StatusNotFound, invalidLink)
+		linkpage.Render(w, http.StatusNotFound, invalidLink)
 		return
 	}
 	h.log.ErrorContext(r.Context(), "invitation link", "err", err, "method", r.Method)
-	h.render(w, http.StatusInternalServerError, page{Title: "Something went wrong",
+	linkpage.Render(w, http.StatusInternalServerError, linkpage.Page{Title: "Something went wrong",
 		Message: "We could not process this invitation right now. Please try again in a few minutes."})
 }
 
 // show is GET: the invitation and the button that accepts it.
 func (h *handler) show(w http.ResponseWriter, r *http.Request) {
-	t := token(w, r)
+	t := linkpage.Token(w, r)
 	if t == "" {
-		h.render(w, http.StatusBadRequest, invalidLink)
+		linkpage.Render(w, http.StatusBadRequest, invalidLink)
 		return
 	}
 	inv, err := h.st.InvitationByToken(r.Context(), t)
@@ -148,15 +86,15 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 		h.failed(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, page{Title: "Join " + inv.OrgName, OrgName: inv.OrgName, Form: true, Token: t,
+	linkpage.Render(w, http.StatusOK, linkpage.Page{Title: "Join " + inv.OrgName, Context: inv.OrgName, Button: "Accept the invitation", Token: t,
 		Message: inv.Email + " is invited to join the organization " + inv.OrgName + " on Vantage as " + roleName(inv.Role) + "."})
 }
 
 // accept is POST: the invitation is accepted; a second POST finds no pending invitation (404).
 func (h *handler) accept(w http.ResponseWriter, r *http.Request) {
-	t := token(w, r)
+	t := linkpage.Token(w, r)
 	if t == "" {
-		h.render(w, http.StatusBadRequest, invalidLink)
+		linkpage.Render(w, http.StatusBadRequest, invalidLink)
 		return
 	}
 	acc, err := h.st.AcceptInvitation(r.Context(), t)
@@ -164,7 +102,7 @@ func (h *handler) accept(w http.ResponseWriter, r *http.Request) {
 		h.failed(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, page{Title: "Invitation accepted", OrgName: acc.OrgName,
+	linkpage.Render(w, http.StatusOK, linkpage.Page{Title: "Invitation accepted", Context: acc.OrgName,
 		Message: acc.Email + " is now a member of the organization " + acc.OrgName + " on Vantage, as " + roleName(acc.Role) + "."})
 }
 

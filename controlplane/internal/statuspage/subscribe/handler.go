@@ -15,11 +15,11 @@ package subscribe
 import (
 	"context"
 	"errors"
-	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
 
+	"github.com/vantagehq/vantage/controlplane/internal/linkpage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -57,87 +57,24 @@ func NewHandler(st Store, opts Options) http.Handler {
 	return mux
 }
 
-// page is what one rendered page shows.
-type page struct {
-	Title    string
-	Message  string
-	PageName string
-	Email    string
-	Form     bool // the unsubscribe button
-	Token    string
-}
-
-var tmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>{{.Title}}{{with .PageName}} · {{.}}{{end}}</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1a1a1a;background:#fff;margin:0}
-main{max-width:36rem;margin:4rem auto;padding:0 1.25rem}
-h1{font-size:1.5rem;margin:0 0 1rem}
-button{font:inherit;padding:.6rem 1.2rem;border:2px solid #1a1a1a;border-radius:.4rem;background:#1a1a1a;color:#fff;cursor:pointer}
-button:focus-visible{outline:3px solid #1f6feb;outline-offset:2px}
-@media (prefers-color-scheme:dark){body{background:#111;color:#eee}button{background:#eee;color:#111;border-color:#eee}}
-</style>
-</head>
-<body>
-<main>
-<h1>{{.Title}}</h1>
-<p role="status">{{.Message}}</p>
-{{if .Form}}<form method="post">
-<input type="hidden" name="token" value="{{.Token}}">
-<button type="submit">Unsubscribe {{.Email}}</button>
-</form>{{end}}
-</main>
-</body>
-</html>
-`))
-
-func (h *handler) render(w http.ResponseWriter, status int, p page) {
-	hd := w.Header()
-	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("Referrer-Policy", "no-referrer")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("X-Robots-Tag", "noindex")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-	w.WriteHeader(status)
-	_ = tmpl.Execute(w, p)
-}
-
-var invalidLink = page{Title: "Link not valid",
+var invalidLink = linkpage.Page{Title: "Link not valid",
 	Message: "This link is not valid, or it has been used already. If you subscribed more than once, use the link of the most recent e-mail."}
-
-// token reads the link's token; a POSTed form field is accepted as well.
-func token(w http.ResponseWriter, r *http.Request) string {
-	if t := r.URL.Query().Get("token"); t != "" {
-		return t
-	}
-	if r.Method == http.MethodPost {
-		r.Body = http.MaxBytesReader(w, r.Body, 4096)
-		return r.PostFormValue("token")
-	}
-	return ""
-}
 
 // failed renders what a store error means to the visitor.
 func (h *handler) failed(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, store.ErrLinkInvalid) {
-		h.render(w, http.StatusNotFound, invalidLink)
+		linkpage.Render(w, http.StatusNotFound, invalidLink)
 		return
 	}
 	h.log.ErrorContext(r.Context(), "subscriber link", "err", err, "path", r.URL.Path)
-	h.render(w, http.StatusInternalServerError, page{Title: "Something went wrong",
+	linkpage.Render(w, http.StatusInternalServerError, linkpage.Page{Title: "Something went wrong",
 		Message: "We could not process this link right now. Please try again in a few minutes."})
 }
 
 func (h *handler) confirm(w http.ResponseWriter, r *http.Request) {
-	t := token(w, r)
+	t := linkpage.Token(w, r)
 	if t == "" {
-		h.render(w, http.StatusBadRequest, invalidLink)
+		linkpage.Render(w, http.StatusBadRequest, invalidLink)
 		return
 	}
 	sub, err := h.st.ConfirmSubscriber(r.Context(), r.PathValue("subdomain"), t)
@@ -145,14 +82,14 @@ func (h *handler) confirm(w http.ResponseWriter, r *http.Request) {
 		h.failed(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, page{Title: "Subscription confirmed", PageName: sub.PageName, Email: sub.Email,
+	linkpage.Render(w, http.StatusOK, linkpage.Page{Title: "Subscription confirmed", Context: sub.PageName,
 		Message: sub.Email + " will now receive e-mail updates about " + sub.PageName + ". Every e-mail has a link to unsubscribe."})
 }
 
 func (h *handler) askUnsubscribe(w http.ResponseWriter, r *http.Request) {
-	t := token(w, r)
+	t := linkpage.Token(w, r)
 	if t == "" {
-		h.render(w, http.StatusBadRequest, invalidLink)
+		linkpage.Render(w, http.StatusBadRequest, invalidLink)
 		return
 	}
 	sub, err := h.st.SubscriptionByUnsubscribeToken(r.Context(), r.PathValue("subdomain"), t)
@@ -160,26 +97,26 @@ func (h *handler) askUnsubscribe(w http.ResponseWriter, r *http.Request) {
 		h.failed(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, page{Title: "Unsubscribe", PageName: sub.PageName, Email: sub.Email, Form: true, Token: t,
+	linkpage.Render(w, http.StatusOK, linkpage.Page{Title: "Unsubscribe", Context: sub.PageName, Button: "Unsubscribe " + sub.Email, Token: t,
 		Message: "Stop e-mail updates about " + sub.PageName + " to " + sub.Email + "?"})
 }
 
 func (h *handler) unsubscribe(w http.ResponseWriter, r *http.Request) {
-	t := token(w, r)
+	t := linkpage.Token(w, r)
 	if t == "" {
-		h.render(w, http.StatusBadRequest, invalidLink)
+		linkpage.Render(w, http.StatusBadRequest, invalidLink)
 		return
 	}
 	sub, err := h.st.Unsubscribe(r.Context(), r.PathValue("subdomain"), t)
 	switch {
 	case errors.Is(err, store.ErrLinkInvalid):
 		// Unsubscribing is idempotent: a second click (or a mail client's retry) is not an error.
-		h.render(w, http.StatusOK, page{Title: "Unsubscribed",
+		linkpage.Render(w, http.StatusOK, linkpage.Page{Title: "Unsubscribed",
 			Message: "This address receives no e-mail updates for this link's status page."})
 	case err != nil:
 		h.failed(w, r, err)
 	default:
-		h.render(w, http.StatusOK, page{Title: "Unsubscribed", PageName: sub.PageName, Email: sub.Email,
+		linkpage.Render(w, http.StatusOK, linkpage.Page{Title: "Unsubscribed", Context: sub.PageName,
 			Message: sub.Email + " will receive no more e-mail updates about " + sub.PageName + "."})
 	}
 }
