@@ -286,7 +286,7 @@ func TestOrgRateLimiterBucket(t *testing.T) {
 			t.Fatalf("%s: wait %v, want %v", s.name, got, s.wait)
 		}
 	}
-	if len(l.buckets) != 1 {
-		t.Fatalf("idle bucket of b kept: %d buckets", len(l.buckets))
+	if n := l.buckets.Len(); n != 1 {
+		t.Fatalf("idle bucket of b kept: %d buckets", n)
 	}
 }

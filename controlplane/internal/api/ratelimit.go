@@ -4,12 +4,13 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"golang.org/x/time/rate"
+
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 )
 
 // Per-organization request rate of the routes whose contract documents 429 (environment
@@ -24,21 +25,10 @@ const (
 // burst/rate seconds is full again, so forgetting it after longer loses nothing.
 const orgRateIdle = time.Minute
 
-// orgRateLimiter is a token bucket per organization, in memory on each replica (so a client
-// spread over n replicas may get up to n times the rate). It is safe for concurrent use.
+// orgRateLimiter is a token bucket per organization (see package ratelimit).
 type orgRateLimiter struct {
-	limit rate.Limit
-	burst int
-	now   func() time.Time
-
-	mu        sync.Mutex
-	buckets   map[uuid.UUID]*orgBucket
-	lastSweep time.Time
-}
-
-type orgBucket struct {
-	lim      *rate.Limiter
-	lastSeen time.Time
+	buckets *ratelimit.Keyed[uuid.UUID]
+	now     func() time.Time
 }
 
 // newOrgRateLimiter allows each organization limit requests per second with bursts of burst;
@@ -47,39 +37,12 @@ func newOrgRateLimiter(limit rate.Limit, burst int, now func() time.Time) *orgRa
 	if now == nil {
 		now = time.Now
 	}
-	return &orgRateLimiter{limit: limit, burst: burst, now: now, buckets: map[uuid.UUID]*orgBucket{}}
+	return &orgRateLimiter{buckets: ratelimit.New[uuid.UUID](limit, burst, orgRateIdle), now: now}
 }
 
 // reserve takes one token of org's bucket; it returns 0 when the request may proceed, else how
 // long until a token is available (and takes nothing).
-func (l *orgRateLimiter) reserve(org uuid.UUID) time.Duration {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now.Sub(l.lastSweep) > orgRateIdle {
-		for id, b := range l.buckets {
-			if now.Sub(b.lastSeen) > orgRateIdle {
-				delete(l.buckets, id)
-			}
-		}
-		l.lastSweep = now
-	}
-	b, ok := l.buckets[org]
-	if !ok {
-		b = &orgBucket{lim: rate.NewLimiter(l.limit, l.burst)}
-		l.buckets[org] = b
-	}
-	b.lastSeen = now
-	r := b.lim.ReserveN(now, 1)
-	if !r.OK() {
-		return time.Second
-	}
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return d
-	}
-	return 0
-}
+func (l *orgRateLimiter) reserve(org uuid.UUID) time.Duration { return l.buckets.Reserve(org, l.now()) }
 
 // middleware answers 429 with Retry-After (whole seconds, at least 1) when the caller's
 // organization is over its rate. It runs after authentication.

@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -56,15 +56,7 @@ type PingHandler struct {
 	log   *slog.Logger
 	opts  PingOptions
 	pings *prometheus.CounterVec
-
-	mu        sync.Mutex
-	buckets   map[string]*pingBucket
-	lastSweep time.Time
-}
-
-type pingBucket struct {
-	lim      *rate.Limiter
-	lastSeen time.Time
+	limit *ratelimit.Keyed[string] // per heartbeat id
 }
 
 var _ http.Handler = (*PingHandler)(nil)
@@ -83,7 +75,8 @@ func NewPingHandler(rec PingRecorder, logger *slog.Logger, opts PingOptions) *Pi
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	p := &PingHandler{rec: rec, log: logger.With("component", "heartbeat_ping"), opts: opts, buckets: map[string]*pingBucket{},
+	p := &PingHandler{rec: rec, log: logger.With("component", "heartbeat_ping"), opts: opts,
+		limit: ratelimit.New[string](opts.Rate, opts.Burst, pingIdle),
 		pings: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_heartbeat_pings_total",
 			Help: "Heartbeat pings by kind (success, start, fail) and result (accepted, rate_limited, invalid, error)."},
 			[]string{"kind", "result"})}
@@ -169,29 +162,5 @@ const pingIdle = 2 * time.Minute
 // reserve takes one token of id's bucket; it returns 0 when the ping may proceed, else how long
 // until a token is available (taking nothing).
 func (p *PingHandler) reserve(id string, now time.Time) time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if now.Sub(p.lastSweep) > pingIdle {
-		for k, b := range p.buckets {
-			if now.Sub(b.lastSeen) > pingIdle {
-				delete(p.buckets, k)
-			}
-		}
-		p.lastSweep = now
-	}
-	b := p.buckets[id]
-	if b == nil {
-		b = &pingBucket{lim: rate.NewLimiter(p.opts.Rate, p.opts.Burst)}
-		p.buckets[id] = b
-	}
-	b.lastSeen = now
-	res := b.lim.ReserveN(now, 1)
-	if !res.OK() {
-		return time.Second
-	}
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return d
-	}
-	return 0
+	return p.limit.Reserve(id, now)
 }

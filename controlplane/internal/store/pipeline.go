@@ -2,13 +2,11 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -137,9 +135,6 @@ func fromPgUUIDPtr(u pgtype.UUID) *uuid.UUID {
 // retried, so it must not keep state across calls.
 type JudgeFunc func(ctx context.Context, tx *PipelineTx, checks []*PipelineCheck, finals []ResultRow) error
 
-// pipelineRetries bounds retries of a transaction that lost a deadlock or serialization race.
-const pipelineRetries = 3
-
 // IngestResults stores a batch of results in one transaction:
 //
 //  1. repeats within the batch are dropped, then every key is inserted into ingest_dedupe in
@@ -154,24 +149,8 @@ const pipelineRetries = 3
 func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge JudgeFunc) (IngestStats, error) {
 	rows, repeats := uniqueResults(rows)
 	var stats IngestStats
-	var err error
-	for attempt := 1; ; attempt++ {
-		stats, err = s.ingestOnce(ctx, rows, judge)
-		if err == nil || attempt >= pipelineRetries || !retryable(err) {
-			break
-		}
-	}
-	if err != nil {
-		return IngestStats{}, translate(err)
-	}
-	stats.Received += repeats
-	stats.Duplicates += repeats
-	return stats, nil
-}
-
-func (s *Store) ingestOnce(ctx context.Context, rows []ResultRow, judge JudgeFunc) (IngestStats, error) {
-	stats := IngestStats{Received: len(rows)}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		stats = IngestStats{Received: len(rows)} // inTx may run this again after a conflict
 		fresh, err := insertDedupeKeys(ctx, tx, rows)
 		if err != nil {
 			return err
@@ -218,7 +197,12 @@ func (s *Store) ingestOnce(ctx context.Context, rows []ResultRow, judge JudgeFun
 		}
 		return judge(ctx, &PipelineTx{tx: tx}, judged, finals)
 	})
-	return stats, err
+	if err != nil {
+		return IngestStats{}, err
+	}
+	stats.Received += repeats
+	stats.Duplicates += repeats
+	return stats, nil
 }
 
 // uniqueResults keeps the first row of each key and reports how many repeats it removed.
@@ -357,7 +341,7 @@ func copyResults(ctx context.Context, tx pgx.Tx, rows []ResultRow) error {
 // many checks were judged.
 func (s *Store) JudgeDueRuns(ctx context.Context, now time.Time, limit int, judge JudgeFunc) (int, error) {
 	var n int
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT `+pipelineCheckColumns+` FROM checks c
 			WHERE (c.org_id, c.id) IN (
 				SELECT DISTINCT org_id, check_id FROM check_runs WHERE deadline <= $1 ORDER BY check_id LIMIT $2)
@@ -375,11 +359,5 @@ func (s *Store) JudgeDueRuns(ctx context.Context, now time.Time, limit int, judg
 		}
 		return judge(ctx, &PipelineTx{tx: tx}, checks, nil)
 	})
-	return n, translate(err)
-}
-
-// retryable reports whether a transaction failed only because of a concurrent one.
-func retryable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+	return n, err
 }

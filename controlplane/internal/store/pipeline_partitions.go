@@ -94,7 +94,8 @@ func (s *Store) ensurePartition(ctx context.Context, ps partitionSet, lo time.Ti
 	hi := lo.Add(ps.step)
 	parent, def, table := pgx.Identifier{ps.parent}.Sanitize(), pgx.Identifier{ps.parent + "_default"}.Sanitize(), pgx.Identifier{name}.Sanitize()
 	created := false
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		created = false // inTx may run this again after a conflict
 		if err := lockPartitionSet(ctx, tx, ps); err != nil {
 			return err
 		}
@@ -119,7 +120,7 @@ func (s *Store) ensurePartition(ctx context.Context, ps partitionSet, lo time.Ti
 		return nil
 	})
 	if err != nil {
-		return name, false, fmt.Errorf("create partition %s: %w", name, translate(err))
+		return name, false, fmt.Errorf("create partition %s: %w", name, err)
 	}
 	return name, created, nil
 }
@@ -139,7 +140,7 @@ func (s *Store) dropPartitions(ctx context.Context, ps partitionSet, before time
 		if err != nil || lo.Add(ps.step).After(before) {
 			continue
 		}
-		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err = s.inTx(ctx, func(tx pgx.Tx) error {
 			if err := lockPartitionSet(ctx, tx, ps); err != nil {
 				return err
 			}
@@ -151,7 +152,7 @@ func (s *Store) dropPartitions(ctx context.Context, ps partitionSet, before time
 			return err
 		})
 		if err != nil {
-			return dropped, 0, fmt.Errorf("drop partition %s: %w", name, translate(err))
+			return dropped, 0, fmt.Errorf("drop partition %s: %w", name, err)
 		}
 		dropped = append(dropped, name)
 	}
