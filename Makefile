@@ -20,7 +20,7 @@ run: build ## run Vantage locally: PostgreSQL, NATS, control plane and one agent
 test: ## run every test against the machine's PostgreSQL, NATS and Chromium
 	$(GO) test -count=1 -timeout 30m $(PKGS)
 
-generate: ## regenerate protobuf code (committed)
+generate: ## regenerate committed code: protobuf (proto/) and the sqlc query layer (store/dbsqlc)
 	./deploy/generate.sh
 
 lint: ## gofmt, go vet

@@ -11,7 +11,7 @@ import (
 
 // The notifier's SQL: fanning outbox events out into deliveries, claiming due deliveries with a
 // lease, recording attempts, and the delivery log the API lists. The two stages are described
-// in migrations/0005_webhooks.sql.
+// in migrations/0003_webhooks.sql.
 
 // Delivery statuses.
 const (

@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // Organization is the tenant.
@@ -19,34 +22,30 @@ type Organization struct {
 
 // CreateOrganization creates an organization on the given plan.
 func (s *Store) CreateOrganization(ctx context.Context, name, plan string) (Organization, error) {
-	org := Organization{ID: uuid.Must(uuid.NewV7()), Name: name, Plan: plan}
-	err := s.pool.QueryRow(ctx,
-		`INSERT INTO organizations (id, name, plan, created_at) VALUES ($1, $2, $3, $4) RETURNING created_at`,
-		org.ID, name, plan, s.now()).Scan(&org.CreatedAt)
-	return org, translate(err)
+	o, err := s.q.CreateOrganization(ctx, dbsqlc.CreateOrganizationParams{
+		ID: uuid.Must(uuid.NewV7()), Name: name, Plan: plan, CreatedAt: s.now(),
+	})
+	return Organization(o), translate(err)
 }
 
 // GetOrganization returns one organization.
 func (s *Store) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
-	var o Organization
-	err := s.pool.QueryRow(ctx, `SELECT id, name, plan, created_at FROM organizations WHERE id = $1`, id).
-		Scan(&o.ID, &o.Name, &o.Plan, &o.CreatedAt)
-	return o, translate(err)
+	o, err := s.q.GetOrganization(ctx, id)
+	return Organization(o), translate(err)
 }
 
 // ListOrganizations returns every organization, oldest first. It is for operators (the admin
 // command), never for API callers, who only ever see their own organization.
 func (s *Store) ListOrganizations(ctx context.Context) ([]Organization, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, name, plan, created_at FROM organizations ORDER BY created_at, id`)
+	rows, err := s.q.ListOrganizations(ctx)
 	if err != nil {
 		return nil, translate(err)
 	}
-	orgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Organization, error) {
-		var o Organization
-		err := r.Scan(&o.ID, &o.Name, &o.Plan, &o.CreatedAt)
-		return o, err
-	})
-	return orgs, translate(err)
+	orgs := make([]Organization, len(rows))
+	for i, o := range rows {
+		orgs[i] = Organization(o)
+	}
+	return orgs, nil
 }
 
 // BootstrapOrgName names the organization that EnsureBootstrap creates.
@@ -60,23 +59,26 @@ func (s *Store) EnsureBootstrap(ctx context.Context, secretHash []byte, grants [
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey+1); err != nil {
 			return err
 		}
-		err := tx.QueryRow(ctx, `SELECT org_id, id FROM api_tokens WHERE secret_hash = $1`, secretHash).Scan(&orgID, &tokenID)
+		q := s.q.WithTx(tx)
+		existing, err := q.BootstrapTokenBySecret(ctx, secretHash)
 		if err == nil {
+			orgID, tokenID = existing.OrgID, existing.ID
 			// Keep the bootstrap token all-powerful as new areas are added.
-			_, err = tx.Exec(ctx, `UPDATE api_tokens SET grants = $2 WHERE id = $1`, tokenID, grants)
-			return err
+			return q.SetTokenGrants(ctx, dbsqlc.SetTokenGrantsParams{ID: tokenID, Grants: grants})
 		}
-		if err != pgx.ErrNoRows {
+		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		orgID, tokenID = uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 		now := s.now()
-		if _, err := tx.Exec(ctx, `INSERT INTO organizations (id, name, plan, created_at) VALUES ($1, $2, 'paid', $3)`,
-			orgID, BootstrapOrgName, now); err != nil {
+		if _, err := q.CreateOrganization(ctx, dbsqlc.CreateOrganizationParams{
+			ID: orgID, Name: BootstrapOrgName, Plan: "paid", CreatedAt: now,
+		}); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO api_tokens (id, org_id, name, secret_hash, grants, expires_at, created_at)
-			VALUES ($1, $2, 'bootstrap', $3, $4, NULL, $5)`, tokenID, orgID, secretHash, grants, now); err != nil {
+		if err := q.CreateBootstrapToken(ctx, dbsqlc.CreateBootstrapTokenParams{
+			ID: tokenID, OrgID: orgID, SecretHash: secretHash, Grants: grants, CreatedAt: now,
+		}); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, SystemActor, AuditEvent{

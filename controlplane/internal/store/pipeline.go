@@ -50,7 +50,7 @@ type ResultKey struct {
 	JobID         uuid.UUID
 	Region        string
 	AttemptNumber int32
-	Final         bool // see ingest_dedupe in 0003_pipeline.sql: a re-run restarts at attempt 1
+	Final         bool // see ingest_dedupe in 0002_pipeline.sql: a re-run restarts at attempt 1
 }
 
 // Key returns the row's de-duplication key.
