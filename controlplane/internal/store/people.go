@@ -15,10 +15,6 @@ import (
 
 // People: the members of an organization and the invitations to it (supplement §2.5).
 
-// SeatLimits is the number of seats (members plus pending invitations) per plan; a plan not
-// listed has no limit. Free: 5 seats; paid: unlimited.
-var SeatLimits = map[string]int{"free": 5}
-
 // People errors; the API renders each as its own 400 or 403.
 var (
 	// ErrSeatLimit: inviting one more person would exceed the plan's seats.
@@ -96,11 +92,13 @@ func (s *Store) ListInvitations(ctx context.Context, orgID uuid.UUID, search str
 
 // CreateInvitation invites an address into an organization with a role: it checks that the
 // address is neither a member's (ErrAlreadyMember) nor invited already (ErrAlreadyInvited),
-// that the plan has a free seat (ErrSeatLimit; members and pending invitations count), stores
+// that the plan has a free seat (ErrSeatLimit: seatLimit, given the organization's plan, says
+// how many seats members and pending invitations may fill; nil or limited false: no limit), stores
 // the invitation with a fresh accept token, queues invitation.created (its e-mail) and audits
 // it, all in one transaction. The organization row is locked, so concurrent invitations cannot
 // both take the last seat.
-func (s *Store) CreateInvitation(ctx context.Context, actor Actor, orgID uuid.UUID, email, role string) (Invitation, error) {
+func (s *Store) CreateInvitation(ctx context.Context, actor Actor, orgID uuid.UUID, email, role string,
+	seatLimit func(plan string) (limit int, limited bool)) (Invitation, error) {
 	var inv Invitation
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
@@ -118,8 +116,10 @@ func (s *Store) CreateInvitation(ctx context.Context, actor Actor, orgID uuid.UU
 		case st.Invited:
 			return ErrAlreadyInvited
 		}
-		if limit, ok := SeatLimits[org.Plan]; ok && st.Seats >= int64(limit) {
-			return ErrSeatLimit
+		if seatLimit != nil {
+			if limit, ok := seatLimit(org.Plan); ok && st.Seats >= int64(limit) {
+				return ErrSeatLimit
+			}
 		}
 		tok, err := s.newLinkToken()
 		if err != nil {

@@ -49,9 +49,10 @@ func (encodeUUID) Encode(value any, buf []byte) ([]byte, error) {
 
 type scanUUID struct{}
 
+// Scan leaves dst as it is on NULL, as uuid.UUID's own sql.Scanner, which pgx used before, does.
 func (scanUUID) Scan(src []byte, dst any) error {
 	if src == nil {
-		return fmt.Errorf("cannot scan NULL into *uuid.UUID")
+		return nil
 	}
 	if len(src) != len(uuid.UUID{}) {
 		return fmt.Errorf("invalid length for uuid: %d", len(src))
