@@ -24,18 +24,10 @@ type PipelineTx struct {
 
 func (p *PipelineTx) q() *dbsqlc.Queries { return dbsqlc.New(p.tx) }
 
-// Run is a run of a check (one job id) that has final attempts but no verdict yet.
-type Run struct {
-	OrgID           uuid.UUID
-	CheckID         uuid.UUID
-	JobID           uuid.UUID
-	ScheduledAt     time.Time
-	Deadline        time.Time
-	ExpectedRegions []string
-	PassedRegions   []string
-	FailedRegions   []string
-	FirstResultAt   time.Time
-}
+// Run is a run of a check (one job id) that has final attempts but no verdict yet: a
+// check_runs row, with the regions expected when its first result came and those that passed
+// and failed since.
+type Run = dbsqlc.CheckRun
 
 // PendingRuns returns the pending runs of the given (locked) checks.
 func (p *PipelineTx) PendingRuns(ctx context.Context, checks []*PipelineCheck) ([]Run, error) {
@@ -46,13 +38,9 @@ func (p *PipelineTx) PendingRuns(ctx context.Context, checks []*PipelineCheck) (
 	for i, c := range checks {
 		arg.OrgIds[i], arg.CheckIds[i] = c.OrgID, c.ID
 	}
-	rows, err := p.q().PendingRuns(ctx, arg)
+	runs, err := p.q().PendingRuns(ctx, arg)
 	if err != nil {
 		return nil, fmt.Errorf("read pending runs: %w", err)
-	}
-	runs := make([]Run, len(rows))
-	for i, r := range rows {
-		runs[i] = Run(r)
 	}
 	return runs, nil
 }
