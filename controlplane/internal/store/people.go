@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
@@ -128,12 +127,8 @@ func (s *Store) CreateInvitation(ctx context.Context, actor Actor, orgID uuid.UU
 		now := s.now()
 		row, err := q.CreateInvitation(ctx, dbsqlc.CreateInvitationParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID,
 			Email: email, Role: role, TokenHash: tok.Hash, TokenEnc: tok.Sealed, InvitedBy: nullIfEmpty(actor.DisplayName), CreatedAt: now})
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "invitations_pending_email" {
-			return ErrAlreadyInvited
-		}
 		if err != nil {
-			return err
+			return err // translate: a concurrent invitation of the address is ErrAlreadyInvited
 		}
 		inv = Invitation(row)
 		if err := queueMail(ctx, tx, orgID, nil, EventInvitationCreated, map[string]any{
