@@ -12,10 +12,11 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// This file is the SQL of the result pipeline (DESIGN.md steps 5 and 6): one transaction per
-// batch of results that de-duplicates, stores with COPY and hands the batch's final attempts,
-// with their checks locked, to the evaluator. pipeline_eval.go holds what the evaluator does
-// inside that transaction; pipeline_partitions.go the partition maintenance.
+// This file is the persistence of the result pipeline (DESIGN.md steps 5 and 6): one
+// transaction per batch of results that de-duplicates, stores with COPY and hands the batch's
+// final attempts, with their checks locked, to the evaluator, which decides everything else.
+// pipeline_eval.go holds what the evaluator may write inside that transaction;
+// pipeline_partitions.go the partition maintenance; queries/pipeline.sql the queries.
 
 // ResultRow is one probe attempt from one region, as check_results stores it.
 type ResultRow struct {

@@ -199,14 +199,14 @@ func (p *PipelineTx) InsertOutbox(ctx context.Context, events []OutboxEvent) err
 			IncidentID: e.IncidentID, AlertPriority: e.AlertPriority, Payload: e.Payload, CreatedAt: e.CreatedAt}
 	}
 	var failed error
-	batch := p.q().InsertOutbox(ctx, args)
-	batch.Exec(func(_ int, err error) {
+	// Exec runs every queued insert and closes the batch.
+	p.q().InsertOutbox(ctx, args).Exec(func(_ int, err error) {
 		if err != nil && failed == nil {
 			failed = err
 		}
 	})
-	if err := errors.Join(failed, batch.Close()); err != nil {
-		return fmt.Errorf("queue alerts: %w", err)
+	if failed != nil {
+		return fmt.Errorf("queue alerts: %w", failed)
 	}
 	return nil
 }

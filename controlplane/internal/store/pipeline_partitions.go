@@ -25,14 +25,18 @@ type partitionSet struct {
 	step   time.Duration
 	layout string
 	// pruneDefault deletes the default partition's rows older than before.
-	pruneDefault func(q *dbsqlc.Queries, ctx context.Context, before time.Time) (int64, error)
+	pruneDefault func(ctx context.Context, q *dbsqlc.Queries, before time.Time) (int64, error)
 }
 
 var (
 	resultPartitions = partitionSet{parent: "check_results", column: "checked_at", step: 24 * time.Hour, layout: "20060102",
-		pruneDefault: (*dbsqlc.Queries).PruneDefaultResults}
+		pruneDefault: func(ctx context.Context, q *dbsqlc.Queries, before time.Time) (int64, error) {
+			return q.PruneDefaultResults(ctx, before)
+		}}
 	dedupePartitions = partitionSet{parent: "ingest_dedupe", column: "scheduled_at", step: time.Hour, layout: "2006010215",
-		pruneDefault: (*dbsqlc.Queries).PruneDefaultResultKeys}
+		pruneDefault: func(ctx context.Context, q *dbsqlc.Queries, before time.Time) (int64, error) {
+			return q.PruneDefaultResultKeys(ctx, before)
+		}}
 )
 
 const partitionLockTimeout = "5s"
@@ -159,7 +163,7 @@ func (s *Store) dropPartitions(ctx context.Context, ps partitionSet, before time
 		}
 		dropped = append(dropped, name)
 	}
-	pruned, err := ps.pruneDefault(s.q, ctx, before)
+	pruned, err := ps.pruneDefault(ctx, s.q, before)
 	if err != nil {
 		return dropped, 0, fmt.Errorf("prune default partition of %s: %w", ps.parent, translate(err))
 	}

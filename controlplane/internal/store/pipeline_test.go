@@ -118,6 +118,17 @@ func TestPipelineTxRoundTrip(t *testing.T) {
 		t.Fatalf("JudgeDueRuns: %d, %v", judged, err)
 	}
 
+	// A write the database refuses fails the whole batch: nothing of it is stored.
+	late := result
+	late.ID, late.JobID = uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	_, err = st.IngestResults(ctx, []store.ResultRow{late}, func(ctx context.Context, tx *store.PipelineTx, _ []*store.PipelineCheck, _ []store.ResultRow) error {
+		return tx.InsertOutbox(ctx, []store.OutboxEvent{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, EventType: "uptime.down",
+			CheckID: checkID, AlertPriority: "URGENT", Payload: []byte(`{}`), CreatedAt: base}})
+	})
+	if err == nil {
+		t.Error("an outbox row with an invalid priority was accepted")
+	}
+
 	count := func(q string) (n int) {
 		t.Helper()
 		if err := st.Pool().QueryRow(ctx, q, checkID).Scan(&n); err != nil {
