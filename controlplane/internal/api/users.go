@@ -17,14 +17,24 @@ type peopleStore interface {
 	ListMembers(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]store.Member, int64, error)
 	RemoveMember(ctx context.Context, actor store.Actor, orgID, userID uuid.UUID) error
 	ListInvitations(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]store.Invitation, int64, error)
-	CreateInvitation(ctx context.Context, actor store.Actor, orgID uuid.UUID, email, role string) (store.Invitation, error)
+	CreateInvitation(ctx context.Context, actor store.Actor, orgID uuid.UUID, email, role string,
+		seatLimit func(plan string) (limit int, limited bool)) (store.Invitation, error)
 }
 
 var _ peopleStore = (*store.Store)(nil)
 
 // peopleHandler serves users and invitations (supplement §2.5; PEOPLE area). Seats: see
-// store.SeatLimits (free 5, members plus pending invitations; paid unlimited).
+// seatLimit.
 type peopleHandler struct{ st peopleStore }
+
+// seatLimit is the number of seats (members plus pending invitations) of a plan: free 5, paid
+// (and any other plan) unlimited. CreateInvitation applies it under the organization's lock.
+func seatLimit(plan string) (limit int, limited bool) {
+	if plan == "free" {
+		return 5, true
+	}
+	return 0, false
+}
 
 func newPeopleHandler(d Deps) *peopleHandler { return &peopleHandler{st: d.Store} }
 
@@ -143,7 +153,7 @@ func (h *peopleHandler) createInvitation(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	inv, err := h.st.CreateInvitation(c, actor(c), orgID(c), email, role)
+	inv, err := h.st.CreateInvitation(c, actor(c), orgID(c), email, role, seatLimit)
 	switch {
 	case errors.Is(err, store.ErrAlreadyMember):
 		fail(c, &apiError{Status: http.StatusBadRequest, Type: "already_member", Message: "email: " + err.Error()})

@@ -160,7 +160,7 @@ func TestInvitationSeatLimit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t) // org B is on the free plan: 5 seats
 	newAccessToken(t, h, "first@example.com", []string{}, nil, h.orgB)
-	limit := store.SeatLimits["free"]
+	limit, _ := seatLimit("free")
 	for i := 1; i < limit; i++ {
 		r := h.do(http.MethodPost, "/v1/invitations", h.tokenB, map[string]any{"email": "p" + strconv.Itoa(i) + "@example.com"})
 		expectStatus(t, r, http.StatusCreated)

@@ -78,7 +78,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 			if err := cs.apply(ctx, r); err != nil {
 				return err
 			}
-			verdicts = append(verdicts, store.Verdict{OrgID: c.OrgID, CheckID: c.ID, ScheduledAt: r.ScheduledAt,
+			verdicts = append(verdicts, store.Verdict{OrgID: c.OrgID, CheckID: c.ID, Day: verdictDay(r.ScheduledAt),
 				Passing: verdictOf(&r.Run).Passing})
 			if r.stored {
 				drop = append(drop, r.Run)
@@ -190,6 +190,13 @@ func complete(r *store.Run) bool {
 // verdictOf is a run's verdict: failing when more of its reporting regions failed than passed.
 func verdictOf(r *store.Run) Verdict {
 	return Verdict{Passing: len(r.FailedRegions) <= len(r.PassedRegions), At: r.ScheduledAt}
+}
+
+// verdictDay is the day whose counters (status page uptime) a verdict counts in: the UTC date
+// of its run's scheduled time, however late the verdict comes.
+func verdictDay(scheduled time.Time) time.Time {
+	y, m, d := scheduled.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // stateOf reads the machine's state from a check row.

@@ -20,7 +20,7 @@ import (
 func invited(t *testing.T, st *store.Store, org uuid.UUID, email, role string) string {
 	t.Helper()
 	ctx := context.Background()
-	inv, err := st.CreateInvitation(ctx, store.Actor{Type: "User", DisplayName: "boss@example.com"}, org, email, role)
+	inv, err := st.CreateInvitation(ctx, store.Actor{Type: "User", DisplayName: "boss@example.com"}, org, email, role, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

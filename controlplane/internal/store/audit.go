@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // Actor is who made a change, as the audit log records it.
@@ -41,7 +43,7 @@ func auditAction(auditableType, action string) string {
 
 // writeAudit appends an audit event inside tx, so a change and its record commit together.
 func writeAudit(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, actor Actor, ev AuditEvent) error {
-	var meta []byte
+	var meta json.RawMessage
 	if ev.Metadata != nil {
 		var err error
 		if meta, err = json.Marshal(ev.Metadata); err != nil {
@@ -52,17 +54,14 @@ func writeAudit(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, actor Actor, ev
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `
-		INSERT INTO audit_events (id, org_id, actor_id, actor_type, actor_display_name,
-			auditable_id, auditable_type, auditable_display_name,
-			target_id, target_type, target_display_name, audit_action, action, remote_ip, metadata)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, o.id::text, 'Organisation', o.name, $9, $10, $11, $12
-		FROM organizations o WHERE o.id = $2`,
-		id, orgID, nullIfEmpty(actor.ID), actor.Type, nullIfEmpty(actor.DisplayName),
-		nullIfEmpty(ev.AuditableID), ev.AuditableType, nullIfEmpty(ev.AuditableDisplayName),
-		auditAction(ev.AuditableType, ev.Action), ev.Action, nullIfEmpty(actor.RemoteIP), meta)
+	action := auditAction(ev.AuditableType, ev.Action)
+	err = dbsqlc.New(tx).WriteAuditEvent(ctx, dbsqlc.WriteAuditEventParams{ID: id, OrgID: orgID,
+		ActorID: nullIfEmpty(actor.ID), ActorType: actor.Type, ActorDisplayName: nullIfEmpty(actor.DisplayName),
+		AuditableID: nullIfEmpty(ev.AuditableID), AuditableType: ev.AuditableType,
+		AuditableDisplayName: nullIfEmpty(ev.AuditableDisplayName), AuditAction: action, Action: ev.Action,
+		RemoteIp: nullIfEmpty(actor.RemoteIP), Metadata: meta})
 	if err != nil {
-		return fmt.Errorf("write audit event %s: %w", auditAction(ev.AuditableType, ev.Action), err)
+		return fmt.Errorf("write audit event %s: %w", action, err)
 	}
 	return nil
 }

@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // CheckIncident is one period during which a check was DOWN; EndedAt is nil while it lasts.
@@ -20,27 +21,23 @@ type CheckIncident struct {
 // bound optional), newest started_at first, then id descending (the check_incidents_check
 // index order), and how many overlap in total.
 func (s *Store) ListCheckIncidents(ctx context.Context, orgID, checkID uuid.UUID, from, to *time.Time, limit, offset int64) ([]CheckIncident, int64, error) {
-	const cond = `org_id = $1 AND check_id = $2
-		AND ($3::timestamptz IS NULL OR ended_at IS NULL OR ended_at > $3)
-		AND ($4::timestamptz IS NULL OR started_at < $4)`
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM check_incidents WHERE `+cond, orgID, checkID, from, to).Scan(&total); err != nil {
+	total, err := s.q.CountCheckIncidents(ctx, dbsqlc.CountCheckIncidentsParams{OrgID: orgID, CheckID: checkID, FromTime: from, ToTime: to})
+	if err != nil {
 		return nil, 0, translate(err)
 	}
 	if total <= offset {
 		return []CheckIncident{}, total, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, check_id, started_at, ended_at FROM check_incidents WHERE `+cond+`
-		ORDER BY started_at DESC, id DESC LIMIT $5 OFFSET $6`, orgID, checkID, from, to, limit, offset)
+	rows, err := s.q.ListCheckIncidents(ctx, dbsqlc.ListCheckIncidentsParams{OrgID: orgID, CheckID: checkID,
+		FromTime: from, ToTime: to, MaxRows: limit, SkipRows: offset})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (CheckIncident, error) {
-		var i CheckIncident
-		err := row.Scan(&i.ID, &i.CheckID, &i.StartedAt, &i.EndedAt)
-		return i, err
-	})
-	return items, total, translate(err)
+	items := make([]CheckIncident, len(rows))
+	for i, r := range rows {
+		items[i] = CheckIncident(r)
+	}
+	return items, total, nil
 }
 
 // CheckResult is one probe attempt from one region, with the fields of every kind (those of
@@ -72,29 +69,34 @@ type CheckResult struct {
 // first (the primary key order), and how many there are in that window. A database that
 // cannot be reached is ErrUnavailable.
 func (s *Store) ListCheckResults(ctx context.Context, orgID, checkID uuid.UUID, from, to time.Time, limit, offset int64) ([]CheckResult, int64, error) {
-	const cond = `org_id = $1 AND check_id = $2 AND checked_at >= $3 AND checked_at < $4`
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM check_results WHERE `+cond, orgID, checkID, from, to).Scan(&total); err != nil {
+	total, err := s.q.CountCheckResults(ctx, dbsqlc.CountCheckResultsParams{OrgID: orgID, CheckID: checkID, FromTime: from, ToTime: to})
+	if err != nil {
 		return nil, 0, translate(err)
 	}
 	if total <= offset {
 		return []CheckResult{}, total, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, checked_at, region, passing, response_time_ms, attempt_number,
-			is_final_attempt, dispatched_at, response_body, body_availability, response_code, result_summary,
-			failure_source, failure_type, dns_status, resolver, parsed_response, tcp_status,
-			dns_time_ms, connect_time_ms, data_time_ms
-		FROM check_results WHERE `+cond+` ORDER BY checked_at, id LIMIT $5 OFFSET $6`, orgID, checkID, from, to, limit, offset)
+	rows, err := s.q.ListCheckResults(ctx, dbsqlc.ListCheckResultsParams{OrgID: orgID, CheckID: checkID,
+		FromTime: from, ToTime: to, MaxRows: limit, SkipRows: offset})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (CheckResult, error) {
-		var r CheckResult
-		err := row.Scan(&r.ID, &r.CheckedAt, &r.Region, &r.Passing, &r.ResponseTimeMs, &r.AttemptNumber,
-			&r.IsFinalAttempt, &r.DispatchedAt, &r.ResponseBody, &r.BodyAvailability, &r.ResponseCode, &r.ResultSummary,
-			&r.FailureSource, &r.FailureType, &r.DNSStatus, &r.Resolver, &r.ParsedResponse, &r.TCPStatus,
-			&r.DNSTimeMs, &r.ConnectTimeMs, &r.DataTimeMs)
-		return r, err
-	})
-	return items, total, translate(err)
+	items := make([]CheckResult, len(rows))
+	for i, r := range rows {
+		items[i] = CheckResult{ID: r.ID, CheckedAt: r.CheckedAt, Region: r.Region, Passing: r.Passing,
+			ResponseTimeMs: r.ResponseTimeMs, AttemptNumber: int(r.AttemptNumber), IsFinalAttempt: r.IsFinalAttempt,
+			DispatchedAt: r.DispatchedAt, ResponseBody: r.ResponseBody, BodyAvailability: r.BodyAvailability,
+			ResponseCode: intPtr(r.ResponseCode), ResultSummary: r.ResultSummary, FailureSource: r.FailureSource,
+			FailureType: r.FailureType, DNSStatus: r.DnsStatus, Resolver: r.Resolver, ParsedResponse: r.ParsedResponse,
+			TCPStatus: r.TcpStatus, DNSTimeMs: r.DnsTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs}
+	}
+	return items, total, nil
+}
+
+func intPtr(v *int32) *int {
+	if v == nil {
+		return nil
+	}
+	i := int(*v)
+	return &i
 }

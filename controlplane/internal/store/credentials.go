@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // Credential kinds.
@@ -28,30 +31,20 @@ type Credential struct {
 // LookupCredential resolves a secret's hash to its credential: ErrNotFound when no token has it.
 // Expiry is the caller's judgement, since it depends on the clock.
 func (s *Store) LookupCredential(ctx context.Context, secretHash []byte) (Credential, error) {
-	var c Credential
-	var orgID uuid.UUID
-	err := s.pool.QueryRow(ctx, `SELECT id, org_id, name, grants, expires_at FROM api_tokens WHERE secret_hash = $1`, secretHash).
-		Scan(&c.TokenID, &orgID, &c.Display, &c.Grants, &c.ExpiresAt)
+	t, err := s.q.APITokenBySecret(ctx, secretHash)
 	if err == nil {
-		c.Kind, c.OrgIDs = CredentialAPIToken, []uuid.UUID{orgID}
-		return c, nil
+		return Credential{Kind: CredentialAPIToken, TokenID: t.ID, OrgIDs: []uuid.UUID{t.OrgID}, Display: t.Name,
+			Grants: t.Grants, ExpiresAt: t.ExpiresAt}, nil
 	}
-	if err != pgx.ErrNoRows {
-		return c, translate(err)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return Credential{}, translate(err)
 	}
-	err = s.pool.QueryRow(ctx, `
-		SELECT t.id, t.user_id, u.email, t.scopes, t.expires_at,
-		       coalesce(array_agg(m.org_id ORDER BY m.org_id) FILTER (WHERE m.org_id IS NOT NULL), '{}')
-		FROM access_tokens t JOIN users u ON u.id = t.user_id
-		LEFT JOIN memberships m ON m.user_id = t.user_id
-		WHERE t.secret_hash = $1
-		GROUP BY t.id, u.email`, secretHash).
-		Scan(&c.TokenID, &c.UserID, &c.Display, &c.Grants, &c.ExpiresAt, &c.OrgIDs)
+	a, err := s.q.AccessTokenBySecret(ctx, secretHash)
 	if err != nil {
-		return c, translate(err)
+		return Credential{}, translate(err)
 	}
-	c.Kind = CredentialAccessToken
-	return c, nil
+	return Credential{Kind: CredentialAccessToken, TokenID: a.ID, OrgIDs: a.OrgIds, UserID: a.UserID, Display: a.Email,
+		Grants: a.Scopes, ExpiresAt: a.ExpiresAt}, nil
 }
 
 // NewAPIToken is the input of CreateAPIToken.
@@ -75,11 +68,11 @@ type APIToken struct {
 
 // CreateAPIToken stores a token (by the hash of its secret) and audits it.
 func (s *Store) CreateAPIToken(ctx context.Context, actor Actor, in NewAPIToken) (APIToken, error) {
-	t := APIToken{ID: uuid.Must(uuid.NewV7()), OrgID: in.OrgID, Name: in.Name, Grants: in.Grants, ExpiresAt: in.ExpiresAt}
+	var t dbsqlc.CreateAPITokenRow
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO api_tokens (id, org_id, name, secret_hash, grants, expires_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at`,
-			t.ID, in.OrgID, in.Name, in.SecretHash, in.Grants, in.ExpiresAt, s.now()).Scan(&t.CreatedAt)
+		var err error
+		t, err = s.q.WithTx(tx).CreateAPIToken(ctx, dbsqlc.CreateAPITokenParams{ID: uuid.Must(uuid.NewV7()), OrgID: in.OrgID,
+			Name: in.Name, SecretHash: in.SecretHash, Grants: in.Grants, ExpiresAt: in.ExpiresAt, CreatedAt: s.now()})
 		if err != nil {
 			return err
 		}
@@ -87,7 +80,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, actor Actor, in NewAPIToken)
 			Action: "created", AuditableType: "ApiToken", AuditableID: t.ID.String(), AuditableDisplayName: t.Name,
 		})
 	})
-	return t, err
+	return APIToken(t), err
 }
 
 // User is a person who can belong to several organizations.
@@ -102,27 +95,20 @@ type User struct {
 
 // EnsureUser returns the user with this e-mail, creating it when missing.
 func (s *Store) EnsureUser(ctx context.Context, email string) (User, error) {
-	u := User{ID: uuid.Must(uuid.NewV7())}
-	err := s.pool.QueryRow(ctx, `
-		INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (email) DO UPDATE SET email = EXCLUDED.email
-		RETURNING id, email, first_name, last_name, image, created_at`, u.ID, email, s.now()).
-		Scan(&u.ID, &u.Email, &u.FirstName, &u.LastName, &u.Image, &u.CreatedAt)
-	return u, translate(err)
+	u, err := s.q.EnsureUser(ctx, dbsqlc.EnsureUserParams{ID: uuid.Must(uuid.NewV7()), Email: email, CreatedAt: s.now()})
+	return User(u), translate(err)
 }
 
 // AddMembership makes a user a member of an organization (idempotent; the role is updated).
 func (s *Store) AddMembership(ctx context.Context, orgID, userID uuid.UUID, role string) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO memberships (org_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role`, orgID, userID, role, s.now())
-	return translate(err)
+	return translate(s.q.UpsertMembership(ctx, dbsqlc.UpsertMembershipParams{OrgID: orgID, UserID: userID, Role: role, CreatedAt: s.now()}))
 }
 
 // CreateAccessToken stores an OAuth-style access token for a user, valid in each of the user's
 // organizations within its scopes.
 func (s *Store) CreateAccessToken(ctx context.Context, userID uuid.UUID, scopes []string, expiresAt *time.Time, secretHash []byte) (uuid.UUID, error) {
 	id := uuid.Must(uuid.NewV7())
-	_, err := s.pool.Exec(ctx, `INSERT INTO access_tokens (id, user_id, secret_hash, scopes, expires_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, id, userID, secretHash, scopes, expiresAt, s.now())
+	err := s.q.CreateAccessToken(ctx, dbsqlc.CreateAccessTokenParams{ID: id, UserID: userID, SecretHash: secretHash,
+		Scopes: scopes, ExpiresAt: expiresAt, CreatedAt: s.now()})
 	return id, translate(err)
 }

@@ -47,6 +47,10 @@ func Open(ctx context.Context, url string, sealer Sealer, opts ...Option) (*Stor
 		// scheduler and the API together need more than that on a small machine.
 		cfg.MaxConns = max(cfg.MaxConns, 20)
 	}
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		registerUUID(conn)
+		return nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)

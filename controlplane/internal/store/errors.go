@@ -57,6 +57,9 @@ func translate(err error) error {
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "23505": // unique_violation
+			if pgErr.ConstraintName == "invitations_pending_email" {
+				return ErrAlreadyInvited // a concurrent invitation of the same address won
+			}
 			return fmt.Errorf("%w: %s", ErrConflict, pgErr.ConstraintName)
 		case "23503": // foreign_key_violation
 			return fmt.Errorf("%w: %s", ErrConflict, pgErr.ConstraintName)

@@ -50,7 +50,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return Migrate(ctx, s.pool)
 }
 
-// Migrate applies the embedded migrations through any pgx connection pool.
+// Migrate applies the embedded migrations through any pgx connection pool. Its SQL is written
+// here rather than in queries/: schema_migrations is the migrator's own table, made before any
+// migration runs, so it is not part of the schema sqlc compiles against, and the migrations
+// themselves are SQL text to run as they are.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	migs, err := loadMigrations()
 	if err != nil {

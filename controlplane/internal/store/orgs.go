@@ -56,10 +56,10 @@ const BootstrapOrgName = "Default organization"
 // several replicas start at once (the unique secret hash decides).
 func (s *Store) EnsureBootstrap(ctx context.Context, secretHash []byte, grants []string) (orgID, tokenID uuid.UUID, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey+1); err != nil {
+		q := s.q.WithTx(tx)
+		if err := q.LockBootstrap(ctx, migrationLockKey+1); err != nil {
 			return err
 		}
-		q := s.q.WithTx(tx)
 		existing, err := q.BootstrapTokenBySecret(ctx, secretHash)
 		if err == nil {
 			orgID, tokenID = existing.OrgID, existing.ID

@@ -2,18 +2,21 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// This file is the SQL of the result pipeline (DESIGN.md steps 5 and 6): one transaction per
-// batch of results that de-duplicates, stores with COPY and hands the batch's final attempts,
-// with their checks locked, to the evaluator. pipeline_eval.go holds what the evaluator does
-// inside that transaction; pipeline_partitions.go the partition maintenance.
+// This file is the persistence of the result pipeline (DESIGN.md steps 5 and 6): one
+// transaction per batch of results that de-duplicates, stores with COPY and hands the batch's
+// final attempts, with their checks locked, to the evaluator, which decides everything else.
+// pipeline_eval.go holds what the evaluator may write inside that transaction;
+// pipeline_partitions.go the partition maintenance; queries/pipeline.sql the queries.
 
 // ResultRow is one probe attempt from one region, as check_results stores it.
 type ResultRow struct {
@@ -42,7 +45,7 @@ type ResultRow struct {
 	DNSTimeMs        *float64
 	ConnectTimeMs    *float64
 	DataTimeMs       *float64
-	Details          []byte // jsonb: timings, TLS expiry, assertion outcomes, agent; nil for NULL
+	Details          json.RawMessage // timings, TLS expiry, assertion outcomes, agent; nil for NULL
 }
 
 // ResultKey is what makes a result unique: one attempt of one job in one region.
@@ -50,12 +53,12 @@ type ResultKey struct {
 	JobID         uuid.UUID
 	Region        string
 	AttemptNumber int32
-	Final         bool // see ingest_dedupe in 0002_pipeline.sql: a re-run restarts at attempt 1
+	IsFinal       bool // see ingest_dedupe in 0002_pipeline.sql: a re-run restarts at attempt 1
 }
 
 // Key returns the row's de-duplication key.
 func (r *ResultRow) Key() ResultKey {
-	return ResultKey{JobID: r.JobID, Region: r.Region, AttemptNumber: r.AttemptNumber, Final: r.IsFinalAttempt}
+	return ResultKey{JobID: r.JobID, Region: r.Region, AttemptNumber: r.AttemptNumber, IsFinal: r.IsFinalAttempt}
 }
 
 // IngestStats counts what happened to a batch's rows. Received = Stored + Duplicates + Dropped.
@@ -83,7 +86,7 @@ type PipelineCheck struct {
 	ConfirmationPeriodSeconds    int32
 	RecoveryPeriodSeconds        int32
 	ReminderAlertIntervalMinutes *int32
-	Alerts                       []byte // jsonb: the nine *_alerts id lists
+	Alerts                       json.RawMessage // the nine *_alerts id lists
 	FailingSince                 *time.Time
 	PassingSince                 *time.Time
 	LastAlertAt                  *time.Time
@@ -92,41 +95,15 @@ type PipelineCheck struct {
 	LastRunAt                    *time.Time
 }
 
-const pipelineCheckColumns = `c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
-	c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
-	c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-	c.down_alerted, c.current_incident_id, c.last_run_at`
-
-func scanPipelineCheck(row pgx.CollectableRow) (*PipelineCheck, error) {
-	var c PipelineCheck
-	var id, org, incident pgtype.UUID
-	err := row.Scan(&id, &org, &c.Kind, &c.Name, &c.URL, &c.State, &c.StateChangedAt, &c.Paused, &c.Muted,
-		&c.TestRegions, &c.TimeoutMs, &c.AlertPriority, &c.ConfirmationPeriodSeconds, &c.RecoveryPeriodSeconds,
-		&c.ReminderAlertIntervalMinutes, &c.Alerts, &c.FailingSince, &c.PassingSince, &c.LastAlertAt,
-		&c.DownAlerted, &incident, &c.LastRunAt)
-	c.ID, c.OrgID, c.CurrentIncidentID = id.Bytes, org.Bytes, fromPgUUIDPtr(incident)
-	return &c, err
-}
-
-// The pipeline passes uuids as pgtype.UUID: google/uuid's UUID encodes through its
-// driver.Valuer (a string) and decodes through sql.Scanner, which costs more than the rest of
-// a batch's encoding together.
-
-func pgUUID(u uuid.UUID) pgtype.UUID { return pgtype.UUID{Bytes: u, Valid: true} }
-
-func pgUUIDPtr(u *uuid.UUID) pgtype.UUID {
-	if u == nil {
-		return pgtype.UUID{}
-	}
-	return pgUUID(*u)
-}
-
-func fromPgUUIDPtr(u pgtype.UUID) *uuid.UUID {
-	if !u.Valid {
-		return nil
-	}
-	id := uuid.UUID(u.Bytes)
-	return &id
+// pipelineCheck maps a locked check row (LockChecksForResults and LockChecksWithDueRuns
+// return the same columns) to the evaluator's view.
+func pipelineCheck(r dbsqlc.LockChecksForResultsRow) *PipelineCheck {
+	return &PipelineCheck{ID: r.ID, OrgID: r.OrgID, Kind: r.Kind, Name: r.Name, URL: r.Url, State: r.State,
+		StateChangedAt: r.StateChangedAt, Paused: r.Paused, Muted: r.Muted, TestRegions: r.TestRegions,
+		TimeoutMs: r.TimeoutMs, AlertPriority: r.AlertPriority, ConfirmationPeriodSeconds: r.ConfirmationPeriodSeconds,
+		RecoveryPeriodSeconds: r.RecoveryPeriodSeconds, ReminderAlertIntervalMinutes: r.ReminderAlertIntervalMinutes,
+		Alerts: r.Alerts, FailingSince: r.FailingSince, PassingSince: r.PassingSince, LastAlertAt: r.LastAlertAt,
+		DownAlerted: r.DownAlerted, CurrentIncidentID: r.CurrentIncidentID, LastRunAt: r.LastRunAt}
 }
 
 // JudgeFunc is the evaluator's part of a pipeline transaction: checks are locked (FOR NO KEY
@@ -151,12 +128,13 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 	var stats IngestStats
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		stats = IngestStats{Received: len(rows)} // inTx may run this again after a conflict
-		fresh, err := insertDedupeKeys(ctx, tx, rows)
+		q := s.q.WithTx(tx)
+		fresh, err := insertResultKeys(ctx, q, rows)
 		if err != nil {
 			return err
 		}
 		stats.Duplicates = len(rows) - len(fresh)
-		checks, err := lockChecks(ctx, tx, checkRefs(fresh))
+		checks, err := lockChecks(ctx, q, fresh)
 		if err != nil {
 			return err
 		}
@@ -171,7 +149,7 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 			}
 		}
 		stats.Dropped = len(fresh) - len(accepted)
-		if err := copyResults(ctx, tx, accepted); err != nil {
+		if err := copyResults(ctx, q, accepted); err != nil {
 			return err
 		}
 		stats.Stored = len(accepted)
@@ -220,39 +198,25 @@ func uniqueResults(rows []ResultRow) ([]ResultRow, int) {
 	return out, len(rows) - len(out)
 }
 
-// insertDedupeKeys records the rows' keys and returns the rows whose key is new. Keys are
-// inserted in key order (ORDER BY in the INSERT) so that two batches sharing keys cannot
-// deadlock each other.
-func insertDedupeKeys(ctx context.Context, tx pgx.Tx, rows []ResultRow) ([]ResultRow, error) {
+// insertResultKeys records the rows' keys and returns the rows whose key is new.
+func insertResultKeys(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) ([]ResultRow, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	jobs := make([]pgtype.UUID, len(rows))
-	regions := make([]string, len(rows))
-	attempts := make([]int32, len(rows))
-	finals := make([]bool, len(rows))
-	scheduled := make([]time.Time, len(rows))
+	n := len(rows)
+	arg := dbsqlc.InsertResultKeysParams{JobIds: make([]uuid.UUID, n), Regions: make([]string, n),
+		AttemptNumbers: make([]int32, n), Finals: make([]bool, n), ScheduledAts: make([]time.Time, n)}
 	for i, r := range rows {
-		jobs[i], regions[i], attempts[i], finals[i], scheduled[i] = pgUUID(r.JobID), r.Region, r.AttemptNumber, r.IsFinalAttempt, r.ScheduledAt
+		arg.JobIds[i], arg.Regions[i], arg.AttemptNumbers[i] = r.JobID, r.Region, r.AttemptNumber
+		arg.Finals[i], arg.ScheduledAts[i] = r.IsFinalAttempt, r.ScheduledAt
 	}
-	res, err := tx.Query(ctx, `INSERT INTO ingest_dedupe (job_id, region, attempt_number, is_final, scheduled_at)
-		SELECT j, r, a, f, s FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::bool[], $5::timestamptz[]) AS u(j, r, a, f, s)
-		ORDER BY j, r, a, f
-		ON CONFLICT DO NOTHING
-		RETURNING job_id, region, attempt_number, is_final`, jobs, regions, attempts, finals, scheduled)
+	keys, err := q.InsertResultKeys(ctx, arg)
 	if err != nil {
 		return nil, fmt.Errorf("record result keys: %w", err)
 	}
-	inserted := map[ResultKey]struct{}{}
-	var k ResultKey
-	var job pgtype.UUID
-	_, err = pgx.ForEachRow(res, []any{&job, &k.Region, &k.AttemptNumber, &k.Final}, func() error {
-		k.JobID = job.Bytes
-		inserted[k] = struct{}{}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("record result keys: %w", err)
+	inserted := make(map[ResultKey]struct{}, len(keys))
+	for _, k := range keys {
+		inserted[ResultKey(k)] = struct{}{}
 	}
 	fresh := make([]ResultRow, 0, len(inserted))
 	for _, r := range rows {
@@ -263,69 +227,49 @@ func insertDedupeKeys(ctx context.Context, tx pgx.Tx, rows []ResultRow) ([]Resul
 	return fresh, nil
 }
 
-type checkRef struct{ orgID, checkID uuid.UUID }
-
-func checkRefs(rows []ResultRow) []checkRef {
-	seen := map[checkRef]struct{}{}
-	var out []checkRef
-	for _, r := range rows {
-		ref := checkRef{r.OrgID, r.CheckID}
-		if _, ok := seen[ref]; !ok {
-			seen[ref] = struct{}{}
-			out = append(out, ref)
-		}
-	}
-	return out
-}
-
-// lockChecks locks the referenced checks that exist, in id order, and returns them sorted by id.
-// FOR NO KEY UPDATE: the evaluator changes no key columns, so inserts referencing the checks
-// elsewhere are not blocked.
-func lockChecks(ctx context.Context, tx pgx.Tx, refs []checkRef) ([]*PipelineCheck, error) {
-	if len(refs) == 0 {
+// lockChecks locks the checks of the rows that exist, each in its row's organization, in id
+// order, and returns them sorted by id.
+func lockChecks(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) ([]*PipelineCheck, error) {
+	if len(rows) == 0 {
 		return nil, nil
 	}
-	orgs := make([]pgtype.UUID, len(refs))
-	ids := make([]pgtype.UUID, len(refs))
-	for i, r := range refs {
-		orgs[i], ids[i] = pgUUID(r.orgID), pgUUID(r.checkID)
+	type ref struct{ orgID, checkID uuid.UUID }
+	seen := map[ref]struct{}{}
+	var arg dbsqlc.LockChecksForResultsParams
+	for _, r := range rows {
+		k := ref{r.OrgID, r.CheckID}
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			arg.OrgIds, arg.CheckIds = append(arg.OrgIds, r.OrgID), append(arg.CheckIds, r.CheckID)
+		}
 	}
-	rows, err := tx.Query(ctx, `SELECT `+pipelineCheckColumns+` FROM checks c
-		JOIN unnest($1::uuid[], $2::uuid[]) AS k(org_id, id) ON c.org_id = k.org_id AND c.id = k.id
-		ORDER BY c.id FOR NO KEY UPDATE OF c`, orgs, ids)
+	locked, err := q.LockChecksForResults(ctx, arg)
 	if err != nil {
 		return nil, fmt.Errorf("lock checks: %w", err)
 	}
-	checks, err := pgx.CollectRows(rows, scanPipelineCheck)
-	if err != nil {
-		return nil, fmt.Errorf("lock checks: %w", err)
+	checks := make([]*PipelineCheck, len(locked))
+	for i, r := range locked {
+		checks[i] = pipelineCheck(r)
 	}
 	return checks, nil
 }
 
-var resultColumns = []string{"id", "org_id", "check_id", "job_id", "region", "attempt_number",
-	"is_final_attempt", "checked_at", "dispatched_at", "passing", "response_time_ms", "response_code",
-	"response_body", "body_availability", "result_summary", "failure_source", "failure_type",
-	"dns_status", "resolver", "parsed_response", "tcp_status", "dns_time_ms", "connect_time_ms",
-	"data_time_ms", "details"}
-
-func copyResults(ctx context.Context, tx pgx.Tx, rows []ResultRow) error {
+func copyResults(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	src := pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+	params := make([]dbsqlc.CopyResultsParams, len(rows))
+	for i := range rows {
 		r := &rows[i]
-		var details any
-		if r.Details != nil {
-			details = r.Details
-		}
-		return []any{pgUUID(r.ID), pgUUID(r.OrgID), pgUUID(r.CheckID), pgUUID(r.JobID), r.Region, r.AttemptNumber,
-			r.IsFinalAttempt, r.CheckedAt, r.DispatchedAt, r.Passing, r.ResponseTimeMs, r.ResponseCode,
-			r.ResponseBody, r.BodyAvailability, r.ResultSummary, r.FailureSource, r.FailureType,
-			r.DNSStatus, r.Resolver, r.ParsedResponse, r.TCPStatus, r.DNSTimeMs, r.ConnectTimeMs,
-			r.DataTimeMs, details}, nil
-	})
-	n, err := tx.CopyFrom(ctx, pgx.Identifier{"check_results"}, resultColumns, src)
+		params[i] = dbsqlc.CopyResultsParams{ID: r.ID, OrgID: r.OrgID, CheckID: r.CheckID, JobID: r.JobID,
+			Region: r.Region, AttemptNumber: r.AttemptNumber, IsFinalAttempt: r.IsFinalAttempt,
+			CheckedAt: r.CheckedAt, DispatchedAt: r.DispatchedAt, Passing: r.Passing, ResponseTimeMs: r.ResponseTimeMs,
+			ResponseCode: r.ResponseCode, ResponseBody: r.ResponseBody, BodyAvailability: r.BodyAvailability,
+			ResultSummary: r.ResultSummary, FailureSource: r.FailureSource, FailureType: r.FailureType,
+			DnsStatus: r.DNSStatus, Resolver: r.Resolver, ParsedResponse: r.ParsedResponse, TcpStatus: r.TCPStatus,
+			DnsTimeMs: r.DNSTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs, Details: r.Details}
+	}
+	n, err := q.CopyResults(ctx, params)
 	if err != nil {
 		return fmt.Errorf("copy results: %w", err)
 	}
@@ -342,20 +286,17 @@ func copyResults(ctx context.Context, tx pgx.Tx, rows []ResultRow) error {
 func (s *Store) JudgeDueRuns(ctx context.Context, now time.Time, limit int, judge JudgeFunc) (int, error) {
 	var n int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT `+pipelineCheckColumns+` FROM checks c
-			WHERE (c.org_id, c.id) IN (
-				SELECT DISTINCT org_id, check_id FROM check_runs WHERE deadline <= $1 ORDER BY check_id LIMIT $2)
-			ORDER BY c.id FOR NO KEY UPDATE OF c SKIP LOCKED`, now, limit)
+		locked, err := s.q.WithTx(tx).LockChecksWithDueRuns(ctx, dbsqlc.LockChecksWithDueRunsParams{Now: now, MaxChecks: int64(limit)})
 		if err != nil {
 			return fmt.Errorf("lock checks with due runs: %w", err)
 		}
-		checks, err := pgx.CollectRows(rows, scanPipelineCheck)
-		if err != nil {
-			return fmt.Errorf("lock checks with due runs: %w", err)
-		}
-		n = len(checks)
+		n = len(locked)
 		if n == 0 {
 			return nil
+		}
+		checks := make([]*PipelineCheck, n)
+		for i, r := range locked {
+			checks[i] = pipelineCheck(dbsqlc.LockChecksForResultsRow(r))
 		}
 		return judge(ctx, &PipelineTx{tx: tx}, checks, nil)
 	})

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // Partition maintenance of the pipeline's range-partitioned tables. check_results has one
@@ -22,11 +24,19 @@ type partitionSet struct {
 	column string
 	step   time.Duration
 	layout string
+	// pruneDefault deletes the default partition's rows older than before.
+	pruneDefault func(ctx context.Context, q *dbsqlc.Queries, before time.Time) (int64, error)
 }
 
 var (
-	resultPartitions = partitionSet{parent: "check_results", column: "checked_at", step: 24 * time.Hour, layout: "20060102"}
-	dedupePartitions = partitionSet{parent: "ingest_dedupe", column: "scheduled_at", step: time.Hour, layout: "2006010215"}
+	resultPartitions = partitionSet{parent: "check_results", column: "checked_at", step: 24 * time.Hour, layout: "20060102",
+		pruneDefault: func(ctx context.Context, q *dbsqlc.Queries, before time.Time) (int64, error) {
+			return q.PruneDefaultResults(ctx, before)
+		}}
+	dedupePartitions = partitionSet{parent: "ingest_dedupe", column: "scheduled_at", step: time.Hour, layout: "2006010215",
+		pruneDefault: func(ctx context.Context, q *dbsqlc.Queries, before time.Time) (int64, error) {
+			return q.PruneDefaultResultKeys(ctx, before)
+		}}
 )
 
 const partitionLockTimeout = "5s"
@@ -58,12 +68,7 @@ func (s *Store) DropDedupePartitions(ctx context.Context, before time.Time) ([]s
 // Partitions lists the partitions of a pipeline table ("check_results" or "ingest_dedupe"),
 // default partition included, sorted by name.
 func (s *Store) Partitions(ctx context.Context, table string) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-		WHERE i.inhparent = $1::regclass ORDER BY 1`, table)
-	if err != nil {
-		return nil, translate(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	names, err := s.q.ListPartitions(ctx, table)
 	return names, translate(err)
 }
 
@@ -96,23 +101,24 @@ func (s *Store) ensurePartition(ctx context.Context, ps partitionSet, lo time.Ti
 	created := false
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		created = false // inTx may run this again after a conflict
-		if err := lockPartitionSet(ctx, tx, ps); err != nil {
+		q := s.q.WithTx(tx)
+		if err := lockPartitionSet(ctx, q, ps); err != nil {
 			return err
 		}
-		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil || exists {
+		if exists, err := q.RelationExists(ctx, name); err != nil || exists {
 			return err
 		}
 		// Create the table detached and attach it: ATTACH takes only a SHARE UPDATE EXCLUSIVE
 		// lock on the parent, so ingest keeps writing (CREATE TABLE ... PARTITION OF would take
 		// ACCESS EXCLUSIVE). Rows of this range already in the default partition move over first.
-		for _, q := range []string{
+		// These statements name tables made up at run time, which no prepared query can.
+		for _, stmt := range []string{
 			`CREATE TABLE ` + table + ` (LIKE ` + parent + ` INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
 			`WITH moved AS (DELETE FROM ` + def + ` WHERE ` + ps.column + ` >= '` + lo.UTC().Format(time.RFC3339) +
 				`' AND ` + ps.column + ` < '` + hi.UTC().Format(time.RFC3339) + `' RETURNING *) INSERT INTO ` + table + ` SELECT * FROM moved`,
 			`ALTER TABLE ` + parent + ` ATTACH PARTITION ` + table + ` FOR VALUES ` + ps.bounds(lo),
 		} {
-			if _, err := tx.Exec(ctx, q); err != nil {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
 				return err
 			}
 		}
@@ -141,9 +147,10 @@ func (s *Store) dropPartitions(ctx context.Context, ps partitionSet, before time
 			continue
 		}
 		err = s.inTx(ctx, func(tx pgx.Tx) error {
-			if err := lockPartitionSet(ctx, tx, ps); err != nil {
+			if err := lockPartitionSet(ctx, s.q.WithTx(tx), ps); err != nil {
 				return err
 			}
+			// DDL on a table named at run time: no prepared query can name it.
 			table := pgx.Identifier{name}.Sanitize()
 			if _, err := tx.Exec(ctx, `ALTER TABLE `+pgx.Identifier{ps.parent}.Sanitize()+` DETACH PARTITION `+table); err != nil {
 				return err
@@ -156,19 +163,15 @@ func (s *Store) dropPartitions(ctx context.Context, ps partitionSet, before time
 		}
 		dropped = append(dropped, name)
 	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM `+pgx.Identifier{ps.parent + "_default"}.Sanitize()+` WHERE `+ps.column+` < $1`, before)
+	pruned, err := ps.pruneDefault(ctx, s.q, before)
 	if err != nil {
 		return dropped, 0, fmt.Errorf("prune default partition of %s: %w", ps.parent, translate(err))
 	}
-	return dropped, tag.RowsAffected(), nil
+	return dropped, pruned, nil
 }
 
 // lockPartitionSet bounds how long DDL may wait for locks and serializes maintenance of one
 // table across replicas.
-func lockPartitionSet(ctx context.Context, tx pgx.Tx, ps partitionSet) error {
-	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+partitionLockTimeout+`'`); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('vantage.partitions.' || $1))`, ps.parent)
-	return err
+func lockPartitionSet(ctx context.Context, q *dbsqlc.Queries, ps partitionSet) error {
+	return q.LockPartitionMaintenance(ctx, dbsqlc.LockPartitionMaintenanceParams{LockTimeout: partitionLockTimeout, Parent: ps.parent})
 }

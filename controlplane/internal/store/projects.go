@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // ErrProjectNotFound is the ErrNotFound of a project named by another resource's input (a
@@ -36,46 +38,36 @@ type Project struct {
 	UpdatedAt time.Time
 }
 
-const projectColumns = `id, org_id, name, is_default, created_at, updated_at`
-
-func scanProject(row pgx.Row) (Project, error) {
-	var p Project
-	err := row.Scan(&p.ID, &p.OrgID, &p.Name, &p.IsDefault, &p.CreatedAt, &p.UpdatedAt)
-	return p, err
-}
-
 // ListProjects returns one page of the organization's projects, newest first, and the total.
 func (s *Store) ListProjects(ctx context.Context, orgID uuid.UUID, limit, offset int64) ([]Project, int64, error) {
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM projects WHERE org_id = $1`, orgID).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = $1
-		ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, orgID, limit, offset)
+	total, err := s.q.CountProjects(ctx, orgID)
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Project, error) { return scanProject(r) })
+	rows, err := s.q.ListProjects(ctx, dbsqlc.ListProjectsParams{OrgID: orgID, MaxRows: limit, SkipRows: offset})
 	if err != nil {
 		return nil, 0, translate(err)
+	}
+	out := make([]Project, len(rows))
+	for i, p := range rows {
+		out[i] = Project(p)
 	}
 	return out, total, nil
 }
 
 // GetProject returns one project of the organization (ErrNotFound when missing).
 func (s *Store) GetProject(ctx context.Context, orgID, id uuid.UUID) (Project, error) {
-	p, err := scanProject(s.pool.QueryRow(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = $1 AND id = $2`, orgID, id))
-	return p, translate(err)
+	p, err := s.q.GetProject(ctx, dbsqlc.GetProjectParams{OrgID: orgID, ID: id})
+	return Project(p), translate(err)
 }
 
 // CreateProject creates a project (never a Default one) and audits it.
 func (s *Store) CreateProject(ctx context.Context, actor Actor, orgID uuid.UUID, name string) (Project, error) {
-	var p Project
+	var p dbsqlc.Project
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		now := s.now()
 		var err error
-		p, err = scanProject(tx.QueryRow(ctx, `INSERT INTO projects (id, org_id, name, is_default, created_at, updated_at)
-			VALUES ($1, $2, $3, false, $4, $4) RETURNING `+projectColumns, uuid.Must(uuid.NewV7()), orgID, name, now))
+		p, err = s.q.WithTx(tx).CreateProject(ctx, dbsqlc.CreateProjectParams{
+			ID: uuid.Must(uuid.NewV7()), OrgID: orgID, Name: name, CreatedAt: s.now()})
 		if err != nil {
 			return err
 		}
@@ -83,20 +75,19 @@ func (s *Store) CreateProject(ctx context.Context, actor Actor, orgID uuid.UUID,
 			Action: "created", AuditableType: "Project", AuditableID: p.ID.String(), AuditableDisplayName: p.Name,
 		})
 	})
-	return p, err
+	return Project(p), err
 }
 
 // RenameProject changes a project's name (its id never changes) and audits it.
 func (s *Store) RenameProject(ctx context.Context, actor Actor, orgID, id uuid.UUID, name string) (Project, error) {
-	var p Project
+	var p dbsqlc.Project
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var old string
-		if err := tx.QueryRow(ctx, `SELECT name FROM projects WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE`, orgID, id).Scan(&old); err != nil {
+		q := s.q.WithTx(tx)
+		old, err := q.LockProjectForRename(ctx, dbsqlc.LockProjectForRenameParams{OrgID: orgID, ID: id})
+		if err != nil {
 			return err
 		}
-		var err error
-		p, err = scanProject(tx.QueryRow(ctx, `UPDATE projects SET name = $3, updated_at = $4
-			WHERE org_id = $1 AND id = $2 RETURNING `+projectColumns, orgID, id, name, s.now()))
+		p, err = q.RenameProject(ctx, dbsqlc.RenameProjectParams{OrgID: orgID, ID: id, Name: name, UpdatedAt: s.now()})
 		if err != nil {
 			return err
 		}
@@ -105,7 +96,7 @@ func (s *Store) RenameProject(ctx context.Context, actor Actor, orgID, id uuid.U
 			Metadata: map[string]any{"previous_name": old},
 		})
 	})
-	return p, err
+	return Project(p), err
 }
 
 // DeleteProject deletes an empty, non-Default project and audits it. A project that holds a
@@ -119,28 +110,23 @@ func (s *Store) RenameProject(ctx context.Context, actor Actor, orgID, id uuid.U
 // delete they refuse is reported as project_not_empty as well.
 func (s *Store) DeleteProject(ctx context.Context, actor Actor, orgID, id uuid.UUID) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		var name string
-		var isDefault bool
-		err := tx.QueryRow(ctx, `SELECT name, is_default FROM projects WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id).
-			Scan(&name, &isDefault)
+		q := s.q.WithTx(tx)
+		p, err := q.LockProjectForUpdate(ctx, dbsqlc.LockProjectForUpdateParams{OrgID: orgID, ID: id})
 		if err != nil {
 			return err
 		}
-		if isDefault {
+		if p.IsDefault {
 			return &ConflictError{Type: "project_is_default", Code: ProjectConflictCode,
 				Message: "the Default project cannot be deleted"}
 		}
-		var checks, vars int64
-		err = tx.QueryRow(ctx, `SELECT
-				(SELECT count(*) FROM checks WHERE org_id = $1 AND project_id = $2),
-				(SELECT count(*) FROM env_vars WHERE org_id = $1 AND project_id = $2)`, orgID, id).Scan(&checks, &vars)
+		held, err := q.ProjectContents(ctx, dbsqlc.ProjectContentsParams{OrgID: orgID, ProjectID: &id})
 		if err != nil {
 			return err
 		}
-		if checks > 0 || vars > 0 {
-			return projectNotEmpty(fmt.Sprintf("the project still holds %d check(s) and %d environment variable(s); move or delete them first", checks, vars))
+		if held.Checks > 0 || held.EnvVars > 0 {
+			return projectNotEmpty(fmt.Sprintf("the project still holds %d check(s) and %d environment variable(s); move or delete them first", held.Checks, held.EnvVars))
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM projects WHERE org_id = $1 AND id = $2`, orgID, id); err != nil {
+		if err := q.DeleteProject(ctx, dbsqlc.DeleteProjectParams{OrgID: orgID, ID: id}); err != nil {
 			var pgErr *pgconn.PgError
 			if errors.As(err, &pgErr) && pgErr.Code == "23503" {
 				return projectNotEmpty("the project still holds resources; move or delete them first")
@@ -148,7 +134,7 @@ func (s *Store) DeleteProject(ctx context.Context, actor Actor, orgID, id uuid.U
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{
-			Action: "deleted", AuditableType: "Project", AuditableID: id.String(), AuditableDisplayName: name,
+			Action: "deleted", AuditableType: "Project", AuditableID: id.String(), AuditableDisplayName: p.Name,
 		})
 	})
 }
@@ -164,9 +150,8 @@ func lockProjectForReference(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, pr
 	if projectID == nil {
 		return nil
 	}
-	var one int
-	err := tx.QueryRow(ctx, `SELECT 1 FROM projects WHERE org_id = $1 AND id = $2 FOR KEY SHARE`, orgID, *projectID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
+	n, err := dbsqlc.New(tx).LockProjectForReference(ctx, dbsqlc.LockProjectForReferenceParams{OrgID: orgID, ID: *projectID})
+	if err == nil && n == 0 {
 		return ErrProjectNotFound
 	}
 	return err
@@ -178,9 +163,8 @@ func (s *Store) ProjectExists(ctx context.Context, orgID uuid.UUID, projectID *u
 	if projectID == nil {
 		return nil
 	}
-	var one int
-	err := s.pool.QueryRow(ctx, `SELECT 1 FROM projects WHERE org_id = $1 AND id = $2`, orgID, *projectID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
+	ok, err := s.q.ProjectExists(ctx, dbsqlc.ProjectExistsParams{OrgID: orgID, ID: *projectID})
+	if err == nil && !ok {
 		return ErrProjectNotFound
 	}
 	return translate(err)

@@ -3,9 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // LeaseSession is one dedicated PostgreSQL session, opened outside the pool, on which a
@@ -15,6 +18,7 @@ import (
 // PostgreSQL ends the session itself. It is not safe for concurrent use.
 type LeaseSession struct {
 	conn *pgx.Conn
+	q    *dbsqlc.Queries // on conn
 }
 
 // OpenLeaseSession opens a dedicated session with the pool's connection settings, named
@@ -31,41 +35,36 @@ func (s *Store) OpenLeaseSession(ctx context.Context, applicationName string, id
 	if err != nil {
 		return nil, translate(err)
 	}
+	q := dbsqlc.New(conn)
 	if idleTimeout > 0 {
-		secs := max(1, int(idleTimeout/time.Second))
-		_, err = conn.Exec(ctx, fmt.Sprintf(`SET idle_session_timeout = %d;
-			SET tcp_keepalives_idle = %d; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = %d`,
-			idleTimeout.Milliseconds(), secs, secs))
+		secs := strconv.Itoa(max(1, int(idleTimeout/time.Second)))
+		err = q.ConfigureLeaseSession(ctx, dbsqlc.ConfigureLeaseSessionParams{
+			IdleTimeoutMs: strconv.FormatInt(idleTimeout.Milliseconds(), 10), KeepaliveIdleSeconds: secs, KeepaliveCount: secs})
 		if err != nil {
 			conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the session is useless either way
 			return nil, fmt.Errorf("configure lease session: %w", translate(err))
 		}
 	}
-	return &LeaseSession{conn: conn}, nil
+	return &LeaseSession{conn: conn, q: q}, nil
 }
 
 // TryLock takes the session-level advisory lock key if nobody holds it, without waiting. A
 // session that already holds it gets it again (and must unlock it as many times).
 func (l *LeaseSession) TryLock(ctx context.Context, key int64) (bool, error) {
-	var ok bool
-	err := l.conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok)
+	ok, err := l.q.TryAdvisoryLock(ctx, key)
 	return ok, translate(err)
 }
 
 // Holds reports whether this session holds the advisory lock key: one round trip that also
 // proves the session is alive and resets its idle timeout.
 func (l *LeaseSession) Holds(ctx context.Context, key int64) (bool, error) {
-	var ok bool
-	err := l.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
-		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
-		  AND classid = ($1::bigint >> 32)::oid AND objid = ($1::bigint & 4294967295)::oid AND objsubid = 1)`, key).Scan(&ok)
+	ok, err := l.q.HoldsAdvisoryLock(ctx, key)
 	return ok, translate(err)
 }
 
 // Unlock releases the advisory lock key.
 func (l *LeaseSession) Unlock(ctx context.Context, key int64) error {
-	_, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, key)
-	return translate(err)
+	return translate(l.q.AdvisoryUnlock(ctx, key))
 }
 
 // PID is the session's server process id (pg_stat_activity.pid).

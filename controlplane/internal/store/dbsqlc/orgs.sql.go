@@ -128,6 +128,16 @@ func (q *Queries) ListOrganizations(ctx context.Context) ([]Organization, error)
 	return items, nil
 }
 
+const lockBootstrap = `-- name: LockBootstrap :exec
+SELECT pg_advisory_xact_lock($1::bigint)
+`
+
+// Serializes the first start of several replicas (released when the transaction ends).
+func (q *Queries) LockBootstrap(ctx context.Context, key int64) error {
+	_, err := q.db.Exec(ctx, lockBootstrap, key)
+	return err
+}
+
 const setTokenGrants = `-- name: SetTokenGrants :exec
 UPDATE api_tokens SET grants = $1 WHERE id = $2
 `

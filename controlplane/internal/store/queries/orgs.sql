@@ -19,3 +19,7 @@ UPDATE api_tokens SET grants = @grants WHERE id = @id;
 -- name: CreateBootstrapToken :exec
 INSERT INTO api_tokens (id, org_id, name, secret_hash, grants, expires_at, created_at)
 VALUES (@id, @org_id, 'bootstrap', @secret_hash, @grants, NULL, @created_at);
+
+-- name: LockBootstrap :exec
+-- Serializes the first start of several replicas (released when the transaction ends).
+SELECT pg_advisory_xact_lock(@key::bigint);

@@ -112,8 +112,12 @@ func ensureTemplate(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer admin.Exec(ctx, `SELECT pg_advisory_unlock(7362836)`) //nolint:errcheck
-	var exists bool
-	if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate)`, name).Scan(&exists); err != nil {
+	rows, err := admin.Query(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate)`, name)
+	if err != nil {
+		return "", err
+	}
+	exists, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[bool])
+	if err != nil {
 		return "", err
 	}
 	if exists {

@@ -1,0 +1,152 @@
+package store_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+)
+
+// TestPipelineTxRoundTrip writes what the evaluator writes in a pipeline transaction (a pending
+// run, the check's state with NULL and sub-microsecond times, an incident, an alert, a verdict)
+// and reads it back in the next one, as the evaluator would.
+func TestPipelineTxRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, err := st.CreateOrganization(ctx, "pipeline", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkID := uuid.Must(uuid.NewV7())
+	regions := []string{"cloud:us-east-1", "cloud:eu-west-1"}
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions,
+			alert_priority, confirmation_period_seconds, recovery_period_seconds, url, method)
+		VALUES ($1, $2, 'UPTIME', 'round trip', 60, 5000, $3, 'HIGH', 30, 60, 'https://example.com/', 'GET')`,
+		checkID, org.ID, regions); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 3, 14, 23, 59, 30, 0, time.UTC)
+	changed := base.Add(1234567 * time.Nanosecond) // stored as base + 1234µs
+	run := store.Run{OrgID: org.ID, CheckID: checkID, JobID: uuid.Must(uuid.NewV7()), ScheduledAt: base,
+		Deadline: base.Add(time.Minute), ExpectedRegions: regions, PassedRegions: []string{"cloud:us-east-1"},
+		FailedRegions: []string{}, FirstResultAt: base.Add(time.Second)}
+	var incident store.Incident
+	result := store.ResultRow{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, CheckID: checkID, JobID: run.JobID,
+		Region: "cloud:us-east-1", AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: base, CheckedAt: base.Add(time.Second),
+		Passing: false, ResponseTimeMs: 12.5, BodyAvailability: "NONE"}
+
+	stats, err := st.IngestResults(ctx, []store.ResultRow{result, result}, func(ctx context.Context, tx *store.PipelineTx, checks []*store.PipelineCheck, finals []store.ResultRow) error {
+		if len(checks) != 1 || checks[0].ID != checkID || checks[0].State != "PENDING" || len(finals) != 1 {
+			t.Errorf("judge got checks %+v, finals %d", checks, len(finals))
+		}
+		if err := tx.SaveRuns(ctx, []store.Run{run}); err != nil {
+			return err
+		}
+		var err error
+		if incident, err = tx.OpenIncident(ctx, org.ID, checkID, changed); err != nil {
+			return err
+		}
+		again, err := tx.OpenIncident(ctx, org.ID, checkID, base)
+		if err != nil || again.ID != incident.ID {
+			t.Errorf("second OpenIncident: %+v, %v; want the open one %s", again, err, incident.ID)
+		}
+		if err := tx.InsertOutbox(ctx, []store.OutboxEvent{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, EventType: "uptime.down",
+			CheckID: checkID, IncidentID: &incident.ID, AlertPriority: "HIGH", Payload: []byte(`{"event":"uptime.down"}`), CreatedAt: changed}}); err != nil {
+			return err
+		}
+		if err := tx.CountVerdicts(ctx, []store.Verdict{{OrgID: org.ID, CheckID: checkID, Day: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)},
+			{OrgID: org.ID, CheckID: checkID, Day: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC), Passing: true}}); err != nil {
+			return err
+		}
+		return tx.UpdateCheckStates(ctx, []store.CheckState{{OrgID: org.ID, CheckID: checkID, State: "DOWN",
+			StateChangedAt: &changed, FailingSince: &base, DownAlerted: true, CurrentIncidentID: &incident.ID, LastRunAt: &base}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats != (store.IngestStats{Received: 2, Stored: 1, Duplicates: 1}) {
+		t.Errorf("stats %+v", stats)
+	}
+
+	judged, err := st.JudgeDueRuns(ctx, base.Add(time.Minute), 10, func(ctx context.Context, tx *store.PipelineTx, checks []*store.PipelineCheck, finals []store.ResultRow) error {
+		if len(checks) != 1 || finals != nil {
+			t.Fatalf("sweep got %d checks, finals %v", len(checks), finals)
+		}
+		c := checks[0]
+		wantChanged := base.Add(1234 * time.Microsecond)
+		if c.State != "DOWN" || c.StateChangedAt == nil || !c.StateChangedAt.Equal(wantChanged) || c.FailingSince == nil ||
+			!c.FailingSince.Equal(base) || c.PassingSince != nil || c.LastAlertAt != nil || !c.DownAlerted ||
+			c.CurrentIncidentID == nil || *c.CurrentIncidentID != incident.ID || c.LastRunAt == nil || !c.LastRunAt.Equal(base) {
+			t.Errorf("check state read back: %+v", c)
+		}
+		if c.URL == nil || *c.URL != "https://example.com/" || !reflect.DeepEqual(c.TestRegions, regions) || c.TimeoutMs == nil ||
+			*c.TimeoutMs != 5000 || c.ConfirmationPeriodSeconds != 30 || c.RecoveryPeriodSeconds != 60 || c.AlertPriority != "HIGH" {
+			t.Errorf("check configuration read back: %+v", c)
+		}
+		runs, err := tx.PendingRuns(ctx, checks)
+		if err != nil {
+			return err
+		}
+		if len(runs) != 1 || !runs[0].ScheduledAt.Equal(run.ScheduledAt) || runs[0].JobID != run.JobID ||
+			!reflect.DeepEqual(runs[0].PassedRegions, run.PassedRegions) || len(runs[0].FailedRegions) != 0 ||
+			!reflect.DeepEqual(runs[0].ExpectedRegions, regions) {
+			t.Errorf("pending runs read back: %+v", runs)
+		}
+		cur, ok, err := tx.CurrentIncident(ctx, org.ID, checkID)
+		if err != nil || !ok || cur.ID != incident.ID {
+			t.Errorf("current incident: %+v %v %v", cur, ok, err)
+		}
+		closed, ok, err := tx.CloseIncident(ctx, org.ID, checkID, base) // before it started: ends when it started
+		if err != nil || !ok || closed.EndedAt == nil || !closed.EndedAt.Equal(closed.StartedAt) {
+			t.Errorf("closed incident: %+v %v %v", closed, ok, err)
+		}
+		if _, ok, err := tx.CloseIncident(ctx, org.ID, checkID, base); ok || err != nil {
+			t.Errorf("closing again: %v %v", ok, err)
+		}
+		if err := tx.DeleteRuns(ctx, runs); err != nil {
+			return err
+		}
+		return tx.UpdateCheckStates(ctx, []store.CheckState{{OrgID: org.ID, CheckID: checkID, State: "UP"}})
+	})
+	if err != nil || judged != 1 {
+		t.Fatalf("JudgeDueRuns: %d, %v", judged, err)
+	}
+
+	// A write the database refuses fails the whole batch: nothing of it is stored.
+	late := result
+	late.ID, late.JobID = uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	_, err = st.IngestResults(ctx, []store.ResultRow{late}, func(ctx context.Context, tx *store.PipelineTx, _ []*store.PipelineCheck, _ []store.ResultRow) error {
+		return tx.InsertOutbox(ctx, []store.OutboxEvent{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, EventType: "uptime.down",
+			CheckID: checkID, AlertPriority: "URGENT", Payload: []byte(`{}`), CreatedAt: base}})
+	})
+	if err == nil {
+		t.Error("an outbox row with an invalid priority was accepted")
+	}
+
+	count := func(q string) (n int) {
+		t.Helper()
+		if err := st.Pool().QueryRow(ctx, q, checkID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for q, want := range map[string]int{
+		`SELECT count(*) FROM check_runs WHERE check_id = $1`:                                            0,
+		`SELECT count(*) FROM check_results WHERE check_id = $1`:                                         1,
+		`SELECT count(*) FROM outbox WHERE check_id = $1 AND next_attempt_at = created_at`:               1,
+		`SELECT runs FROM check_daily_stats WHERE check_id = $1 AND day = '2026-03-14'`:                  2,
+		`SELECT failed_runs FROM check_daily_stats WHERE check_id = $1 AND day = '2026-03-14'`:           1,
+		`SELECT count(*) FROM checks WHERE id = $1 AND state = 'UP' AND state_changed_at IS NULL`:        1,
+		`SELECT count(*) FROM checks WHERE id = $1 AND current_incident_id IS NULL AND NOT down_alerted`: 1,
+	} {
+		if n := count(q); n != want {
+			t.Errorf("%s: %d, want %d", q, n, want)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+-- The result pipeline (DESIGN.md steps 5 and 6): de-duplication, the check locks, COPY of the
+-- results, and what the evaluator reads and writes inside the same transaction. Lists travel as
+-- parallel arrays (ROWS FROM unnest …), one statement per batch.
+
+-- name: InsertResultKeys :many
+-- Keys are inserted in key order, so two batches sharing keys cannot deadlock each other; only
+-- the keys inserted now come back.
+INSERT INTO ingest_dedupe (job_id, region, attempt_number, is_final, scheduled_at)
+SELECT j, r, a, f, s
+FROM ROWS FROM (unnest(@job_ids::uuid[]), unnest(@regions::text[]), unnest(@attempt_numbers::int4[]),
+    unnest(@finals::bool[]), unnest(@scheduled_ats::timestamptz[])) AS u(j, r, a, f, s)
+ORDER BY j, r, a, f
+ON CONFLICT DO NOTHING
+RETURNING job_id, region, attempt_number, is_final;
+
+-- name: LockChecksForResults :many
+-- FOR NO KEY UPDATE: the evaluator changes no key columns, so inserts that reference the checks
+-- elsewhere are not blocked. Locked in id order.
+SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
+    c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
+    c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
+    c.down_alerted, c.current_incident_id, c.last_run_at
+FROM checks c
+JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
+    ON c.org_id = k.org_id AND c.id = k.id
+ORDER BY c.id
+FOR NO KEY UPDATE OF c;
+
+-- name: LockChecksWithDueRuns :many
+-- The same columns as LockChecksForResults, for up to @max_checks checks with a run whose
+-- deadline is at or before @now; checks locked elsewhere are skipped.
+SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
+    c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
+    c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
+    c.down_alerted, c.current_incident_id, c.last_run_at
+FROM checks c
+WHERE (c.org_id, c.id) IN (
+    SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= @now
+    ORDER BY r.check_id LIMIT @max_checks::bigint)
+ORDER BY c.id
+FOR NO KEY UPDATE OF c SKIP LOCKED;
+
+-- name: CopyResults :copyfrom
+INSERT INTO check_results (id, org_id, check_id, job_id, region, attempt_number, is_final_attempt,
+    checked_at, dispatched_at, passing, response_time_ms, response_code, response_body,
+    body_availability, result_summary, failure_source, failure_type, dns_status, resolver,
+    parsed_response, tcp_status, dns_time_ms, connect_time_ms, data_time_ms, details)
+VALUES (@id, @org_id, @check_id, @job_id, @region, @attempt_number, @is_final_attempt,
+    @checked_at, @dispatched_at, @passing, @response_time_ms, @response_code, @response_body,
+    @body_availability, @result_summary, @failure_source, @failure_type, @dns_status, @resolver,
+    @parsed_response, @tcp_status, @dns_time_ms, @connect_time_ms, @data_time_ms, @details);
+
+-- name: PendingRuns :many
+SELECT r.* FROM check_runs r
+JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
+    ON r.org_id = k.org_id AND r.check_id = k.id;
+
+-- name: SaveRuns :exec
+-- Region lists travel as comma-joined text: unnest cannot take an array of arrays, and region
+-- names ("cloud:<name>") never contain a comma.
+INSERT INTO check_runs (org_id, check_id, job_id, scheduled_at, deadline,
+    expected_regions, passed_regions, failed_regions, first_result_at)
+SELECT o, c, j, s, d, string_to_array(e, ','), string_to_array(pa, ','), string_to_array(f, ','), fr
+FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@job_ids::uuid[]),
+    unnest(@scheduled_ats::timestamptz[]), unnest(@deadlines::timestamptz[]), unnest(@expected_regions::text[]),
+    unnest(@passed_regions::text[]), unnest(@failed_regions::text[]), unnest(@first_result_ats::timestamptz[]))
+    AS u(o, c, j, s, d, e, pa, f, fr)
+ON CONFLICT (check_id, job_id) DO UPDATE
+    SET passed_regions = EXCLUDED.passed_regions, failed_regions = EXCLUDED.failed_regions;
+
+-- name: DeleteRuns :exec
+DELETE FROM check_runs r
+USING ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@job_ids::uuid[])) AS k(o, c, j)
+WHERE r.org_id = k.o AND r.check_id = k.c AND r.job_id = k.j;
+
+-- name: UpdateCheckStates :exec
+-- The states travel as a JSON array because several of their columns are NULL-able, which
+-- arrays of timestamps and uuids passed as parameters cannot carry. Configuration and
+-- updated_at are not touched: they belong to the API.
+UPDATE checks c SET state = u.state, state_changed_at = u.state_changed_at,
+    failing_since = u.failing_since, passing_since = u.passing_since, last_alert_at = u.last_alert_at,
+    down_alerted = u.down_alerted, current_incident_id = u.current_incident_id, last_run_at = u.last_run_at
+FROM jsonb_to_recordset(@states::jsonb) AS u(org_id uuid, check_id uuid, state text,
+    state_changed_at timestamptz, failing_since timestamptz, passing_since timestamptz,
+    last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid, last_run_at timestamptz)
+WHERE c.org_id = u.org_id AND c.id = u.check_id;
+
+-- name: OpenIncident :one
+-- At most one incident of a check is open (check_incidents_one_open): when one is, it is
+-- returned instead.
+WITH ins AS (
+    INSERT INTO check_incidents (id, org_id, check_id, started_at)
+    VALUES (@id, @org_id, @check_id, @started_at)
+    ON CONFLICT (check_id) WHERE ended_at IS NULL DO NOTHING
+    RETURNING id, started_at)
+SELECT ins.id, ins.started_at FROM ins
+UNION ALL
+SELECT i.id, i.started_at FROM check_incidents i
+WHERE i.org_id = @org_id AND i.check_id = @check_id AND i.ended_at IS NULL
+LIMIT 1;
+
+-- name: CloseIncident :one
+-- An incident never ends before it started.
+UPDATE check_incidents SET ended_at = GREATEST(@ended_at::timestamptz, started_at)
+WHERE org_id = @org_id AND check_id = @check_id AND ended_at IS NULL
+RETURNING id, started_at, ended_at;
+
+-- name: CurrentIncident :one
+SELECT id, started_at FROM check_incidents
+WHERE org_id = @org_id AND check_id = @check_id AND ended_at IS NULL;
+
+-- name: InsertOutbox :batchexec
+-- Due at once.
+INSERT INTO outbox (id, org_id, event_type, check_id, incident_id, alert_priority, payload,
+    created_at, next_attempt_at)
+VALUES (@id, @org_id, @event_type, @check_id, sqlc.narg(incident_id), @alert_priority, @payload,
+    @created_at, @created_at);
+
+-- name: CountVerdicts :exec
+-- Grouped first: ON CONFLICT may not touch the same row twice in one statement.
+INSERT INTO check_daily_stats AS s (org_id, check_id, day, runs, failed_runs)
+SELECT o, c, d, count(*), count(*) FILTER (WHERE f)
+FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@days::date[]),
+    unnest(@failed::bool[])) AS u(o, c, d, f)
+GROUP BY o, c, d
+ON CONFLICT (check_id, day) DO UPDATE
+    SET runs = s.runs + EXCLUDED.runs, failed_runs = s.failed_runs + EXCLUDED.failed_runs;
