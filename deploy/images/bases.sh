@@ -42,7 +42,7 @@ SOURCES
   rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb \
     "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/locale/* "$root"/var/log/*.log
   log "podman import -> $DEBIAN_LOCAL"
-  tar -C "$root" --numeric-owner -c . | podman import --quiet --change 'CMD ["bash"]' - "$DEBIAN_LOCAL" >/dev/null
+  tar -C "$root" --numeric-owner -c . | podman import --quiet --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["bash"]' - "$DEBIAN_LOCAL" >/dev/null
   rm -rf "$root"; trap - EXIT
 fi
 
