@@ -134,6 +134,22 @@ func TestChartRunsUnderPodmanKubePlay(t *testing.T) {
 	}
 	t.Logf("control plane and agents ready %s after play", time.Since(start).Round(time.Second))
 
+	// The three NATS members formed one JetStream cluster through the routes the chart gives.
+	for _, ip := range addresses(ctx, t, pm, plan, full+"-nats-", network) {
+		var jsz struct {
+			Meta struct {
+				Leader      string `json:"leader"`
+				ClusterSize int    `json:"cluster_size"`
+			} `json:"meta_cluster"`
+		}
+		if err := json.Unmarshal([]byte(get(ctx, t, "http://"+net.JoinHostPort(ip, "8222")+"/jsz")), &jsz); err != nil {
+			t.Fatal(err)
+		}
+		if jsz.Meta.ClusterSize != 3 || jsz.Meta.Leader == "" {
+			t.Errorf("NATS member %s: JetStream meta cluster of %d, leader %q; want 3 members and a leader", ip, jsz.Meta.ClusterSize, jsz.Meta.Leader)
+		}
+	}
+
 	// The images' HEALTHCHECK is the binaries' healthcheck subcommand (no shell in the images).
 	// kube play does not carry an image's health check over to its containers, so the test
 	// checks the images declare it and runs the same command in the running containers.
