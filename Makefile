@@ -5,7 +5,13 @@ GO ?= go
 # The packages of every module (go.work does not let `./...` cross modules).
 PKGS := $(foreach m,$(MODULES),./$(m)/...)
 
-.PHONY: help build run test generate lint bench bench-api bench-pipeline fuzz tidy clean
+# deploy/kube renders and tests the Kubernetes chart. It links Helm and the Kubernetes API
+# types, so it is a module of its own outside go.work (GOWORK=off): the product modules never
+# share its dependency versions.
+DEPLOY_MODULE := deploy/kube
+PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
+
+.PHONY: help build run test generate lint bench bench-api bench-pipeline fuzz tidy clean images test-deploy manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -24,8 +30,18 @@ generate: ## regenerate committed code: protobuf (proto/) and the sqlc query lay
 	./deploy/generate.sh
 
 lint: ## gofmt, go vet
-	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $(MODULES) $(DEPLOY_MODULE)); if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	cd $(DEPLOY_MODULE) && GOWORK=off $(GO) vet ./...
+
+images: ## container images (deploy/images): control plane, agent, NATS; local bases when no registry answers
+	$(PODMAN_ENV) ./deploy/images/build.sh
+
+test-deploy: images ## render the Kubernetes chart, check it, and run it under podman kube play (deploy/README.md)
+	cd $(DEPLOY_MODULE) && GOWORK=off $(PODMAN_ENV) $(GO) test -count=1 -timeout 20m ./...
+
+manifests: ## print the Kubernetes manifests: make manifests VALUES=my-values.yaml
+	@cd $(DEPLOY_MODULE) && GOWORK=off $(GO) run ./cmd/vantage-render $(if $(VALUES),-f $(abspath $(VALUES)))
 
 bench: bench-api bench-pipeline ## every benchmark (see README "Benchmarks")
 
@@ -40,6 +56,7 @@ fuzz: ## fuzz request decoding for 60s
 
 tidy: ## go mod tidy in every module
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done
+	cd $(DEPLOY_MODULE) && GOWORK=off $(GO) mod tidy
 
 clean:
 	rm -rf bin .vantage

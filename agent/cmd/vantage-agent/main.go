@@ -4,6 +4,7 @@
 //
 //	vantage-agent [run]   run the agent (default)
 //	vantage-agent config  print every VANTAGE_* variable with its default
+//	vantage-agent healthcheck  GET this agent's /healthz (the image's HEALTHCHECK)
 //
 // SIGINT or SIGTERM stops fetching, lets running jobs finish for VANTAGE_SHUTDOWN_TIMEOUT, and
 // hands the rest back to JetStream for immediate redelivery to another agent of the region.
@@ -66,11 +67,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprintf(stdout, "%-30s %-22s %s\n", v.Name, v.Default, v.Meaning)
 		}
 		return nil
+	case "healthcheck":
+		return healthcheck(ctx, getenv, stdout)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: vantage-agent [run|config]")
+		fmt.Fprintln(stdout, "usage: vantage-agent [run|config|healthcheck]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want run or config)", cmd)
+	return fmt.Errorf("unknown command %q (want run, config or healthcheck)", cmd)
 }
 
 // serve runs the agent until ctx ends or a part fails for good.

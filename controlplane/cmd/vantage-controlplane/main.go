@@ -5,6 +5,7 @@
 //	vantage-controlplane migrate   apply database migrations and exit
 //	vantage-controlplane admin ... manage organizations and tokens from the shell (see admin.go)
 //	vantage-controlplane config    print every VANTAGE_* variable with its default
+//	vantage-controlplane healthcheck  GET this replica's /healthz (the image's HEALTHCHECK)
 package main
 
 import (
@@ -55,11 +56,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprintf(stdout, "%-26s %-12s %s\n", v.Name, v.Default, v.Meaning)
 		}
 		return nil
+	case "healthcheck":
+		return healthcheck(ctx, getenv, stdout)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: vantage-controlplane [serve|migrate|admin|config]")
+		fmt.Fprintln(stdout, "usage: vantage-controlplane [serve|migrate|admin|config|healthcheck]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want serve, migrate, admin or config)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, migrate, admin, config or healthcheck)", cmd)
 }
 
 func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {

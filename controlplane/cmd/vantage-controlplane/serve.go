@@ -33,6 +33,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // serve runs the control plane until ctx ends: it connects to PostgreSQL and NATS, builds every
@@ -122,6 +123,12 @@ type controlPlane struct {
 func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *nats.Conn) (*controlPlane, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	// vantage_region_jobs_pending{region}, what agent autoscaling is driven by.
+	reg.MustRegister(jobqueue.NewPendingCollector(js, check.Regions))
 	// Committed check changes, and evaluator state changes (VERIFYING and RECOVERING checks run
 	// sooner), reach the scheduler through NATS.
 	announce := scheduler.ChangeNotifier(nc, log.With("component", "scheduler"))
