@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/vantagehq/vantage/controlplane/internal/maintenance"
+	"github.com/vantagehq/vantage/controlplane/internal/recurrence"
 )
 
 // MaintenanceWindow is a stored maintenance window with the ids of its checks and heartbeats.
@@ -31,12 +31,12 @@ type MaintenanceWindow struct {
 
 // Recurrence is the window as the maintenance package evaluates it. An unknown time zone (it
 // was validated on write) makes a window that is never active.
-func (w MaintenanceWindow) Recurrence() maintenance.Window {
+func (w MaintenanceWindow) Recurrence() recurrence.Window {
 	loc, err := time.LoadLocation(w.Timezone)
 	if err != nil {
 		loc = nil
 	}
-	return maintenance.Window{Start: w.StartDate, DurationMinutes: w.DurationMinutes, Location: loc,
+	return recurrence.Window{Start: w.StartDate, DurationMinutes: w.DurationMinutes, Location: loc,
 		Days: w.DaysOfWeek, Enabled: w.Status == WindowEnabled}
 }
 
@@ -279,7 +279,7 @@ func inMaintenance(ctx context.Context, q querier, kind string, ids []uuid.UUID,
 			return nil, fmt.Errorf("read maintenance windows: %w", err)
 		}
 		w.DaysOfWeek, w.Status = weekdays(days), WindowEnabled
-		if !out[id] && maintenance.Active(w.Recurrence(), now) {
+		if !out[id] && recurrence.Active(w.Recurrence(), now) {
 			out[id] = true
 		}
 	}
@@ -334,7 +334,7 @@ func windowsActive(raw []byte, now time.Time) (bool, error) {
 	}
 	for _, w := range ws {
 		mw := MaintenanceWindow{StartDate: w.Start, DurationMinutes: w.Duration, Timezone: w.TZ, DaysOfWeek: weekdays(w.Days), Status: WindowEnabled}
-		if maintenance.Active(mw.Recurrence(), now) {
+		if recurrence.Active(mw.Recurrence(), now) {
 			return true, nil
 		}
 	}
