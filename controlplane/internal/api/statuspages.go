@@ -25,9 +25,13 @@ type statusPagesHandler struct {
 	st statusPageStore
 }
 
-var _ statusPageStore = (*store.Store)(nil)
+var _ statusPageStore = (*statuspage.Service)(nil)
 
-func newStatusPagesHandler(d Deps) *statusPagesHandler { return &statusPagesHandler{st: d.Store} }
+func newStatusPagesHandler(d Deps) *statusPagesHandler {
+	// New fails only without a store, and Deps always has one.
+	sp, _ := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: d.Store, Now: d.Now, Logger: d.Logger})
+	return &statusPagesHandler{st: sp}
+}
 
 // Path ids of status page routes are at least 8 characters (supplement §1.4).
 const spIDMinLen = 8

@@ -123,7 +123,7 @@ func (h *statusPagesHandler) patchComponent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	var patch store.ComponentPatch
+	var patch statuspage.ComponentPatch
 	if v := nonNull[string](o, "name"); v.Set {
 		spName(o, "name", v.V)
 		patch.Name = &v.V

@@ -108,7 +108,7 @@ func (h *statusPagesHandler) createIncident(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	in := store.NewIncident{NotifySubscribers: true}
+	in := statuspage.NewIncident{NotifySubscribers: true}
 	if o.Require("title") {
 		if v, ok := field[string](o, "title").Value(); ok {
 			incidentTitle(o, v)
@@ -243,7 +243,7 @@ func (h *statusPagesHandler) createUpdate(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	in := store.NewIncidentUpdate{NotifySubscribers: true}
+	in := statuspage.NewIncidentUpdate{NotifySubscribers: true}
 	if o.Require("status") {
 		if v, ok := field[string](o, "status").Value(); ok {
 			oneOf(o, "status", v, statuspage.UpdateStatuses)
@@ -358,7 +358,7 @@ func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	in := store.NewMaintenance{Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}, ComponentIDs: []uuid.UUID{}}
+	in := statuspage.NewMaintenance{Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}, ComponentIDs: []uuid.UUID{}}
 	if o.Require("title") {
 		if v, ok := field[string](o, "title").Value(); ok {
 			incidentTitle(o, v)

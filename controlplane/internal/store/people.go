@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 )
 
 // People: the members of an organization and the invitations to it (supplement §2.5).
@@ -142,10 +144,9 @@ func (s *Store) CreateInvitation(ctx context.Context, actor Actor, orgID uuid.UU
 		if err != nil {
 			return err
 		}
-		if err := queueMail(ctx, tx, orgID, nil, EventInvitationCreated, map[string]any{
-			"invitation":   map[string]any{"id": inv.ID.String(), "email": email, "role": role},
-			"organization": map[string]any{"id": orgID.String(), "name": orgName},
-			"invited_by":   actor.DisplayName}, now); err != nil {
+		if err := insertOutbox(ctx, tx, []OutboxEvent{{OrgID: orgID, CreatedAt: now, Event: event.InvitationCreated{
+			OccurredAt: now, InvitationID: inv.ID, Email: email, Role: role, OrgID: orgID, OrgName: orgName,
+			InvitedBy: actor.DisplayName}}}); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "created", AuditableType: "Invitation",

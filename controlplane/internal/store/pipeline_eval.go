@@ -193,34 +193,9 @@ func (p *PipelineTx) CloseIncident(ctx context.Context, orgID, checkID uuid.UUID
 	return inc, true, nil
 }
 
-// OutboxEvent is one alert waiting for the notifier.
-type OutboxEvent struct {
-	ID            uuid.UUID
-	OrgID         uuid.UUID
-	EventType     string // "uptime.down" or "uptime.up"
-	CheckID       uuid.UUID
-	IncidentID    *uuid.UUID
-	AlertPriority string
-	Payload       []byte // JSON
-	CreatedAt     time.Time
-}
-
-// InsertOutbox queues alerts, due at once.
+// InsertOutbox queues alerts, due at once (insertOutbox, outbox.go).
 func (p *PipelineTx) InsertOutbox(ctx context.Context, events []OutboxEvent) error {
-	if len(events) == 0 {
-		return nil
-	}
-	b := &pgx.Batch{}
-	for _, e := range events {
-		b.Queue(`INSERT INTO outbox (id, org_id, event_type, check_id, incident_id, alert_priority, payload,
-				created_at, next_attempt_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-			e.ID, e.OrgID, e.EventType, e.CheckID, e.IncidentID, e.AlertPriority, e.Payload, e.CreatedAt)
-	}
-	if err := p.tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("queue alerts: %w", err)
-	}
-	return nil
+	return insertOutbox(ctx, p.tx, events)
 }
 
 func checkKeys(checks []*PipelineCheck) (orgs, ids []pgtype.UUID) {
