@@ -129,15 +129,15 @@ func (s *Service) UpdateComponent(ctx context.Context, actor store.Actor, orgID,
 			DisplayMetrics: p.DisplayMetrics, OverrideStatus: p.OverrideStatus}, now); err != nil {
 			return err
 		}
-		following, err := tx.FollowingComponents(ctx, orgID, &id)
+		following, follows, err := tx.FollowingComponent(ctx, orgID, id)
 		if err != nil {
 			return err
 		}
 		switch {
-		case len(following) > 0 && p.Status != nil:
+		case follows && p.Status != nil:
 			return errFollowsMonitors
-		case len(following) > 0:
-			if next := FromMonitors(monitorsOf(following[0])); next != following[0].Status {
+		case follows:
+			if next := FromMonitors(monitorsOf(following)); next != following.Status {
 				if err := tx.SetComponentStatus(ctx, orgID, id, next, now); err != nil {
 					return err
 				}
@@ -183,7 +183,7 @@ func monitorsOf(c store.FollowingComponent) []Monitor {
 // states (FromMonitors), across organizations: it is the system's own job, and each component
 // is written in its own organization and transaction. Changes are audited as the system's.
 func (s *Service) SyncFollowingComponents(ctx context.Context, now time.Time) error {
-	following, err := s.st.StatusPages().FollowingComponents(ctx, uuid.Nil, nil)
+	following, err := s.st.StatusPages().FollowingComponents(ctx)
 	if err != nil {
 		return err
 	}

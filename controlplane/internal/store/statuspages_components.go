@@ -236,12 +236,11 @@ type FollowingComponent struct {
 	HeartbeatPaused *bool
 }
 
-// FollowingComponents returns the components that follow their monitors — linked to a check
-// or a heartbeat, not overridden, not in a maintenance in progress — with their monitors'
-// states: of every organization when componentID is nil (the lifecycle's own scan), else only
-// that component of the organization (or none, when it does not follow its monitors).
-func (r StatusPageReader) FollowingComponents(ctx context.Context, orgID uuid.UUID, componentID *uuid.UUID) ([]FollowingComponent, error) {
-	rows, err := r.q.FollowingComponents(ctx, dbsqlc.FollowingComponentsParams{OrgID: orgID, ComponentID: componentID})
+// FollowingComponents returns, across organizations (the lifecycle's own scan), the components
+// that follow their monitors — linked to a check or a heartbeat, not overridden, not in a
+// maintenance in progress — with their monitors' states.
+func (r StatusPageReader) FollowingComponents(ctx context.Context) ([]FollowingComponent, error) {
+	rows, err := r.q.FollowingComponents(ctx)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -250,6 +249,16 @@ func (r StatusPageReader) FollowingComponents(ctx context.Context, orgID uuid.UU
 		out[i] = FollowingComponent(row)
 	}
 	return out, nil
+}
+
+// FollowingComponent reads one component of the organization as FollowingComponents does; ok
+// is false when it does not follow its monitors.
+func (r StatusPageReader) FollowingComponent(ctx context.Context, orgID, id uuid.UUID) (c FollowingComponent, ok bool, err error) {
+	rows, err := r.q.FollowingComponent(ctx, dbsqlc.FollowingComponentParams{OrgID: orgID, ID: id})
+	if err != nil || len(rows) == 0 {
+		return c, false, translate(err)
+	}
+	return FollowingComponent(rows[0]), true, nil
 }
 
 // Group is a component group of a status page.

@@ -75,12 +75,15 @@ func (r StatusPageReader) ListIncidentUpdates(ctx context.Context, orgID, pageID
 
 // Timeline returns every update of an incident, newest date_happened first.
 func (r StatusPageReader) Timeline(ctx context.Context, orgID, incidentID uuid.UUID) ([]IncidentUpdate, error) {
-	rows, err := r.q.ListIncidentUpdates(ctx, dbsqlc.ListIncidentUpdatesParams{OrgID: orgID, IncidentID: incidentID,
-		PageLimit: 1<<63 - 1})
+	rows, err := r.q.IncidentTimeline(ctx, dbsqlc.IncidentTimelineParams{OrgID: orgID, IncidentID: incidentID})
 	if err != nil {
 		return nil, translate(err)
 	}
-	return r.withChanges(ctx, orgID, rows)
+	list := make([]dbsqlc.ListIncidentUpdatesRow, len(rows))
+	for i, u := range rows {
+		list[i] = dbsqlc.ListIncidentUpdatesRow(u)
+	}
+	return r.withChanges(ctx, orgID, list)
 }
 
 // GetIncidentUpdate returns one update of an incident of the page.

@@ -127,6 +127,68 @@ func (q *Queries) DeleteComponent(ctx context.Context, arg DeleteComponentParams
 	return name, err
 }
 
+const followingComponent = `-- name: FollowingComponent :many
+SELECT c.org_id, c.id, c.name, c.status,
+    coalesce((SELECT array_agg(ch.state ORDER BY ch.id) FROM status_page_component_checks l
+        JOIN checks ch ON ch.org_id = l.org_id AND ch.id = l.check_id WHERE l.component_id = c.id), '{}')::text[] AS check_states,
+    coalesce((SELECT array_agg(ch.paused ORDER BY ch.id) FROM status_page_component_checks l
+        JOIN checks ch ON ch.org_id = l.org_id AND ch.id = l.check_id WHERE l.component_id = c.id), '{}')::bool[] AS check_paused,
+    h.state AS heartbeat_state, h.paused AS heartbeat_paused
+FROM status_page_components c
+LEFT JOIN heartbeats h ON h.org_id = c.org_id AND h.id = c.heartbeat_id
+WHERE c.org_id = $1 AND c.id = $2 AND NOT c.override_status
+  AND (c.heartbeat_id IS NOT NULL OR EXISTS (SELECT 1 FROM status_page_component_checks l WHERE l.component_id = c.id))
+  AND NOT EXISTS (SELECT 1 FROM status_page_incident_components ic JOIN status_page_incidents i ON i.id = ic.incident_id
+      WHERE ic.component_id = c.id AND i.maintenance_state = 'IN_PROGRESS')
+`
+
+type FollowingComponentParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type FollowingComponentRow struct {
+	OrgID           uuid.UUID
+	ID              uuid.UUID
+	Name            string
+	Status          string
+	CheckStates     []string
+	CheckPaused     []bool
+	HeartbeatState  *string
+	HeartbeatPaused *bool
+}
+
+// One component of an organization as FollowingComponents reads it; none when it does not
+// follow its monitors.
+func (q *Queries) FollowingComponent(ctx context.Context, arg FollowingComponentParams) ([]FollowingComponentRow, error) {
+	rows, err := q.db.Query(ctx, followingComponent, arg.OrgID, arg.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FollowingComponentRow{}
+	for rows.Next() {
+		var i FollowingComponentRow
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.ID,
+			&i.Name,
+			&i.Status,
+			&i.CheckStates,
+			&i.CheckPaused,
+			&i.HeartbeatState,
+			&i.HeartbeatPaused,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const followingComponents = `-- name: FollowingComponents :many
 SELECT c.org_id, c.id, c.name, c.status,
     coalesce((SELECT array_agg(ch.state ORDER BY ch.id) FROM status_page_component_checks l
@@ -136,18 +198,12 @@ SELECT c.org_id, c.id, c.name, c.status,
     h.state AS heartbeat_state, h.paused AS heartbeat_paused
 FROM status_page_components c
 LEFT JOIN heartbeats h ON h.org_id = c.org_id AND h.id = c.heartbeat_id
-WHERE ($1::uuid IS NULL OR (c.org_id = $2 AND c.id = $1::uuid))
-  AND NOT c.override_status
+WHERE NOT c.override_status
   AND (c.heartbeat_id IS NOT NULL OR EXISTS (SELECT 1 FROM status_page_component_checks l WHERE l.component_id = c.id))
   AND NOT EXISTS (SELECT 1 FROM status_page_incident_components ic JOIN status_page_incidents i ON i.id = ic.incident_id
       WHERE ic.component_id = c.id AND i.maintenance_state = 'IN_PROGRESS')
 ORDER BY c.id
 `
-
-type FollowingComponentsParams struct {
-	ComponentID *uuid.UUID
-	OrgID       uuid.UUID
-}
 
 type FollowingComponentsRow struct {
 	OrgID           uuid.UUID
@@ -162,10 +218,10 @@ type FollowingComponentsRow struct {
 
 // The components that follow their monitors - linked to a check or a heartbeat, not overridden,
 // and not in a maintenance in progress (the maintenance owns their status until it ends) - of
-// every organization, or only the one given, with the states of their monitors (checks in id
-// order). A deleted heartbeat gives no state.
-func (q *Queries) FollowingComponents(ctx context.Context, arg FollowingComponentsParams) ([]FollowingComponentsRow, error) {
-	rows, err := q.db.Query(ctx, followingComponents, arg.ComponentID, arg.OrgID)
+// every organization, with the states of their monitors (checks in id order). A deleted
+// heartbeat gives no state.
+func (q *Queries) FollowingComponents(ctx context.Context) ([]FollowingComponentsRow, error) {
+	rows, err := q.db.Query(ctx, followingComponents)
 	if err != nil {
 		return nil, err
 	}

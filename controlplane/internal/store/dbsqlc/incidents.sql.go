@@ -331,6 +331,56 @@ func (q *Queries) IncidentComponentRefs(ctx context.Context, arg IncidentCompone
 	return items, nil
 }
 
+const incidentTimeline = `-- name: IncidentTimeline :many
+SELECT u.id, u.incident_id, u.status, u.description, u.date_happened, u.created_at, u.updated_at
+FROM status_page_incident_updates u WHERE u.org_id = $1 AND u.incident_id = $2
+ORDER BY u.date_happened DESC, u.created_at DESC, u.id DESC
+`
+
+type IncidentTimelineParams struct {
+	OrgID      uuid.UUID
+	IncidentID uuid.UUID
+}
+
+type IncidentTimelineRow struct {
+	ID           uuid.UUID
+	IncidentID   uuid.UUID
+	Status       string
+	Description  string
+	DateHappened time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Every update of an incident, newest date_happened first.
+func (q *Queries) IncidentTimeline(ctx context.Context, arg IncidentTimelineParams) ([]IncidentTimelineRow, error) {
+	rows, err := q.db.Query(ctx, incidentTimeline, arg.OrgID, arg.IncidentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []IncidentTimelineRow{}
+	for rows.Next() {
+		var i IncidentTimelineRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.IncidentID,
+			&i.Status,
+			&i.Description,
+			&i.DateHappened,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const latestUpdates = `-- name: LatestUpdates :many
 SELECT DISTINCT ON (u.incident_id) u.incident_id, u.id, u.status, u.date_happened
 FROM status_page_incident_updates u

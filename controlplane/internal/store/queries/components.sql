@@ -88,8 +88,8 @@ UPDATE status_page_components SET sort_order = @sort_order WHERE org_id = @org_i
 -- name: FollowingComponents :many
 -- The components that follow their monitors - linked to a check or a heartbeat, not overridden,
 -- and not in a maintenance in progress (the maintenance owns their status until it ends) - of
--- every organization, or only the one given, with the states of their monitors (checks in id
--- order). A deleted heartbeat gives no state.
+-- every organization, with the states of their monitors (checks in id order). A deleted
+-- heartbeat gives no state.
 SELECT c.org_id, c.id, c.name, c.status,
     coalesce((SELECT array_agg(ch.state ORDER BY ch.id) FROM status_page_component_checks l
         JOIN checks ch ON ch.org_id = l.org_id AND ch.id = l.check_id WHERE l.component_id = c.id), '{}')::text[] AS check_states,
@@ -98,9 +98,24 @@ SELECT c.org_id, c.id, c.name, c.status,
     h.state AS heartbeat_state, h.paused AS heartbeat_paused
 FROM status_page_components c
 LEFT JOIN heartbeats h ON h.org_id = c.org_id AND h.id = c.heartbeat_id
-WHERE (sqlc.narg(component_id)::uuid IS NULL OR (c.org_id = @org_id AND c.id = sqlc.narg(component_id)::uuid))
-  AND NOT c.override_status
+WHERE NOT c.override_status
   AND (c.heartbeat_id IS NOT NULL OR EXISTS (SELECT 1 FROM status_page_component_checks l WHERE l.component_id = c.id))
   AND NOT EXISTS (SELECT 1 FROM status_page_incident_components ic JOIN status_page_incidents i ON i.id = ic.incident_id
       WHERE ic.component_id = c.id AND i.maintenance_state = 'IN_PROGRESS')
 ORDER BY c.id;
+
+-- name: FollowingComponent :many
+-- One component of an organization as FollowingComponents reads it; none when it does not
+-- follow its monitors.
+SELECT c.org_id, c.id, c.name, c.status,
+    coalesce((SELECT array_agg(ch.state ORDER BY ch.id) FROM status_page_component_checks l
+        JOIN checks ch ON ch.org_id = l.org_id AND ch.id = l.check_id WHERE l.component_id = c.id), '{}')::text[] AS check_states,
+    coalesce((SELECT array_agg(ch.paused ORDER BY ch.id) FROM status_page_component_checks l
+        JOIN checks ch ON ch.org_id = l.org_id AND ch.id = l.check_id WHERE l.component_id = c.id), '{}')::bool[] AS check_paused,
+    h.state AS heartbeat_state, h.paused AS heartbeat_paused
+FROM status_page_components c
+LEFT JOIN heartbeats h ON h.org_id = c.org_id AND h.id = c.heartbeat_id
+WHERE c.org_id = @org_id AND c.id = @id AND NOT c.override_status
+  AND (c.heartbeat_id IS NOT NULL OR EXISTS (SELECT 1 FROM status_page_component_checks l WHERE l.component_id = c.id))
+  AND NOT EXISTS (SELECT 1 FROM status_page_incident_components ic JOIN status_page_incidents i ON i.id = ic.incident_id
+      WHERE ic.component_id = c.id AND i.maintenance_state = 'IN_PROGRESS');

@@ -81,6 +81,12 @@ WHERE u.org_id = @org_id AND u.incident_id = @incident_id
 ORDER BY u.date_happened DESC, u.created_at DESC, u.id DESC
 LIMIT @page_limit::bigint OFFSET @page_offset::bigint;
 
+-- name: IncidentTimeline :many
+-- Every update of an incident, newest date_happened first.
+SELECT u.id, u.incident_id, u.status, u.description, u.date_happened, u.created_at, u.updated_at
+FROM status_page_incident_updates u WHERE u.org_id = @org_id AND u.incident_id = @incident_id
+ORDER BY u.date_happened DESC, u.created_at DESC, u.id DESC;
+
 -- name: GetIncidentUpdate :one
 SELECT u.id, u.incident_id, u.status, u.description, u.date_happened, u.created_at, u.updated_at
 FROM status_page_incident_updates u WHERE u.org_id = @org_id AND u.incident_id = @incident_id AND u.id = @id;

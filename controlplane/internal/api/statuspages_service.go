@@ -9,9 +9,9 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// statusPageStore is what the status page handlers need: the status pages' domain
+// statusPageService is what the status page handlers need: the status pages' domain
 // (statuspage.Service).
-type statusPageStore interface {
+type statusPageService interface {
 	ListStatusPages(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]statuspage.ListItem, int64, error)
 	GetStatusPage(ctx context.Context, orgID, id uuid.UUID) (statuspage.Page, error)
 	StatusPageInOtherOrg(ctx context.Context, orgID, id uuid.UUID) (bool, error)
