@@ -8,6 +8,11 @@
 // Resources that an event shows as the API renders them (a heartbeat, a status page incident)
 // travel as that rendering, a JSON document made by the resource's own package: this package
 // keeps it, it does not know its fields.
+//
+// Adding an event: its type here (with Type, At and the event marker), its stored form in
+// codec.go (payloadV1 and decodeV1, or a new version), a value in codec_test.go's everyEvent;
+// then the producer queues it (store.OutboxEvent) and the notifier routes it (a case in
+// notifier.route, and in notifier.sendMail when it is an e-mail).
 package event
 
 import (
