@@ -259,7 +259,7 @@ func TestStatusPageComponentFollowsChecks(t *testing.T) {
 	}
 }
 
-func TestStatusPageRunnerRun(t *testing.T) {
+func TestStatusPageServiceRun(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	page := h.newPage(t, "runloop")
