@@ -162,15 +162,18 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	pages, err := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: st, Now: time.Now, Logger: log})
+	if err != nil {
+		return nil, err
+	}
 	cp.pipeline = []runner{batcher, ev, sched, maintainer, notify,
-		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}),
-		statuspage.NewRunner(st, statuspage.WithLogger(log.With("component", "statuspage")))}
+		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}), pages}
 
 	cp.grpc = grpc.NewServer(ingest.GRPCServerOptions()...)
 	cp.ingest.Register(cp.grpc)
 	cp.ping = newHTTPServer(cfg.PingAddr, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
 
-	public, err := publicPages(cfg, log, st)
+	public, err := publicPages(cfg, log, st, pages)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +197,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 }
 
 // publicPages is the public status-page site with its confirm and unsubscribe links.
-func publicPages(cfg config.Config, log *slog.Logger, st *store.Store) (http.Handler, error) {
+func publicPages(cfg config.Config, log *slog.Logger, st *store.Store, pages *statuspage.Service) (http.Handler, error) {
 	cookieKey, err := web.DeriveCookieKey(cfg.SecretKey)
 	if err != nil {
 		return nil, err
@@ -204,7 +207,7 @@ func publicPages(cfg config.Config, log *slog.Logger, st *store.Store) (http.Han
 		apiHost = u.Hostname()
 	}
 	log = log.With("component", "statuspage")
-	return web.NewHandler(st, web.Options{StatusDomain: cfg.StatusDomain, APIHost: apiHost,
+	return web.NewHandler(pages, web.Options{StatusDomain: cfg.StatusDomain, APIHost: apiHost,
 		CookieKey: cookieKey, ClientIP: api.ClientIP, Logger: log,
 		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log})}), nil
 }

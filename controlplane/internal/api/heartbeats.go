@@ -236,9 +236,13 @@ func (h *heartbeatsHandler) patch(c *gin.Context) {
 		return
 	}
 	out, err := h.st.UpdateHeartbeat(c, actor(c), orgID(c), id, func(hb *store.Heartbeat) error {
+		paused := hb.Paused
 		decodeHeartbeat(o, hb, false)
 		o.Forbid("project_id", "cannot be changed here; use POST /v1/heartbeats/{heartbeat_id}/move")
 		o.Strict()
+		if paused && !hb.Paused {
+			heartbeat.Resume(hb, h.now())
+		}
 		return o.Err()
 	})
 	if err != nil {

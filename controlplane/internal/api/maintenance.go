@@ -10,7 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
-	"github.com/vantagehq/vantage/controlplane/internal/maintenance"
+	"github.com/vantagehq/vantage/controlplane/internal/recurrence"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/check"
 )
@@ -55,7 +55,7 @@ type mwFullJSON struct {
 func toMWJSON(w store.MaintenanceWindow) mwJSON {
 	days := make([]string, len(w.DaysOfWeek))
 	for i, d := range w.DaysOfWeek {
-		days[i] = maintenance.WeekdayName(d)
+		days[i] = recurrence.WeekdayName(d)
 	}
 	return mwJSON{ID: w.ID.String(), Name: w.Name, StartDate: formatTime(w.StartDate), DurationMinutes: w.DurationMinutes,
 		Timezone: w.Timezone, DaysOfWeek: days, Status: w.Status, CreatedAt: formatTime(w.CreatedAt), UpdatedAt: formatTime(w.UpdatedAt)}
@@ -143,8 +143,8 @@ func decodeWindow(o *object, cur *store.MaintenanceWindow, create bool) store.Wi
 		p.StartDate = &t
 	}
 	if v, ok := nonNull[int](o, "duration_minutes").Value(); ok {
-		if v < 1 || v > maintenance.MaxDurationMinutes {
-			o.Fail("duration_minutes", "must be an integer from 1 to %d", maintenance.MaxDurationMinutes)
+		if v < 1 || v > recurrence.MaxDurationMinutes {
+			o.Fail("duration_minutes", "must be an integer from 1 to %d", recurrence.MaxDurationMinutes)
 		}
 		p.DurationMinutes = &v
 	}
@@ -154,7 +154,7 @@ func decodeWindow(o *object, cur *store.MaintenanceWindow, create bool) store.Wi
 		}
 		p.DaysOfWeek = []time.Weekday{}
 		for _, s := range v {
-			d, err := maintenance.ParseWeekday(s)
+			d, err := recurrence.ParseWeekday(s)
 			if err != nil {
 				o.Fail("days_of_week", "%q %s", s, err.Error())
 				continue

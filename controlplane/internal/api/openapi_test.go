@@ -64,7 +64,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	// status pages, the invitation link); they are not part of the REST contract.
 	wired, err := New(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: h.st, Auth: h.auth,
 		Registry: prometheus.NewRegistry(), Now: time.Now, Ready: h.st.Ping,
-		Public:      web.NewHandler(h.st, web.Options{CookieKey: []byte("0123456789abcdef0123456789abcdef")}),
+		Public:      web.NewHandler(statusPages(t, h.st, nil), web.Options{CookieKey: []byte("0123456789abcdef0123456789abcdef")}),
 		Invitations: invite.NewHandler(h.st, invite.Options{})})
 	if err != nil {
 		t.Fatal(err)

@@ -32,15 +32,16 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	domain := "status.open.test"
-	if _, err := st.CreateStatusPage(ctx, store.SystemActor, org.ID, store.StatusPageInput{Name: "Open", Subdomain: "open", CustomDomain: &domain}); err != nil {
+	pages := statusPages(t, st, nil)
+	if _, err := pages.CreateStatusPage(ctx, store.SystemActor, org.ID, store.StatusPageInput{Name: "Open", Subdomain: "open", CustomDomain: &domain}); err != nil {
 		t.Fatal(err)
 	}
 	ips := []string{"10.0.0.0/8"}
-	if _, err := st.CreateStatusPage(ctx, store.SystemActor, org.ID, store.StatusPageInput{Name: "Internal", Subdomain: "internal", AllowedIPs: &ips}); err != nil {
+	if _, err := pages.CreateStatusPage(ctx, store.SystemActor, org.ID, store.StatusPageInput{Name: "Internal", Subdomain: "internal", AllowedIPs: &ips}); err != nil {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	public := web.NewHandler(st, web.Options{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test",
+	public := web.NewHandler(pages, web.Options{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test",
 		CookieKey: []byte("0123456789abcdef0123456789abcdef"), ClientIP: ClientIP, Logger: logger})
 	deps := func(public http.Handler) Deps {
 		return Deps{Logger: logger, Store: st, Auth: auth.NewAuthenticator(st, time.Now), Registry: prometheus.NewRegistry(),

@@ -22,12 +22,16 @@ import (
 // statusPagesHandler serves status pages and every sub-resource (supplement §2.6–2.10, api.md
 // "Status page incidents" and "Status page subscribers"), and the public summary.
 type statusPagesHandler struct {
-	st statusPageStore
+	pages statusPageService
 }
 
-var _ statusPageStore = (*store.Store)(nil)
+var _ statusPageService = (*statuspage.Service)(nil)
 
-func newStatusPagesHandler(d Deps) *statusPagesHandler { return &statusPagesHandler{st: d.Store} }
+func newStatusPagesHandler(d Deps) *statusPagesHandler {
+	// New fails only without a store, and Deps always has one.
+	sp, _ := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: d.Store, Now: d.Now, Logger: d.Logger})
+	return &statusPagesHandler{pages: sp}
+}
 
 // Path ids of status page routes are at least 8 characters (supplement §1.4).
 const spIDMinLen = 8
@@ -171,7 +175,7 @@ func (h *statusPagesHandler) list(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	items, total, err := h.st.ListStatusPages(c, orgID(c), search, p.PerPage, p.Offset())
+	items, total, err := h.pages.ListStatusPages(c, orgID(c), search, p.PerPage, p.Offset())
 	if err != nil {
 		fail(c, err)
 		return
@@ -190,7 +194,7 @@ func (h *statusPagesHandler) create(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	page, err := h.st.CreateStatusPage(c, actor(c), orgID(c), in)
+	page, err := h.pages.CreateStatusPage(c, actor(c), orgID(c), in)
 	if err != nil {
 		fail(c, err)
 		return
@@ -204,7 +208,7 @@ func (h *statusPagesHandler) get(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	page, err := h.st.GetStatusPage(c, orgID(c), id)
+	page, err := h.pages.GetStatusPage(c, orgID(c), id)
 	if err != nil {
 		fail(c, err)
 		return
@@ -237,7 +241,7 @@ func (h *statusPagesHandler) update(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	page, err := h.st.UpdateStatusPage(c, actor(c), orgID(c), id, in)
+	page, err := h.pages.UpdateStatusPage(c, actor(c), orgID(c), id, in)
 	if err != nil {
 		fail(c, err)
 		return
@@ -251,7 +255,7 @@ func (h *statusPagesHandler) remove(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DeleteStatusPage(c, actor(c), orgID(c), id); err != nil {
+	if err := h.pages.DeleteStatusPage(c, actor(c), orgID(c), id); err != nil {
 		fail(c, err)
 		return
 	}
@@ -272,7 +276,7 @@ func (h *statusPagesHandler) summary(c *gin.Context) {
 		fail(c, notFound("status page"))
 		return
 	}
-	s, err := h.st.GetStatusPageSummary(c, sub)
+	s, err := h.pages.GetStatusPageSummary(c, sub)
 	if err != nil {
 		fail(c, err)
 		return

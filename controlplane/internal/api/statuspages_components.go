@@ -32,7 +32,7 @@ func (h *statusPagesHandler) listComponents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	items, total, err := h.st.ListComponents(c, orgID(c), id, search, p.PerPage, p.Offset())
+	items, total, err := h.pages.ListComponents(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
 		fail(c, err)
 		return
@@ -73,7 +73,7 @@ func (h *statusPagesHandler) createComponent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	comp, err := h.st.CreateComponent(c, actor(c), orgID(c), id, in)
+	comp, err := h.pages.CreateComponent(c, actor(c), orgID(c), id, in)
 	if err != nil {
 		fail(c, err)
 		return
@@ -87,7 +87,7 @@ func (h *statusPagesHandler) getComponent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	comp, err := h.st.GetComponent(c, orgID(c), p[0], p[1])
+	comp, err := h.pages.GetComponent(c, orgID(c), p[0], p[1])
 	if err != nil {
 		fail(c, err)
 		return
@@ -123,7 +123,7 @@ func (h *statusPagesHandler) patchComponent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	var patch store.ComponentPatch
+	var patch statuspage.ComponentPatch
 	if v := nonNull[string](o, "name"); v.Set {
 		spName(o, "name", v.V)
 		patch.Name = &v.V
@@ -145,7 +145,7 @@ func (h *statusPagesHandler) patchComponent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	comp, err := h.st.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch)
+	comp, err := h.pages.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch)
 	if err != nil {
 		fail(c, err)
 		return
@@ -159,7 +159,7 @@ func (h *statusPagesHandler) removeComponent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]); err != nil {
+	if err := h.pages.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]); err != nil {
 		fail(c, err)
 		return
 	}
@@ -196,7 +196,7 @@ func (h *statusPagesHandler) sortComponents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.SortComponents(c, actor(c), orgID(c), id, list); err != nil {
+	if err := h.pages.SortComponents(c, actor(c), orgID(c), id, list); err != nil {
 		fail(c, err)
 		return
 	}
@@ -214,7 +214,7 @@ func (h *statusPagesHandler) sortGroups(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.SortGroups(c, actor(c), orgID(c), id, list); err != nil {
+	if err := h.pages.SortGroups(c, actor(c), orgID(c), id, list); err != nil {
 		fail(c, err)
 		return
 	}
@@ -232,7 +232,7 @@ func (h *statusPagesHandler) sortGroupComponents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list); err != nil {
+	if err := h.pages.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list); err != nil {
 		fail(c, err)
 		return
 	}
@@ -250,7 +250,7 @@ func (h *statusPagesHandler) listGroups(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	items, total, err := h.st.ListGroups(c, orgID(c), id, search, p.PerPage, p.Offset())
+	items, total, err := h.pages.ListGroups(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
 		fail(c, err)
 		return
@@ -282,7 +282,7 @@ func (h *statusPagesHandler) createGroup(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	g, err := h.st.CreateGroup(c, actor(c), orgID(c), id, name, desc)
+	g, err := h.pages.CreateGroup(c, actor(c), orgID(c), id, name, desc)
 	if err != nil {
 		fail(c, err)
 		return
@@ -296,7 +296,7 @@ func (h *statusPagesHandler) getGroup(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	g, err := h.st.GetGroup(c, orgID(c), p[0], p[1])
+	g, err := h.pages.GetGroup(c, orgID(c), p[0], p[1])
 	if err != nil {
 		fail(c, err)
 		return
@@ -328,7 +328,7 @@ func (h *statusPagesHandler) patchGroup(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	g, err := h.st.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch)
+	g, err := h.pages.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch)
 	if err != nil {
 		fail(c, err)
 		return
@@ -342,7 +342,7 @@ func (h *statusPagesHandler) removeGroup(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]); err != nil {
+	if err := h.pages.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]); err != nil {
 		fail(c, err)
 		return
 	}

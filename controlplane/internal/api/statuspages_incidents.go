@@ -89,7 +89,7 @@ func (h *statusPagesHandler) listIncidents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	items, total, err := h.st.ListIncidents(c, orgID(c), id, search, p.PerPage, p.Offset())
+	items, total, err := h.pages.ListIncidents(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
 		fail(c, err)
 		return
@@ -108,7 +108,7 @@ func (h *statusPagesHandler) createIncident(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	in := store.NewIncident{NotifySubscribers: true}
+	in := statuspage.NewIncident{NotifySubscribers: true}
 	if o.Require("title") {
 		if v, ok := field[string](o, "title").Value(); ok {
 			incidentTitle(o, v)
@@ -133,7 +133,7 @@ func (h *statusPagesHandler) createIncident(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	inc, err := h.st.CreateIncident(c, actor(c), orgID(c), id, in)
+	inc, err := h.pages.CreateIncident(c, actor(c), orgID(c), id, in)
 	if err != nil {
 		fail(c, err)
 		return
@@ -147,7 +147,7 @@ func (h *statusPagesHandler) getIncident(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	inc, err := h.st.GetIncident(c, orgID(c), p[0], p[1])
+	inc, err := h.pages.GetIncident(c, orgID(c), p[0], p[1])
 	if err != nil {
 		fail(c, err)
 		return
@@ -185,7 +185,7 @@ func (h *statusPagesHandler) patchIncident(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	inc, err := h.st.UpdateIncident(c, actor(c), orgID(c), p[0], p[1], title, impact)
+	inc, err := h.pages.UpdateIncident(c, actor(c), orgID(c), p[0], p[1], title, impact)
 	if err != nil {
 		fail(c, err)
 		return
@@ -199,7 +199,7 @@ func (h *statusPagesHandler) removeIncident(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], false); err != nil {
+	if err := h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], false); err != nil {
 		fail(c, err)
 		return
 	}
@@ -217,7 +217,7 @@ func (h *statusPagesHandler) listUpdates(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	items, total, err := h.st.ListIncidentUpdates(c, orgID(c), p[0], p[1], search, pg.PerPage, pg.Offset())
+	items, total, err := h.pages.ListIncidentUpdates(c, orgID(c), p[0], p[1], search, pg.PerPage, pg.Offset())
 	if err != nil {
 		fail(c, err)
 		return
@@ -243,7 +243,7 @@ func (h *statusPagesHandler) createUpdate(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	in := store.NewIncidentUpdate{NotifySubscribers: true}
+	in := statuspage.NewIncidentUpdate{NotifySubscribers: true}
 	if o.Require("status") {
 		if v, ok := field[string](o, "status").Value(); ok {
 			oneOf(o, "status", v, statuspage.UpdateStatuses)
@@ -266,7 +266,7 @@ func (h *statusPagesHandler) createUpdate(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	u, err := h.st.CreateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], in)
+	u, err := h.pages.CreateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], in)
 	if err != nil {
 		fail(c, err)
 		return
@@ -280,7 +280,7 @@ func (h *statusPagesHandler) getUpdate(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	u, err := h.st.GetIncidentUpdate(c, orgID(c), p[0], p[1], p[2])
+	u, err := h.pages.GetIncidentUpdate(c, orgID(c), p[0], p[1], p[2])
 	if err != nil {
 		fail(c, err)
 		return
@@ -314,7 +314,7 @@ func (h *statusPagesHandler) patchUpdate(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	u, err := h.st.UpdateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2], patch)
+	u, err := h.pages.UpdateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2], patch)
 	if err != nil {
 		fail(c, err)
 		return
@@ -328,7 +328,7 @@ func (h *statusPagesHandler) removeUpdate(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DeleteIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2]); err != nil {
+	if err := h.pages.DeleteIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2]); err != nil {
 		fail(c, err)
 		return
 	}
@@ -358,7 +358,7 @@ func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	in := store.NewMaintenance{Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}, ComponentIDs: []uuid.UUID{}}
+	in := statuspage.NewMaintenance{Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}, ComponentIDs: []uuid.UUID{}}
 	if o.Require("title") {
 		if v, ok := field[string](o, "title").Value(); ok {
 			incidentTitle(o, v)
@@ -402,7 +402,7 @@ func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	m, err := h.st.CreateMaintenance(c, actor(c), orgID(c), id, in)
+	m, err := h.pages.CreateMaintenance(c, actor(c), orgID(c), id, in)
 	if err != nil {
 		fail(c, err)
 		return
@@ -434,7 +434,7 @@ func (h *statusPagesHandler) getMaintenance(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	m, err := h.st.GetMaintenance(c, orgID(c), p[0], p[1])
+	m, err := h.pages.GetMaintenance(c, orgID(c), p[0], p[1])
 	if err != nil {
 		fail(c, err)
 		return
@@ -467,7 +467,7 @@ func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	m, err := h.st.UpdateMaintenance(c, actor(c), orgID(c), p[0], p[1], patch)
+	m, err := h.pages.UpdateMaintenance(c, actor(c), orgID(c), p[0], p[1], patch)
 	if err != nil {
 		fail(c, err)
 		return
@@ -481,7 +481,7 @@ func (h *statusPagesHandler) removeMaintenance(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], true); err != nil {
+	if err := h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], true); err != nil {
 		fail(c, err)
 		return
 	}

@@ -77,7 +77,7 @@ func TestStatusPageScheduledMaintenance(t *testing.T) {
 	}
 
 	clock := &fakeClock{now: start.Add(-time.Minute)}
-	runner := statuspage.NewRunner(h.st, statuspage.WithClock(clock.Now))
+	runner := statusPages(t, h.st, clock.Now)
 	ctx := context.Background()
 	status := func(comp string) any {
 		return h.spCall(t, http.MethodGet, "/v1/status_pages/"+page+"/components/"+comp, nil, 200).Result()["status"]
@@ -199,7 +199,7 @@ func TestStatusPageComponentFollowsChecks(t *testing.T) {
 		}
 	}
 	clock := &fakeClock{now: time.Now()}
-	runner := statuspage.NewRunner(h.st, statuspage.WithClock(clock.Now))
+	runner := statusPages(t, h.st, clock.Now)
 	status := func() any {
 		return h.spCall(t, http.MethodGet, "/v1/status_pages/"+page+"/components/"+comp, nil, 200).Result()["status"]
 	}
@@ -259,7 +259,7 @@ func TestStatusPageComponentFollowsChecks(t *testing.T) {
 	}
 }
 
-func TestStatusPageRunnerRun(t *testing.T) {
+func TestStatusPageServiceRun(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	page := h.newPage(t, "runloop")
@@ -268,7 +268,11 @@ func TestStatusPageRunnerRun(t *testing.T) {
 		"start_date": time.Now().Add(-time.Minute).UTC().Format(time.RFC3339), "duration_minutes": 60, "components_affected": []string{comp}}, http.StatusCreated)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- statuspage.NewRunner(h.st, statuspage.WithInterval(10*time.Millisecond)).Run(ctx) }()
+	runner, err := statuspage.New(statuspage.Config{Interval: 10 * time.Millisecond}, statuspage.Deps{Store: h.st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- runner.Run(ctx) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		st := h.spCall(t, http.MethodGet, "/v1/status_pages/"+page+"/components/"+comp, nil, 200).Result()["status"]

@@ -19,7 +19,7 @@ func (h *statusPagesHandler) subscriberPage(c *gin.Context) (uuid.UUID, error) {
 	if err != nil {
 		return id, err
 	}
-	foreign, err := h.st.StatusPageInOtherOrg(c, orgID(c), id)
+	foreign, err := h.pages.StatusPageInOtherOrg(c, orgID(c), id)
 	if err != nil {
 		return id, err
 	}
@@ -40,7 +40,7 @@ func (h *statusPagesHandler) listSubscribers(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	items, total, err := h.st.ListSubscribers(c, orgID(c), id, search, p.PerPage, p.Offset())
+	items, total, err := h.pages.ListSubscribers(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
 		fail(c, err)
 		return
@@ -100,7 +100,7 @@ func (h *statusPagesHandler) createSubscriber(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	sub, err := h.st.CreateSubscriber(c, actor(c), orgID(c), id, in)
+	sub, err := h.pages.CreateSubscriber(c, actor(c), orgID(c), id, in)
 	if err != nil {
 		fail(c, err)
 		return
@@ -120,7 +120,7 @@ func (h *statusPagesHandler) removeSubscriber(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DeleteSubscriber(c, actor(c), orgID(c), id, sub); err != nil {
+	if err := h.pages.DeleteSubscriber(c, actor(c), orgID(c), id, sub); err != nil {
 		fail(c, err)
 		return
 	}

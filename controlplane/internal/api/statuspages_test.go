@@ -5,9 +5,23 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
+
+// statusPages is the status pages' domain over st with the clock now (nil: time.Now), built as
+// serve.go builds it.
+func statusPages(t testing.TB, st *store.Store, now func() time.Time) *statuspage.Service {
+	t.Helper()
+	sp, err := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: st, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
 
 // spCall sends a request as org A and checks the status; it returns the response.
 func (h *harness) spCall(t *testing.T, method, path string, body any, status int) response {

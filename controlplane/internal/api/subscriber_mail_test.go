@@ -383,7 +383,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 		"duration_minutes": 5, "components_affected": []string{db}, "notifications": map[string]any{"at_start": true, "at_end": false}}, http.StatusCreated)
 	h.spCall(t, http.MethodPost, base, map[string]any{"title": "Quiet", "description": "d", "start_date": start,
 		"duration_minutes": 5, "notifications": map[string]any{"at_start": false, "at_end": false}}, http.StatusCreated)
-	if err := h.st.AdvanceMaintenance(context.Background(), time.Now()); err != nil {
+	if err := statusPages(t, h.st, nil).AdvanceMaintenance(context.Background(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	h.settle(t)
@@ -406,7 +406,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 	advance := func(want int, what string) {
 		t.Helper()
 		for i := 0; i < 2; i++ {
-			if err := h.st.AdvanceMaintenance(context.Background(), time.Now()); err != nil {
+			if err := statusPages(t, h.st, nil).AdvanceMaintenance(context.Background(), time.Now()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -426,7 +426,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 		WHERE title = 'Failover'`); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.st.AdvanceMaintenance(context.Background(), time.Now()); err != nil {
+	if err := statusPages(t, h.st, nil).AdvanceMaintenance(context.Background(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	h.settle(t)

@@ -3,18 +3,18 @@ package evaluator
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
 // Outbox event types (api.md "Events"). A reminder is an uptime.down with "reminder": true.
 const (
-	EventUptimeDown = "uptime.down"
-	EventUptimeUp   = "uptime.up"
+	EventUptimeDown = event.TypeUptimeDown
+	EventUptimeUp   = event.TypeUptimeUp
 )
 
 // checkEval steps one check's machine through the runs judged in this transaction and carries
@@ -82,35 +82,7 @@ func (ce *checkEval) effect(ctx context.Context, fx Effect) error {
 	return nil
 }
 
-// alertPayload is the outbox payload: enough for the notifier to render and route the alert
-// without reading the check again (it may be deleted by then).
-type alertPayload struct {
-	Event      string           `json:"event"`
-	Reminder   bool             `json:"reminder"`
-	OccurredAt time.Time        `json:"occurred_at"`
-	Check      checkPayload     `json:"check"`
-	Incident   *incidentPayload `json:"incident"`
-}
-
-type checkPayload struct {
-	ID            uuid.UUID       `json:"id"`
-	OrgID         uuid.UUID       `json:"org_id"`
-	Name          string          `json:"name"`
-	Kind          string          `json:"check_type"`
-	URL           *string         `json:"url"`
-	State         Status          `json:"state"`
-	AlertPriority string          `json:"alert_priority"`
-	Alerts        json.RawMessage `json:"alerts,omitempty"`
-}
-
-type incidentPayload struct {
-	ID        uuid.UUID  `json:"id"`
-	CheckID   uuid.UUID  `json:"check_id"`
-	StartedAt time.Time  `json:"started_at"`
-	EndedAt   *time.Time `json:"ended_at"`
-}
-
-func (ce *checkEval) alert(ctx context.Context, event string, reminder bool, at time.Time) error {
+func (ce *checkEval) alert(ctx context.Context, name string, reminder bool, at time.Time) error {
 	c := ce.c
 	if ce.known == nil {
 		inc, ok, err := ce.tx.CurrentIncident(ctx, c.OrgID, c.ID)
@@ -121,27 +93,27 @@ func (ce *checkEval) alert(ctx context.Context, event string, reminder bool, at 
 			ce.known = &inc
 		}
 	}
-	p := alertPayload{Event: event, Reminder: reminder, OccurredAt: at.UTC(), Check: checkPayload{
-		ID: c.ID, OrgID: c.OrgID, Name: c.Name, Kind: c.Kind, URL: c.URL, State: ce.state.Status,
-		AlertPriority: c.AlertPriority, Alerts: json.RawMessage(c.Alerts)}}
-	if len(c.Alerts) == 0 {
-		p.Check.Alerts = nil
-	}
+	a := event.UptimeAlert{OccurredAt: at, Check: event.Check{ID: c.ID, OrgID: c.OrgID, Name: c.Name, Kind: c.Kind,
+		URL: c.URL, State: string(ce.state.Status), AlertPriority: c.AlertPriority, Alerts: json.RawMessage(c.Alerts)}}
 	var incidentID *uuid.UUID
 	if inc := ce.known; inc != nil {
 		incidentID = &inc.ID
-		p.Incident = &incidentPayload{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt.UTC(), EndedAt: inc.EndedAt}
+		a.Incident = &event.CheckIncident{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt, EndedAt: inc.EndedAt}
 	}
-	body, err := json.Marshal(p)
-	if err != nil {
-		return fmt.Errorf("encode %s alert of check %s: %w", event, c.ID, err)
+	var ev event.Event = event.UptimeDown{UptimeAlert: a}
+	switch {
+	case name == EventUptimeUp:
+		ev = event.UptimeUp{UptimeAlert: a}
+	case reminder:
+		ev = event.UptimeReminder{UptimeAlert: a}
 	}
-	ce.events = append(ce.events, store.OutboxEvent{ID: uuid.Must(uuid.NewV7()), OrgID: c.OrgID, EventType: event,
-		CheckID: c.ID, IncidentID: incidentID, AlertPriority: c.AlertPriority, Payload: body, CreatedAt: at})
+	checkID := c.ID
+	ce.events = append(ce.events, store.OutboxEvent{ID: uuid.Must(uuid.NewV7()), OrgID: c.OrgID, Event: ev,
+		CheckID: &checkID, IncidentID: incidentID, AlertPriority: c.AlertPriority, CreatedAt: at})
 	if ce.out.alerts == nil {
 		ce.out.alerts = map[string]int{}
 	}
-	ce.out.alerts[event]++
+	ce.out.alerts[name]++
 	return nil
 }
 

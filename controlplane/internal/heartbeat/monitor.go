@@ -9,14 +9,15 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // Outbox event types (api.md "Events"). A reminder is a heartbeat.down with "reminder": true.
 const (
-	EventDown = "heartbeat.down"
-	EventUp   = "heartbeat.up"
+	EventDown = event.TypeHeartbeatDown
+	EventUp   = event.TypeHeartbeatUp
 )
 
 // Sweeper is what the monitor needs from the store.
@@ -147,6 +148,17 @@ func (m *Monitor) judgeBatch(ctx context.Context, tx *store.HeartbeatTx, hbs []s
 	return tx.InsertOutbox(ctx, events)
 }
 
+// Resume starts a heartbeat that leaves its pause over as PENDING, forgetting the pings from
+// before the pause (last_seen stays), so that it is not DOWN the moment it resumes and alerts
+// afresh.
+func Resume(h *store.Heartbeat, now time.Time) {
+	if h.State != "PENDING" {
+		h.State, h.StateChangedAt = "PENDING", &now
+	}
+	h.LastSuccessAt, h.RunStartedAt, h.FailedAt = nil, nil, nil
+	h.DownAlerted, h.LastAlertAt = false, nil
+}
+
 // Alert is one alert a step emits.
 type Alert struct {
 	Event    string // EventDown or EventUp
@@ -214,18 +226,10 @@ func Step(h store.Heartbeat, health Health, now time.Time) (store.HeartbeatState
 	return st, nil
 }
 
-// alertPayload is the outbox payload of a heartbeat alert: {event, reminder, occurred_at,
-// heartbeat}, the heartbeat as the API returns it after the transition.
-type alertPayload struct {
-	Event      string           `json:"event"`
-	Reminder   bool             `json:"reminder"`
-	OccurredAt time.Time        `json:"occurred_at"`
-	Heartbeat  heartbeatPayload `json:"heartbeat"`
-}
-
-// heartbeatPayload is Record plus the nine alert lists again under "alerts", the shape the
-// notifier routes on for every resource kind (payload.<resource>.alerts.webhook_alerts).
-type heartbeatPayload struct {
+// snapshot is a heartbeat as alerts carry it: Record plus the nine alert lists again under
+// "alerts", the shape the notifier routes on for every resource kind
+// (<resource>.alerts.webhook_alerts).
+type snapshot struct {
 	Record
 	Alerts check.Alerts `json:"alerts"`
 }
@@ -233,13 +237,21 @@ type heartbeatPayload struct {
 func outboxEvent(h store.Heartbeat, a Alert, now time.Time) (store.OutboxEvent, error) {
 	alerts := h.Alerts
 	alerts.Normalize()
-	body, err := json.Marshal(alertPayload{Event: a.Event, Reminder: a.Reminder, OccurredAt: now.UTC(),
-		Heartbeat: heartbeatPayload{Record: Render(h), Alerts: alerts}})
+	doc, err := json.Marshal(snapshot{Record: Render(h), Alerts: alerts})
 	if err != nil {
 		return store.OutboxEvent{}, fmt.Errorf("encode %s alert of heartbeat %s: %w", a.Event, h.ID, err)
 	}
-	return store.OutboxEvent{ID: uuid.Must(uuid.NewV7()), OrgID: h.OrgID, EventType: a.Event, CheckID: h.ID,
-		AlertPriority: h.AlertPriority, Payload: body, CreatedAt: now}, nil
+	alert := event.HeartbeatAlert{OccurredAt: now, Heartbeat: doc}
+	var ev event.Event = event.HeartbeatDown{HeartbeatAlert: alert}
+	switch {
+	case a.Event == EventUp:
+		ev = event.HeartbeatUp{HeartbeatAlert: alert}
+	case a.Reminder:
+		ev = event.HeartbeatReminder{HeartbeatAlert: alert}
+	}
+	id := h.ID
+	return store.OutboxEvent{ID: uuid.Must(uuid.NewV7()), OrgID: h.OrgID, Event: ev, CheckID: &id,
+		AlertPriority: h.AlertPriority, CreatedAt: now}, nil
 }
 
 func equalTime(a, b *time.Time) bool {

@@ -412,3 +412,44 @@ func TestParseCron(t *testing.T) {
 		t.Fatalf("next %s", got)
 	}
 }
+
+// TestHeartbeatResumeStartsOver: a DOWN heartbeat that is paused and resumed (the API's PATCH
+// applies Resume) is PENDING again, its pings before the pause forgotten, so the next sweep
+// neither finds it DOWN nor sends heartbeat.up; its first ping makes it UP without an alert.
+func TestHeartbeatResumeStartsOver(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 30})
+	f.ping(h.ID, store.PingSuccess)
+	f.sweepAt(t0.Add(2 * time.Minute))
+	f.expectState(h.ID, "DOWN")
+	f.expectEvents(h.ID, EventDown)
+	set := func(paused bool) store.Heartbeat {
+		t.Helper()
+		out, err := f.st.UpdateHeartbeat(f.ctx, store.SystemActor, f.org, h.ID, func(hb *store.Heartbeat) error {
+			was := hb.Paused
+			hb.Paused = paused
+			if was && !paused {
+				Resume(hb, f.clk.Now())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	set(true)
+	f.clk.Set(t0.Add(time.Hour))
+	got := set(false)
+	if got.State != "PENDING" || got.StateChangedAt == nil || !got.StateChangedAt.Equal(t0.Add(time.Hour)) || got.DownAlerted ||
+		got.LastAlertAt != nil || got.LastSuccessAt != nil || got.FailedAt != nil || got.RunStartedAt != nil || got.LastSeen == nil {
+		t.Fatalf("resumed heartbeat %+v", got)
+	}
+	f.sweepAt(t0.Add(2 * time.Hour))
+	f.expectState(h.ID, "PENDING")
+	f.ping(h.ID, store.PingSuccess)
+	f.sweepAt(t0.Add(2*time.Hour + time.Second))
+	f.expectState(h.ID, "UP")
+	f.expectEvents(h.ID, EventDown)
+}

@@ -1,6 +1,8 @@
-// Package notifier delivers the outbox: every alert the evaluator (and the heartbeat and status
-// page components) queue in the outbox table reaches the webhooks subscribed to it and the
-// users it names by e-mail, at least once, signed, with every attempt recorded.
+// Package notifier delivers the outbox: every event the evaluator (and the heartbeat monitor,
+// status pages, subscriptions and invitations) queue in the outbox table reaches the webhooks
+// subscribed to it and the people it names by e-mail, at least once, signed, with every attempt
+// recorded. Events are typed (package event): the notifier switches on their Go types, both to
+// route and render them (render.go) and to choose an e-mail (subscriber_mail.go).
 //
 // # Two stages, any number of replicas
 //
@@ -25,8 +27,8 @@
 // An uptime.down / uptime.up event of check C goes to webhook W when W subscribes to the event
 // type and either W is associated with C (webhook_checks, the API's check_ids) or C's
 // webhook_alerts lists W's id. heartbeat.* events go to webhooks associated with the heartbeat
-// named by payload.heartbeat.id (plus those in payload.heartbeat.alerts.webhook_alerts), and
-// status_page.incident.* events to webhooks associated with payload.status_page.id. The
+// (the id of its snapshot, plus those in its alerts.webhook_alerts), and
+// status_page.incident.* events to webhooks associated with the event's status page. The
 // users of user_alerts who are members of the organization are e-mailed. Muted checks write no
 // outbox rows at all (the evaluator drops their alert effects), so they send nothing.
 //
@@ -49,8 +51,11 @@
 //	 "data": {"check": <the check as GET /v1/checks/{id} returns it>,
 //	          "incident": {"id", "check_id", "started_at", "ended_at"}}}
 //
-// For other event types, data is the outbox payload without its event, reminder and
-// occurred_at members. The body is rendered once, at fan-out, and stored in outbox.body.
+// A heartbeat event's data is {"heartbeat": <the heartbeat as the API returns it, with its
+// alert lists also under "alerts">}, a status page incident event's {"incident": <the full
+// incident as the API returns it>, "status_page": {"id", "name"}}; reminders have "reminder":
+// true. The body is rendered once, at fan-out, and stored in outbox.body; testdata/ pins it
+// byte for byte.
 //
 // # Signing (Standard Webhooks)
 //

@@ -266,13 +266,10 @@ func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attem
 	case store.ChannelWebhook:
 		status, err = n.sendWebhook(ctx, d, start)
 	case store.ChannelEmail:
-		switch {
-		case n.mail == nil:
+		if n.mail == nil {
 			skipped = "e-mail is disabled: VANTAGE_SMTP_URL is not set"
-		case isPeopleMail(d.EventType):
-			skipped, err = n.sendPeopleMail(ctx, d)
-		default:
-			err = n.mail.send(ctx, d)
+		} else {
+			skipped, err = n.sendMail(ctx, d)
 		}
 	default:
 		skipped = "unknown channel " + d.Channel

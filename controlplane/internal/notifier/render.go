@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -23,119 +23,196 @@ type Document struct {
 	Data          map[string]any `json:"data"`
 }
 
-// incidentSnapshot is the check incident in an uptime event's payload.
-type incidentSnapshot struct {
-	ID        uuid.UUID  `json:"id"`
-	CheckID   uuid.UUID  `json:"check_id"`
-	StartedAt time.Time  `json:"started_at"`
-	EndedAt   *time.Time `json:"ended_at"`
+// recipients are the alert lists routing reads of a check's or heartbeat's snapshot.
+type recipients struct {
+	User    []string `json:"user_alerts"`
+	Webhook []string `json:"webhook_alerts"`
 }
 
-// resourceRef is the part of a check, heartbeat or status page snapshot that routing reads.
+// resourceRef is the part of a heartbeat snapshot that routing reads.
 type resourceRef struct {
-	ID     uuid.UUID `json:"id"`
-	Alerts *struct {
-		User    []string `json:"user_alerts"`
-		Webhook []string `json:"webhook_alerts"`
-	} `json:"alerts"`
-}
-
-// checkSnapshot is the evaluator's check snapshot in the payload.
-type checkSnapshot struct {
-	ID            uuid.UUID       `json:"id"`
-	Name          string          `json:"name"`
-	Kind          string          `json:"check_type"`
-	URL           *string         `json:"url"`
-	State         string          `json:"state"`
-	AlertPriority string          `json:"alert_priority"`
-	Alerts        json.RawMessage `json:"alerts"`
+	ID     uuid.UUID   `json:"id"`
+	Alerts *recipients `json:"alerts"`
 }
 
 func timeString(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// route renders an outbox event's document and names its destinations (stage 1). Producers
-// write {event, reminder, occurred_at, <resource>, ...}; the members are read leniently so
-// that one producer's extra or differently typed member never blocks its events.
+// route renders an outbox event's document and names its destinations (stage 1).
 func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fanout, error) {
 	var f store.Fanout
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(ev.Payload, &p); err != nil {
-		return f, fmt.Errorf("decode payload: %w", err)
+	occurred := ev.Event.At()
+	if occurred.IsZero() {
+		occurred = ev.CreatedAt
 	}
-	occurred := ev.CreatedAt
-	var at time.Time
-	if json.Unmarshal(p["occurred_at"], &at) == nil && !at.IsZero() {
-		occurred = at
-	}
-	var reminder bool
-	_ = json.Unmarshal(p["reminder"], &reminder)
-	doc := Document{ID: ev.ID.String(), Type: ev.EventType, OccurredAt: timeString(occurred),
-		AlertPriority: ev.AlertPriority, Reminder: reminder, Data: map[string]any{}}
-	var ref resourceRef
-	switch {
-	case strings.HasPrefix(ev.EventType, "uptime."):
-		var snap checkSnapshot
-		if err := json.Unmarshal(p["check"], &snap); err != nil {
-			return f, fmt.Errorf("decode check snapshot: %w", err)
-		}
-		_ = json.Unmarshal(p["check"], &ref)
-		if ev.CheckID != nil {
-			ref.ID, snap.ID = *ev.CheckID, *ev.CheckID
-		}
-		f.ResourceKind = "check"
-		rendered, err := n.renderCheck(ctx, ev.OrgID, snap)
-		if err != nil {
-			return f, err
-		}
-		doc.Data["check"] = rendered
-		doc.Data["incident"] = nil
-		var inc *incidentSnapshot
-		if json.Unmarshal(p["incident"], &inc) == nil && inc != nil {
-			var ended *string
-			if inc.EndedAt != nil {
-				s := timeString(*inc.EndedAt)
-				ended = &s
-			}
-			doc.Data["incident"] = map[string]any{"id": inc.ID.String(), "check_id": inc.CheckID.String(),
-				"started_at": timeString(inc.StartedAt), "ended_at": ended}
-		}
+	doc := Document{ID: ev.ID.String(), Type: ev.Event.Type(), OccurredAt: timeString(occurred),
+		AlertPriority: ev.AlertPriority, Data: map[string]any{}}
+	var alerts *recipients
+	var err error
+	switch e := ev.Event.(type) {
+	case event.UptimeDown:
+		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+	case event.UptimeReminder:
+		doc.Reminder = true
+		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+	case event.UptimeUp:
+		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+	case event.HeartbeatDown:
+		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
+	case event.HeartbeatReminder:
+		doc.Reminder = true
+		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
+	case event.HeartbeatUp:
+		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
+	case event.IncidentStarted:
+		incident(e.IncidentChange, &doc, &f)
+	case event.IncidentUpdated:
+		incident(e.IncidentChange, &doc, &f)
+	case event.IncidentResolved:
+		incident(e.IncidentChange, &doc, &f)
+	case event.SubscriberConfirmation:
+		doc.Data["status_page"] = mailPageOf(e.StatusPage)
+		doc.Data["subscriber"] = subscriberDoc{ID: e.SubscriberID, Email: e.Email}
+		f.Mail = &store.MailFanout{SubscriberID: &e.SubscriberID}
+	case event.SubscriberNotification:
+		noticeData(e, doc.Data)
+		f.Mail = &store.MailFanout{PageID: &e.StatusPage.ID, ComponentIDs: e.ComponentIDs()}
+	case event.InvitationCreated:
+		doc.Data["invitation"] = invitationDoc{ID: e.InvitationID, Email: e.Email, Role: e.Role}
+		doc.Data["organization"] = orgDoc{ID: e.OrgID, Name: e.OrgName}
+		doc.Data["invited_by"] = e.InvitedBy
+		f.Mail = &store.MailFanout{InvitationID: &e.InvitationID}
 	default:
-		for k, v := range p {
-			if k != "event" && k != "reminder" && k != "occurred_at" {
-				doc.Data[k] = v
-			}
-		}
-		switch {
-		case strings.HasPrefix(ev.EventType, "heartbeat."):
-			f.ResourceKind = "heartbeat"
-			_ = json.Unmarshal(p["heartbeat"], &ref)
-		case strings.HasPrefix(ev.EventType, "status_page."):
-			f.ResourceKind = "status_page"
-			_ = json.Unmarshal(p["status_page"], &ref)
-		}
+		return f, fmt.Errorf("no route for event %T", ev.Event)
 	}
-	f.ResourceID = ref.ID
-	if isPeopleMail(ev.EventType) {
-		m, err := mailFanout(ev, p)
-		if err != nil {
-			return f, err
-		}
-		f.Mail = m
-	}
-	if ref.Alerts != nil {
-		f.WebhookIDs = parseIDs(ref.Alerts.Webhook)
-		f.UserIDs = parseIDs(ref.Alerts.User)
-	}
-	body, err := json.Marshal(doc)
 	if err != nil {
+		return f, err
+	}
+	if alerts != nil {
+		f.WebhookIDs = parseIDs(alerts.Webhook)
+		f.UserIDs = parseIDs(alerts.User)
+	}
+	if f.Body, err = json.Marshal(doc); err != nil {
 		return f, fmt.Errorf("encode document: %w", err)
 	}
-	f.Body = body
 	return f, nil
 }
 
+// uptime fills the document of an uptime alert: the check as the API returns it, and its
+// incident. The check's own alert lists add recipients.
+func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.UptimeAlert, doc *Document, f *store.Fanout) (*recipients, error) {
+	snap := a.Check
+	if ev.CheckID != nil {
+		snap.ID = *ev.CheckID
+	}
+	f.ResourceKind, f.ResourceID = "check", snap.ID
+	rendered, err := n.renderCheck(ctx, ev.OrgID, snap)
+	if err != nil {
+		return nil, err
+	}
+	doc.Data["check"] = rendered
+	doc.Data["incident"] = nil
+	if inc := a.Incident; inc != nil {
+		var ended *string
+		if inc.EndedAt != nil {
+			s := timeString(*inc.EndedAt)
+			ended = &s
+		}
+		doc.Data["incident"] = map[string]any{"id": inc.ID.String(), "check_id": inc.CheckID.String(),
+			"started_at": timeString(inc.StartedAt), "ended_at": ended}
+	}
+	var r *recipients
+	if len(snap.Alerts) > 0 {
+		_ = json.Unmarshal(snap.Alerts, &r) // read leniently: a malformed list routes to nobody
+	}
+	return r, nil
+}
+
+// heartbeat fills the document of a heartbeat alert: the heartbeat as the API returns it,
+// whose alert lists add recipients.
+func heartbeat(a event.HeartbeatAlert, doc *Document, f *store.Fanout) *recipients {
+	var ref resourceRef
+	_ = json.Unmarshal(a.Heartbeat, &ref) // read leniently: a malformed snapshot routes by association only
+	f.ResourceKind, f.ResourceID = "heartbeat", ref.ID
+	doc.Data["heartbeat"] = a.Heartbeat
+	return ref.Alerts
+}
+
+// incident fills the document of a status page incident event: the incident as the API returns
+// it, and its page.
+func incident(c event.IncidentChange, doc *Document, f *store.Fanout) {
+	f.ResourceKind, f.ResourceID = "status_page", c.StatusPage.ID
+	doc.Data["incident"] = c.Incident
+	doc.Data["status_page"] = pageRefDoc{ID: c.StatusPage.ID, Name: c.StatusPage.Name}
+}
+
+// The data members of the e-mail events' documents.
+type (
+	pageRefDoc struct {
+		ID   uuid.UUID `json:"id"`
+		Name string    `json:"name"`
+	}
+	mailPageDoc struct {
+		ID        uuid.UUID `json:"id"`
+		Name      string    `json:"name"`
+		Subdomain string    `json:"subdomain"`
+	}
+	subscriberDoc struct {
+		ID    uuid.UUID `json:"id"`
+		Email string    `json:"email_address"`
+	}
+	noticeIncidentDoc struct {
+		ID              uuid.UUID  `json:"id"`
+		Title           string     `json:"title"`
+		Impact          string     `json:"impact"`
+		StartDate       *time.Time `json:"start_date,omitempty"`
+		DurationMinutes *int       `json:"duration_minutes,omitempty"`
+	}
+	noticeUpdateDoc struct {
+		ID           uuid.UUID `json:"id"`
+		Status       string    `json:"status"`
+		Description  string    `json:"description"`
+		DateHappened time.Time `json:"date_happened"`
+	}
+	noticeComponentDoc struct {
+		ID     uuid.UUID `json:"id"`
+		Name   string    `json:"name"`
+		Status string    `json:"status"`
+	}
+	invitationDoc struct {
+		ID    uuid.UUID `json:"id"`
+		Email string    `json:"email"`
+		Role  string    `json:"role"`
+	}
+	orgDoc struct {
+		ID   uuid.UUID `json:"id"`
+		Name string    `json:"name"`
+	}
+)
+
+func mailPageOf(p event.MailPage) mailPageDoc { return mailPageDoc(p) }
+
+// noticeData fills the data of a subscriber notification.
+func noticeData(n event.SubscriberNotification, data map[string]any) {
+	inc := noticeIncidentDoc{ID: n.Incident.ID, Title: n.Incident.Title, Impact: n.Incident.Impact}
+	if n.Incident.StartDate != nil && n.Incident.DurationMinutes != nil {
+		start := n.Incident.StartDate.UTC()
+		inc.StartDate, inc.DurationMinutes = &start, n.Incident.DurationMinutes
+	}
+	comps := make([]noticeComponentDoc, len(n.Components))
+	for i, c := range n.Components {
+		comps[i] = noticeComponentDoc(c)
+	}
+	data["reason"] = n.Reason
+	data["status_page"] = mailPageOf(n.StatusPage)
+	data["incident"] = inc
+	data["update"] = noticeUpdateDoc{ID: n.Update.ID, Status: n.Update.Status, Description: n.Update.Description,
+		DateHappened: n.Update.DateHappened.UTC()}
+	data["components"] = comps
+	data["component_ids"] = n.ComponentIDs()
+}
+
 // renderCheck is the check as the API returns it, or the snapshot when the check is gone.
-func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap checkSnapshot) (any, error) {
+func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.Check) (any, error) {
 	if n.opts.RenderCheck != nil {
 		c, err := n.st.GetCheck(ctx, orgID, snap.ID, false)
 		switch {

@@ -3,7 +3,6 @@ package notifier
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime/quotedprintable"
@@ -12,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -34,101 +32,64 @@ import (
 // A recipient gone by the time of the attempt (unsubscribed, confirmed already, invitation
 // accepted) is not e-mailed: the delivery is SKIPPED with the reason.
 
-// isPeopleMail reports whether an event type is one of the subscriber or invitation e-mails.
-func isPeopleMail(eventType string) bool {
-	switch eventType {
-	case store.EventSubscriberConfirmation, store.EventSubscriberNotification, store.EventInvitationCreated:
-		return true
-	}
-	return false
-}
-
-// mailFanout reads whom a subscriber or invitation event e-mails from its payload.
-func mailFanout(ev store.PendingEvent, p map[string]json.RawMessage) (*store.MailFanout, error) {
-	var ref struct {
-		ID uuid.UUID `json:"id"`
-	}
-	m := &store.MailFanout{}
-	switch ev.EventType {
-	case store.EventSubscriberConfirmation:
-		if err := json.Unmarshal(p["subscriber"], &ref); err != nil {
-			return nil, fmt.Errorf("decode subscriber: %w", err)
-		}
-		m.SubscriberID = &ref.ID
-	case store.EventSubscriberNotification:
-		if err := json.Unmarshal(p["status_page"], &ref); err != nil {
-			return nil, fmt.Errorf("decode status page: %w", err)
-		}
-		m.PageID = &ref.ID
-		if err := json.Unmarshal(p["component_ids"], &m.ComponentIDs); err != nil {
-			return nil, fmt.Errorf("decode component ids: %w", err)
-		}
-	case store.EventInvitationCreated:
-		if err := json.Unmarshal(p["invitation"], &ref); err != nil {
-			return nil, fmt.Errorf("decode invitation: %w", err)
-		}
-		m.InvitationID = &ref.ID
-	}
-	return m, nil
-}
-
-// sendPeopleMail renders and sends one subscriber or invitation e-mail. It returns a reason
+// sendMail sends the e-mail of one delivery: a subscriber's or an invitation's, rendered from
+// the event with the recipient's own links, or an alert's (email.go). It returns a reason
 // instead of sending when the recipient is gone.
-func (n *Notifier) sendPeopleMail(ctx context.Context, d store.DueDelivery) (skipped string, err error) {
+func (n *Notifier) sendMail(ctx context.Context, d store.DueDelivery) (skipped string, err error) {
+	ev, err := event.Decode(d.Event)
+	if err != nil {
+		return "", err
+	}
+	switch ev := ev.(type) {
+	case event.InvitationCreated:
+		return n.sendInvitation(ctx, d)
+	case event.SubscriberConfirmation:
+		return n.sendSubscriberMail(ctx, d, func(sm store.SubscriberMail) ([]byte, string) {
+			if sm.Confirmed || sm.ConfirmToken == "" {
+				return nil, "the subscriber is confirmed already"
+			}
+			return n.mail.confirmationMessage(d, sm), ""
+		})
+	case event.SubscriberNotification:
+		return n.sendSubscriberMail(ctx, d, func(sm store.SubscriberMail) ([]byte, string) {
+			return n.mail.noticeMessage(d, ev, sm), ""
+		})
+	}
+	return "", n.mail.send(ctx, d)
+}
+
+func (n *Notifier) sendInvitation(ctx context.Context, d store.DueDelivery) (string, error) {
 	if d.Address == nil || *d.Address == "" {
 		return "", errors.New("the recipient has no e-mail address")
 	}
-	var msg []byte
-	switch d.EventType {
-	case store.EventInvitationCreated:
-		im, err := n.st.InvitationMail(ctx, d.OrgID, d.Target)
-		if errors.Is(err, store.ErrNotFound) {
-			return "the invitation was accepted or withdrawn before it was e-mailed", nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("read invitation: %w", err)
-		}
-		msg = n.mail.invitationMessage(d, im)
-	default:
-		sm, err := n.st.SubscriberMail(ctx, d.OrgID, d.Target)
-		if errors.Is(err, store.ErrNotFound) {
-			return "the subscriber unsubscribed before the e-mail was sent", nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("read subscriber: %w", err)
-		}
-		if d.EventType == store.EventSubscriberConfirmation && (sm.Confirmed || sm.ConfirmToken == "") {
-			return "the subscriber is confirmed already", nil
-		}
-		var doc peopleDoc
-		if err := json.Unmarshal(d.Body, &doc); err != nil {
-			return "", fmt.Errorf("decode event document: %w", err)
-		}
-		msg = n.mail.subscriberMessage(d, doc, sm)
+	im, err := n.st.InvitationMail(ctx, d.OrgID, d.Target)
+	if errors.Is(err, store.ErrNotFound) {
+		return "the invitation was accepted or withdrawn before it was e-mailed", nil
 	}
-	return "", n.mail.transmit(ctx, *d.Address, msg)
+	if err != nil {
+		return "", fmt.Errorf("read invitation: %w", err)
+	}
+	return "", n.mail.transmit(ctx, *d.Address, n.mail.invitationMessage(d, im))
 }
 
-// peopleDoc is the part of a subscriber notification's document the e-mail shows.
-type peopleDoc struct {
-	Data struct {
-		Reason   string `json:"reason"`
-		Incident struct {
-			Title           string     `json:"title"`
-			Impact          string     `json:"impact"`
-			StartDate       *time.Time `json:"start_date"`
-			DurationMinutes *int       `json:"duration_minutes"`
-		} `json:"incident"`
-		Update struct {
-			Status       string    `json:"status"`
-			Description  string    `json:"description"`
-			DateHappened time.Time `json:"date_happened"`
-		} `json:"update"`
-		Components []struct {
-			Name   string `json:"name"`
-			Status string `json:"status"`
-		} `json:"components"`
-	} `json:"data"`
+// sendSubscriberMail renders (with compose) and sends one subscriber's e-mail; compose may
+// give a reason not to send instead.
+func (n *Notifier) sendSubscriberMail(ctx context.Context, d store.DueDelivery, compose func(store.SubscriberMail) ([]byte, string)) (string, error) {
+	if d.Address == nil || *d.Address == "" {
+		return "", errors.New("the recipient has no e-mail address")
+	}
+	sm, err := n.st.SubscriberMail(ctx, d.OrgID, d.Target)
+	if errors.Is(err, store.ErrNotFound) {
+		return "the subscriber unsubscribed before the e-mail was sent", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read subscriber: %w", err)
+	}
+	msg, skipped := compose(sm)
+	if skipped != "" {
+		return skipped, nil
+	}
+	return "", n.mail.transmit(ctx, *d.Address, msg)
 }
 
 // statusLink is the public status page of a subdomain, and its confirm and unsubscribe links.
@@ -149,47 +110,54 @@ func humanize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// subscriberMessage renders a confirmation or notification e-mail for one subscriber.
-func (m *mailer) subscriberMessage(d store.DueDelivery, doc peopleDoc, sm store.SubscriberMail) []byte {
-	unsubscribe := m.statusLink(sm.PageSubdomain, "unsubscribe", sm.UnsubscribeToken)
-	var subject string
+// confirmationMessage renders the confirmation e-mail of a new subscriber.
+func (m *mailer) confirmationMessage(d store.DueDelivery, sm store.SubscriberMail) []byte {
 	var b strings.Builder
-	if d.EventType == store.EventSubscriberConfirmation {
-		subject = "Confirm your subscription to " + sm.PageName
-		fmt.Fprintf(&b, "Hello,\n\nSomeone, hopefully you, asked to receive e-mail updates about %s.\n", sm.PageName)
-		fmt.Fprintf(&b, "Please confirm your subscription by opening this link:\n\n%s\n\n", m.statusLink(sm.PageSubdomain, "confirm", sm.ConfirmToken))
-		b.WriteString("If you did not ask for this, ignore this e-mail: without confirmation you will receive nothing more.\n")
-	} else {
-		x := doc.Data
-		switch x.Reason {
-		case store.NotifyMaintenanceUpcoming:
-			subject = fmt.Sprintf("[%s] Maintenance within the hour: %s", sm.PageName, x.Incident.Title)
-		case store.NotifyMaintenanceStarted:
-			subject = fmt.Sprintf("[%s] Maintenance in progress: %s", sm.PageName, x.Incident.Title)
-		case store.NotifyMaintenanceCompleted:
-			subject = fmt.Sprintf("[%s] Maintenance completed: %s", sm.PageName, x.Incident.Title)
-		default:
-			subject = fmt.Sprintf("[%s] %s: %s", sm.PageName, x.Incident.Title, humanize(x.Update.Status))
-		}
-		fmt.Fprintf(&b, "%s\n\n%s\n", x.Incident.Title, strings.Repeat("=", min(len([]rune(x.Incident.Title)), 72)))
-		fmt.Fprintf(&b, "Status: %s (%s)\n", humanize(x.Update.Status), x.Update.DateHappened.UTC().Format("2006-01-02 15:04 UTC"))
-		fmt.Fprintf(&b, "Impact: %s\n", humanize(x.Incident.Impact))
-		if x.Incident.StartDate != nil && x.Incident.DurationMinutes != nil {
-			fmt.Fprintf(&b, "Scheduled: %s for %d minutes\n", x.Incident.StartDate.UTC().Format("2006-01-02 15:04 UTC"), *x.Incident.DurationMinutes)
-		}
-		if len(x.Components) > 0 {
-			names := make([]string, len(x.Components))
-			for i, c := range x.Components {
-				names[i] = fmt.Sprintf("%s (%s)", c.Name, humanize(c.Status))
-			}
-			fmt.Fprintf(&b, "Affected: %s\n", strings.Join(names, ", "))
-		}
-		if x.Update.Description != "" {
-			fmt.Fprintf(&b, "\n%s\n", x.Update.Description)
-		}
-		fmt.Fprintf(&b, "\nStatus page: %s\n", m.statusLink(sm.PageSubdomain, "", ""))
+	fmt.Fprintf(&b, "Hello,\n\nSomeone, hopefully you, asked to receive e-mail updates about %s.\n", sm.PageName)
+	fmt.Fprintf(&b, "Please confirm your subscription by opening this link:\n\n%s\n\n", m.statusLink(sm.PageSubdomain, "confirm", sm.ConfirmToken))
+	b.WriteString("If you did not ask for this, ignore this e-mail: without confirmation you will receive nothing more.\n")
+	return m.subscriberMessage(d, sm, "Confirm your subscription to "+sm.PageName, &b)
+}
+
+// noticeMessage renders an incident or maintenance notice for one confirmed subscriber.
+func (m *mailer) noticeMessage(d store.DueDelivery, x event.SubscriberNotification, sm store.SubscriberMail) []byte {
+	var subject string
+	switch x.Reason {
+	case event.ReasonMaintenanceUpcoming:
+		subject = fmt.Sprintf("[%s] Maintenance within the hour: %s", sm.PageName, x.Incident.Title)
+	case event.ReasonMaintenanceStarted:
+		subject = fmt.Sprintf("[%s] Maintenance in progress: %s", sm.PageName, x.Incident.Title)
+	case event.ReasonMaintenanceCompleted:
+		subject = fmt.Sprintf("[%s] Maintenance completed: %s", sm.PageName, x.Incident.Title)
+	default:
+		subject = fmt.Sprintf("[%s] %s: %s", sm.PageName, x.Incident.Title, humanize(x.Update.Status))
 	}
-	fmt.Fprintf(&b, "\n--\nYou receive this e-mail because %s subscribed to updates of %s.\nUnsubscribe: %s\n",
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n%s\n", x.Incident.Title, strings.Repeat("=", min(len([]rune(x.Incident.Title)), 72)))
+	fmt.Fprintf(&b, "Status: %s (%s)\n", humanize(x.Update.Status), x.Update.DateHappened.UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(&b, "Impact: %s\n", humanize(x.Incident.Impact))
+	if x.Incident.StartDate != nil && x.Incident.DurationMinutes != nil {
+		fmt.Fprintf(&b, "Scheduled: %s for %d minutes\n", x.Incident.StartDate.UTC().Format("2006-01-02 15:04 UTC"), *x.Incident.DurationMinutes)
+	}
+	if len(x.Components) > 0 {
+		names := make([]string, len(x.Components))
+		for i, c := range x.Components {
+			names[i] = fmt.Sprintf("%s (%s)", c.Name, humanize(c.Status))
+		}
+		fmt.Fprintf(&b, "Affected: %s\n", strings.Join(names, ", "))
+	}
+	if x.Update.Description != "" {
+		fmt.Fprintf(&b, "\n%s\n", x.Update.Description)
+	}
+	fmt.Fprintf(&b, "\nStatus page: %s\n", m.statusLink(sm.PageSubdomain, "", ""))
+	return m.subscriberMessage(d, sm, subject, &b)
+}
+
+// subscriberMessage ends a subscriber e-mail with its unsubscribe link and headers (RFC 8058
+// one-click) and composes it.
+func (m *mailer) subscriberMessage(d store.DueDelivery, sm store.SubscriberMail, subject string, b *strings.Builder) []byte {
+	unsubscribe := m.statusLink(sm.PageSubdomain, "unsubscribe", sm.UnsubscribeToken)
+	fmt.Fprintf(b, "\n--\nYou receive this e-mail because %s subscribed to updates of %s.\nUnsubscribe: %s\n",
 		sm.Email, sm.PageName, unsubscribe)
 	headers := []string{
 		"List-Unsubscribe: <" + unsubscribe + ">",

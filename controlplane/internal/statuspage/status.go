@@ -1,7 +1,8 @@
-// Package statuspage is the logic of public status pages that does not touch storage or HTTP:
-// component and page status derivation, the component-follows-its-monitors mapping, the shapes
-// of status page records as the API and webhooks render them, the public summary's assembly,
-// and the scheduled-maintenance lifecycle runner (Runner.Run).
+// Package statuspage is the domain of public status pages over their storage (Service): status
+// derivation (a page's overall status, a component that follows its monitors), the incident
+// lifecycle and its announcements (status_page.incident.* events, subscriber e-mails), the
+// scheduled-maintenance lifecycle (Service.Run), the records as the API and webhooks render
+// them, and what the public summary and public page show.
 package statuspage
 
 // Component statuses (supplement §2.7).

@@ -191,19 +191,3 @@ const (
 	AllComponents      = "ALL_COMPONENTS"
 	SelectedComponents = "SELECTED_COMPONENTS"
 )
-
-// Event types of status page incidents (api.md Events).
-const (
-	EventIncidentStarted  = "status_page.incident.started"
-	EventIncidentUpdated  = "status_page.incident.updated"
-	EventIncidentResolved = "status_page.incident.resolved"
-)
-
-// Event is the outbox payload of an incident event: the full incident as the API returns it,
-// and the page it belongs to.
-type Event struct {
-	Event      string   `json:"event"`
-	OccurredAt Time     `json:"occurred_at"`
-	StatusPage Ref      `json:"status_page"`
-	Incident   Incident `json:"incident"`
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
@@ -46,60 +47,69 @@ type Heartbeat struct {
 	UpdatedAt time.Time
 }
 
-const heartbeatColumns = `id, org_id, project_id, name, state, state_changed_at, paused, muted, report_period,
-	report_period_cron, timezone, grace_period, alert_priority, reminder_alert_interval_minutes, alerts,
-	last_seen, last_success_at, run_started_at, failed_at, last_duration_ms, down_alerted, last_alert_at,
-	created_at, updated_at`
-
-func scanHeartbeat(row pgx.Row) (Heartbeat, error) {
-	var h Heartbeat
-	var alerts []byte
-	err := row.Scan(&h.ID, &h.OrgID, &h.ProjectID, &h.Name, &h.State, &h.StateChangedAt, &h.Paused, &h.Muted,
-		&h.ReportPeriod, &h.ReportPeriodCron, &h.Timezone, &h.GracePeriod, &h.AlertPriority,
-		&h.ReminderAlertIntervalMinutes, &alerts, &h.LastSeen, &h.LastSuccessAt, &h.RunStartedAt, &h.FailedAt,
-		&h.LastDurationMs, &h.DownAlerted, &h.LastAlertAt, &h.CreatedAt, &h.UpdatedAt)
-	if err != nil {
-		return h, err
-	}
-	if err := json.Unmarshal(alerts, &h.Alerts); err != nil {
+func heartbeatOf(r dbsqlc.Heartbeat) (Heartbeat, error) {
+	h := Heartbeat{ID: r.ID, OrgID: r.OrgID, ProjectID: r.ProjectID, Name: r.Name, State: r.State, StateChangedAt: r.StateChangedAt,
+		Paused: r.Paused, Muted: r.Muted, ReportPeriod: intPtr(r.ReportPeriod), ReportPeriodCron: r.ReportPeriodCron,
+		Timezone: r.Timezone, GracePeriod: int(r.GracePeriod), AlertPriority: r.AlertPriority,
+		ReminderAlertIntervalMinutes: intPtr(r.ReminderAlertIntervalMinutes), LastSeen: r.LastSeen, LastSuccessAt: r.LastSuccessAt,
+		RunStartedAt: r.RunStartedAt, FailedAt: r.FailedAt, LastDurationMs: r.LastDurationMs, DownAlerted: r.DownAlerted,
+		LastAlertAt: r.LastAlertAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if err := json.Unmarshal(r.Alerts, &h.Alerts); err != nil {
 		return h, fmt.Errorf("heartbeat %s: decode alerts: %w", h.ID, err)
 	}
 	h.Alerts.Normalize()
 	return h, nil
 }
 
-func alertsJSON(a check.Alerts) (string, error) {
+func heartbeatsOf(rows []dbsqlc.Heartbeat) ([]Heartbeat, error) {
+	out := make([]Heartbeat, len(rows))
+	for i, r := range rows {
+		var err error
+		if out[i], err = heartbeatOf(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func alertsJSON(a check.Alerts) ([]byte, error) {
 	a.Normalize()
-	b, err := json.Marshal(a)
-	return string(b), err
+	return json.Marshal(a)
+}
+
+// int32Ptr narrows a nullable int for an int4 column.
+func int32Ptr(v *int) *int32 {
+	if v == nil {
+		return nil
+	}
+	return ptr(int32(*v))
 }
 
 // CreateHeartbeat stores a new PENDING heartbeat in h.ProjectID (nil: Unassigned) and audits
 // it. A project the organization does not have is ErrProjectNotFound.
 func (s *Store) CreateHeartbeat(ctx context.Context, actor Actor, orgID uuid.UUID, h Heartbeat) (Heartbeat, error) {
-	now := s.now()
-	h.ID, h.OrgID, h.State, h.CreatedAt, h.UpdatedAt = uuid.Must(uuid.NewV7()), orgID, "PENDING", now, now
 	alerts, err := alertsJSON(h.Alerts)
 	if err != nil {
 		return h, err
 	}
+	id := uuid.Must(uuid.NewV7())
 	var out Heartbeat
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockProjectForReference(ctx, tx, orgID, h.ProjectID); err != nil {
 			return err
 		}
-		var err error
-		out, err = scanHeartbeat(tx.QueryRow(ctx, `INSERT INTO heartbeats (id, org_id, project_id, name, paused, muted,
-				report_period, report_period_cron, timezone, grace_period, alert_priority, reminder_alert_interval_minutes,
-				alerts, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14) RETURNING `+heartbeatColumns,
-			h.ID, orgID, h.ProjectID, h.Name, h.Paused, h.Muted, h.ReportPeriod, h.ReportPeriodCron, h.Timezone,
-			h.GracePeriod, h.AlertPriority, h.ReminderAlertIntervalMinutes, alerts, now))
+		r, err := s.q.WithTx(tx).CreateHeartbeat(ctx, dbsqlc.CreateHeartbeatParams{ID: id, OrgID: orgID, ProjectID: h.ProjectID,
+			Name: h.Name, Paused: h.Paused, Muted: h.Muted, ReportPeriod: int32Ptr(h.ReportPeriod), ReportPeriodCron: h.ReportPeriodCron,
+			Timezone: h.Timezone, GracePeriod: int32(h.GracePeriod), AlertPriority: h.AlertPriority,
+			ReminderAlertIntervalMinutes: int32Ptr(h.ReminderAlertIntervalMinutes), Alerts: alerts, Now: s.now()})
 		if err != nil {
 			return fmt.Errorf("insert heartbeat: %w", err)
 		}
+		if out, err = heartbeatOf(r); err != nil {
+			return err
+		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "created", AuditableType: "Heartbeat",
-			AuditableID: h.ID.String(), AuditableDisplayName: h.Name})
+			AuditableID: id.String(), AuditableDisplayName: h.Name})
 	})
 	return out, err
 }
@@ -107,9 +117,13 @@ func (s *Store) CreateHeartbeat(ctx context.Context, actor Actor, orgID uuid.UUI
 // GetHeartbeat returns one heartbeat of the organization with InMaintenance as of now
 // (ErrNotFound when missing).
 func (s *Store) GetHeartbeat(ctx context.Context, orgID, id uuid.UUID, now time.Time) (Heartbeat, error) {
-	h, err := scanHeartbeat(s.pool.QueryRow(ctx, `SELECT `+heartbeatColumns+` FROM heartbeats WHERE org_id = $1 AND id = $2`, orgID, id))
+	r, err := s.q.GetHeartbeat(ctx, dbsqlc.GetHeartbeatParams{OrgID: orgID, ID: id})
 	if err != nil {
-		return h, translate(err)
+		return Heartbeat{}, translate(err)
+	}
+	h, err := heartbeatOf(r)
+	if err != nil {
+		return h, err
 	}
 	m, err := inMaintenance(ctx, s.pool, "heartbeats", []uuid.UUID{id}, now)
 	h.InMaintenance = m[id]
@@ -129,51 +143,61 @@ func (s *Store) ListHeartbeats(ctx context.Context, orgID uuid.UUID, f Heartbeat
 	if err := s.ProjectExists(ctx, orgID, f.ProjectID); err != nil {
 		return nil, 0, err
 	}
-	cond := `org_id = $1 AND ($2 = '' OR strpos(lower(name), lower($2)) > 0)
-		AND (NOT $3 OR project_id IS NULL) AND ($4::uuid IS NULL OR project_id = $4)`
-	args := []any{orgID, f.Search, f.Unassigned, f.ProjectID}
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM heartbeats WHERE `+cond, args...).Scan(&total); err != nil {
+	total, err := s.q.CountHeartbeats(ctx, dbsqlc.CountHeartbeatsParams{OrgID: orgID, Search: f.Search, Unassigned: f.Unassigned,
+		ProjectID: f.ProjectID})
+	if err != nil {
 		return nil, 0, translate(err)
 	}
 	if total <= offset {
 		return []Heartbeat{}, total, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+heartbeatColumns+` FROM heartbeats WHERE `+cond+`
-		ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`, append(args, limit, offset)...)
+	rows, err := s.q.ListHeartbeats(ctx, dbsqlc.ListHeartbeatsParams{OrgID: orgID, Search: f.Search, Unassigned: f.Unassigned,
+		ProjectID: f.ProjectID, PageLimit: limit, PageOffset: offset})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Heartbeat, error) { return scanHeartbeat(r) })
-	if err != nil {
-		return nil, 0, translate(err)
-	}
-	ids := make([]uuid.UUID, len(items))
-	for i, h := range items {
-		ids[i] = h.ID
-	}
-	m, err := inMaintenance(ctx, s.pool, "heartbeats", ids, now)
+	items, err := heartbeatsOf(rows)
 	if err != nil {
 		return nil, 0, err
 	}
-	for i := range items {
-		items[i].InMaintenance = m[items[i].ID]
+	if err := markMaintenance(ctx, s.pool, items, now); err != nil {
+		return nil, 0, err
 	}
 	return items, total, nil
 }
 
+// markMaintenance sets InMaintenance of hbs as of now.
+func markMaintenance(ctx context.Context, db querier, hbs []Heartbeat, now time.Time) error {
+	ids := make([]uuid.UUID, len(hbs))
+	for i, h := range hbs {
+		ids[i] = h.ID
+	}
+	m, err := inMaintenance(ctx, db, "heartbeats", ids, now)
+	if err != nil {
+		return err
+	}
+	for i := range hbs {
+		hbs[i].InMaintenance = m[hbs[i].ID]
+	}
+	return nil
+}
+
 // UpdateHeartbeat changes one heartbeat in one transaction: it locks the row, lets change edit a
-// copy, and writes the configuration back (an error from change aborts and is returned as is).
-// Resuming a paused heartbeat starts it over as PENDING, forgetting the pings from before the
-// pause (last_seen stays), so that it is not DOWN the moment it resumes.
+// copy, and writes the copy back — configuration and the monitor's state alike, so that change
+// may also start the heartbeat over (heartbeat.Resume). An error from change aborts and is
+// returned as is.
 func (s *Store) UpdateHeartbeat(ctx context.Context, actor Actor, orgID, id uuid.UUID, change func(*Heartbeat) error) (Heartbeat, error) {
 	var out Heartbeat
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, err := scanHeartbeat(tx.QueryRow(ctx, `SELECT `+heartbeatColumns+` FROM heartbeats WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))
+		q := s.q.WithTx(tx)
+		r, err := q.LockHeartbeat(ctx, dbsqlc.LockHeartbeatParams{OrgID: orgID, ID: id})
 		if err != nil {
 			return err
 		}
-		next := cur
+		next, err := heartbeatOf(r)
+		if err != nil {
+			return err
+		}
 		if err := change(&next); err != nil {
 			return err
 		}
@@ -181,22 +205,17 @@ func (s *Store) UpdateHeartbeat(ctx context.Context, actor Actor, orgID, id uuid
 		if err != nil {
 			return err
 		}
-		resumed := cur.Paused && !next.Paused
-		out, err = scanHeartbeat(tx.QueryRow(ctx, `UPDATE heartbeats SET name = $3, paused = $4, muted = $5,
-				report_period = $6, report_period_cron = $7, timezone = $8, grace_period = $9, alert_priority = $10,
-				reminder_alert_interval_minutes = $11, alerts = $12, updated_at = $13,
-				state = CASE WHEN $14 THEN 'PENDING' ELSE state END,
-				state_changed_at = CASE WHEN $14 AND state <> 'PENDING' THEN $13 ELSE state_changed_at END,
-				last_success_at = CASE WHEN $14 THEN NULL ELSE last_success_at END,
-				run_started_at = CASE WHEN $14 THEN NULL ELSE run_started_at END,
-				failed_at = CASE WHEN $14 THEN NULL ELSE failed_at END,
-				down_alerted = down_alerted AND NOT $14,
-				last_alert_at = CASE WHEN $14 THEN NULL ELSE last_alert_at END
-			WHERE org_id = $1 AND id = $2 RETURNING `+heartbeatColumns,
-			orgID, id, next.Name, next.Paused, next.Muted, next.ReportPeriod, next.ReportPeriodCron, next.Timezone,
-			next.GracePeriod, next.AlertPriority, next.ReminderAlertIntervalMinutes, alerts, s.now(), resumed))
+		r, err = q.SaveHeartbeat(ctx, dbsqlc.SaveHeartbeatParams{OrgID: orgID, ID: id, Name: next.Name, Paused: next.Paused,
+			Muted: next.Muted, ReportPeriod: int32Ptr(next.ReportPeriod), ReportPeriodCron: next.ReportPeriodCron,
+			Timezone: next.Timezone, GracePeriod: int32(next.GracePeriod), AlertPriority: next.AlertPriority,
+			ReminderAlertIntervalMinutes: int32Ptr(next.ReminderAlertIntervalMinutes), Alerts: alerts, State: next.State,
+			StateChangedAt: next.StateChangedAt, LastSuccessAt: next.LastSuccessAt, RunStartedAt: next.RunStartedAt,
+			FailedAt: next.FailedAt, DownAlerted: next.DownAlerted, LastAlertAt: next.LastAlertAt, Now: s.now()})
 		if err != nil {
 			return fmt.Errorf("update heartbeat: %w", err)
+		}
+		if out, err = heartbeatOf(r); err != nil {
+			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "updated", AuditableType: "Heartbeat",
 			AuditableID: id.String(), AuditableDisplayName: next.Name})
@@ -207,8 +226,8 @@ func (s *Store) UpdateHeartbeat(ctx context.Context, actor Actor, orgID, id uuid
 // DeleteHeartbeat deletes one heartbeat (its window associations go with it) and audits it.
 func (s *Store) DeleteHeartbeat(ctx context.Context, actor Actor, orgID, id uuid.UUID) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		var name string
-		if err := tx.QueryRow(ctx, `DELETE FROM heartbeats WHERE org_id = $1 AND id = $2 RETURNING name`, orgID, id).Scan(&name); err != nil {
+		name, err := s.q.WithTx(tx).DeleteHeartbeat(ctx, dbsqlc.DeleteHeartbeatParams{OrgID: orgID, ID: id})
+		if err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "deleted", AuditableType: "Heartbeat",
@@ -223,26 +242,24 @@ func (s *Store) DeleteHeartbeat(ctx context.Context, actor Actor, orgID, id uuid
 func (s *Store) MoveHeartbeat(ctx context.Context, actor Actor, orgID, id uuid.UUID, dest *uuid.UUID) (MoveResult, error) {
 	res := MoveResult{ID: id, ProjectID: dest}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var source *uuid.UUID
-		var name string
-		if err := tx.QueryRow(ctx, `SELECT project_id, name FROM heartbeats WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE`, orgID, id).
-			Scan(&source, &name); err != nil {
+		q := s.q.WithTx(tx)
+		cur, err := q.LockHeartbeatForMove(ctx, dbsqlc.LockHeartbeatForMoveParams{OrgID: orgID, ID: id})
+		if err != nil {
 			return err
 		}
 		if err := lockProjectForReference(ctx, tx, orgID, dest); err != nil {
 			return err
 		}
-		if sameScope(source, dest) {
+		if sameScope(cur.ProjectID, dest) {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `UPDATE heartbeats SET project_id = $3, updated_at = $4 WHERE org_id = $1 AND id = $2`,
-			orgID, id, dest, s.now()); err != nil {
+		if err := q.MoveHeartbeat(ctx, dbsqlc.MoveHeartbeatParams{OrgID: orgID, ID: id, ProjectID: dest, Now: s.now()}); err != nil {
 			return fmt.Errorf("move heartbeat: %w", err)
 		}
 		res.Moved = true
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "moved", AuditableType: "Heartbeat",
-			AuditableID: id.String(), AuditableDisplayName: name,
-			Metadata: map[string]any{"from_project_id": uuidOrNil(source), "to_project_id": uuidOrNil(dest)}})
+			AuditableID: id.String(), AuditableDisplayName: cur.Name,
+			Metadata: map[string]any{"from_project_id": uuidOrNil(cur.ProjectID), "to_project_id": uuidOrNil(dest)}})
 	})
 	return res, err
 }
@@ -266,20 +283,11 @@ const (
 // transition — DOWN on a missed deadline or a fail ping, UP after DOWN, with their alerts — is
 // the monitor's, which reads these columns under a row lock.
 func (s *Store) RecordPing(ctx context.Context, id uuid.UUID, kind PingKind, at time.Time) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE heartbeats SET
-			last_seen = $3,
-			last_success_at = CASE WHEN $2 = 'success' THEN $3 ELSE last_success_at END,
-			failed_at = CASE WHEN $2 = 'fail' THEN $3 WHEN $2 = 'success' THEN NULL ELSE failed_at END,
-			run_started_at = CASE WHEN $2 = 'start' THEN $3 ELSE NULL END,
-			last_duration_ms = CASE WHEN $2 <> 'start' AND run_started_at IS NOT NULL
-				THEN GREATEST(0, (extract(epoch FROM $3 - run_started_at) * 1000)::bigint) ELSE last_duration_ms END,
-			state = CASE WHEN $2 = 'success' AND state = 'PENDING' THEN 'UP' ELSE state END,
-			state_changed_at = CASE WHEN $2 = 'success' AND state = 'PENDING' THEN $3 ELSE state_changed_at END
-		WHERE id = $1 AND NOT paused`, id, string(kind), at)
+	n, err := s.q.RecordPing(ctx, dbsqlc.RecordPingParams{ID: id, Kind: string(kind), At: at})
 	if err != nil {
 		return false, translate(err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return n == 1, nil
 }
 
 // HeartbeatState is the monitor's write-back of one heartbeat.
@@ -299,8 +307,8 @@ type HeartbeatTx struct {
 
 // SaveState writes the monitor's state of one locked heartbeat.
 func (h *HeartbeatTx) SaveState(ctx context.Context, orgID uuid.UUID, st HeartbeatState) error {
-	_, err := h.tx.Exec(ctx, `UPDATE heartbeats SET state = $3, state_changed_at = $4, down_alerted = $5, last_alert_at = $6
-		WHERE org_id = $1 AND id = $2`, orgID, st.ID, st.State, st.StateChangedAt, st.DownAlerted, st.LastAlertAt)
+	err := dbsqlc.New(h.tx).SaveHeartbeatState(ctx, dbsqlc.SaveHeartbeatStateParams{OrgID: orgID, ID: st.ID, State: st.State,
+		StateChangedAt: st.StateChangedAt, DownAlerted: st.DownAlerted, LastAlertAt: st.LastAlertAt})
 	if err != nil {
 		return fmt.Errorf("save heartbeat %s state: %w", st.ID, err)
 	}
@@ -309,7 +317,7 @@ func (h *HeartbeatTx) SaveState(ctx context.Context, orgID uuid.UUID, st Heartbe
 
 // InsertOutbox queues alerts about heartbeats (outbox.check_id holds the heartbeat id).
 func (h *HeartbeatTx) InsertOutbox(ctx context.Context, events []OutboxEvent) error {
-	return (&PipelineTx{tx: h.tx}).InsertOutbox(ctx, events)
+	return insertOutbox(ctx, h.tx, events)
 }
 
 // SweepHeartbeats runs fn over the monitored heartbeats (not paused, and pinged at least once or
@@ -320,31 +328,22 @@ func (h *HeartbeatTx) InsertOutbox(ctx context.Context, events []OutboxEvent) er
 func (s *Store) SweepHeartbeats(ctx context.Context, afterID uuid.UUID, limit int, now time.Time,
 	fn func(ctx context.Context, tx *HeartbeatTx, hbs []Heartbeat) error) (last uuid.UUID, n int, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT `+heartbeatColumns+` FROM heartbeats
-			WHERE NOT paused AND (last_seen IS NOT NULL OR state <> 'PENDING') AND id > $1
-			ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`, afterID, limit)
+		rows, err := s.q.WithTx(tx).LockMonitoredHeartbeats(ctx, dbsqlc.LockMonitoredHeartbeatsParams{AfterID: afterID,
+			BatchLimit: int64(limit)})
 		if err != nil {
 			return fmt.Errorf("lock heartbeats: %w", err)
 		}
-		hbs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Heartbeat, error) { return scanHeartbeat(r) })
+		hbs, err := heartbeatsOf(rows)
 		if err != nil {
-			return fmt.Errorf("lock heartbeats: %w", err)
+			return err
 		}
 		n = len(hbs)
 		if n == 0 {
 			return nil
 		}
 		last = hbs[n-1].ID
-		ids := make([]uuid.UUID, n)
-		for i, h := range hbs {
-			ids[i] = h.ID
-		}
-		m, err := inMaintenance(ctx, tx, "heartbeats", ids, now)
-		if err != nil {
+		if err := markMaintenance(ctx, tx, hbs, now); err != nil {
 			return err
-		}
-		for i := range hbs {
-			hbs[i].InMaintenance = m[hbs[i].ID]
 		}
 		return fn(ctx, &HeartbeatTx{tx: tx}, hbs)
 	})

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,7 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/vantagehq/vantage/controlplane/internal/maintenance"
+	"github.com/vantagehq/vantage/controlplane/internal/recurrence"
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // MaintenanceWindow is a stored maintenance window with the ids of its checks and heartbeats.
@@ -29,15 +29,18 @@ type MaintenanceWindow struct {
 	UpdatedAt       time.Time
 }
 
-// Recurrence is the window as the maintenance package evaluates it. An unknown time zone (it
-// was validated on write) makes a window that is never active.
-func (w MaintenanceWindow) Recurrence() maintenance.Window {
-	loc, err := time.LoadLocation(w.Timezone)
+// Recurrence is the window's schedule. An unknown time zone (it was validated on write) makes a
+// window that is never active.
+func (w MaintenanceWindow) Recurrence() recurrence.Window {
+	return schedule(w.StartDate, w.DurationMinutes, w.Timezone, dayNumbers(w.DaysOfWeek), w.Status == WindowEnabled)
+}
+
+func schedule(start time.Time, minutes int, tz string, days []int16, enabled bool) recurrence.Window {
+	loc, err := time.LoadLocation(tz)
 	if err != nil {
 		loc = nil
 	}
-	return maintenance.Window{Start: w.StartDate, DurationMinutes: w.DurationMinutes, Location: loc,
-		Days: w.DaysOfWeek, Enabled: w.Status == WindowEnabled}
+	return recurrence.Window{Start: start, DurationMinutes: minutes, Location: loc, Days: weekdays(days), Enabled: enabled}
 }
 
 // Window statuses.
@@ -46,18 +49,11 @@ const (
 	WindowDisabled = "DISABLED"
 )
 
-const windowColumns = `w.id, w.org_id, w.name, w.start_date, w.duration_minutes, w.timezone, w.days_of_week, w.status,
-	w.created_at, w.updated_at,
-	ARRAY(SELECT check_id FROM maintenance_window_checks c WHERE c.window_id = w.id ORDER BY check_id),
-	ARRAY(SELECT heartbeat_id FROM maintenance_window_heartbeats h WHERE h.window_id = w.id ORDER BY heartbeat_id)`
-
-func scanWindow(row pgx.Row) (MaintenanceWindow, error) {
-	var w MaintenanceWindow
-	var days []int16
-	err := row.Scan(&w.ID, &w.OrgID, &w.Name, &w.StartDate, &w.DurationMinutes, &w.Timezone, &days, &w.Status,
-		&w.CreatedAt, &w.UpdatedAt, &w.Checks, &w.Heartbeats)
-	w.DaysOfWeek = weekdays(days)
-	return w, err
+func windowOf[R dbsqlc.GetMaintenanceWindowRow | dbsqlc.ListMaintenanceWindowsRow](r R) MaintenanceWindow {
+	g := dbsqlc.GetMaintenanceWindowRow(r)
+	return MaintenanceWindow{ID: g.ID, OrgID: g.OrgID, Name: g.Name, StartDate: g.StartDate, DurationMinutes: int(g.DurationMinutes),
+		Timezone: g.Timezone, DaysOfWeek: weekdays(g.DaysOfWeek), Status: g.Status, Checks: g.CheckIds, Heartbeats: g.HeartbeatIds,
+		CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt}
 }
 
 func weekdays(days []int16) []time.Weekday {
@@ -102,55 +98,55 @@ type WindowFilter struct {
 
 // ListMaintenanceWindows returns one page of the organization's windows, newest first.
 func (s *Store) ListMaintenanceWindows(ctx context.Context, orgID uuid.UUID, f WindowFilter, limit, offset int64) ([]MaintenanceWindow, int64, error) {
-	cond := "w.org_id = $1 AND ($2 = '' OR strpos(lower(w.name), lower($2)) > 0)"
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM maintenance_windows w WHERE `+cond, orgID, f.Search).Scan(&total); err != nil {
+	total, err := s.q.CountMaintenanceWindows(ctx, dbsqlc.CountMaintenanceWindowsParams{OrgID: orgID, Search: f.Search})
+	if err != nil {
 		return nil, 0, translate(err)
 	}
 	if total <= offset {
 		return []MaintenanceWindow{}, total, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+windowColumns+` FROM maintenance_windows w WHERE `+cond+`
-		ORDER BY w.created_at DESC, w.id DESC LIMIT $3 OFFSET $4`, orgID, f.Search, limit, offset)
+	rows, err := s.q.ListMaintenanceWindows(ctx, dbsqlc.ListMaintenanceWindowsParams{OrgID: orgID, Search: f.Search,
+		PageLimit: limit, PageOffset: offset})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (MaintenanceWindow, error) { return scanWindow(r) })
-	return items, total, translate(err)
+	items := make([]MaintenanceWindow, len(rows))
+	for i, r := range rows {
+		items[i] = windowOf(r)
+	}
+	return items, total, nil
 }
 
 // GetMaintenanceWindow returns one window of the organization (ErrNotFound when missing).
 func (s *Store) GetMaintenanceWindow(ctx context.Context, orgID, id uuid.UUID) (MaintenanceWindow, error) {
-	w, err := scanWindow(s.pool.QueryRow(ctx, `SELECT `+windowColumns+` FROM maintenance_windows w WHERE w.org_id = $1 AND w.id = $2`, orgID, id))
-	return w, translate(err)
+	r, err := s.q.GetMaintenanceWindow(ctx, dbsqlc.GetMaintenanceWindowParams{OrgID: orgID, ID: id})
+	return windowOf(r), translate(err)
 }
 
 // CreateMaintenanceWindow stores a new window (ENABLED unless w.Status says otherwise) with its
 // associations and audits it. Check or heartbeat ids the organization does not have are a
 // *ValidationError.
 func (s *Store) CreateMaintenanceWindow(ctx context.Context, actor Actor, orgID uuid.UUID, w MaintenanceWindow) (MaintenanceWindow, error) {
-	now := s.now()
-	w.ID, w.OrgID, w.CreatedAt, w.UpdatedAt = uuid.Must(uuid.NewV7()), orgID, now, now
+	w.ID = uuid.Must(uuid.NewV7())
 	if w.Status == "" {
 		w.Status = WindowEnabled
 	}
 	var out MaintenanceWindow
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO maintenance_windows (id, org_id, name, start_date, duration_minutes,
-				timezone, days_of_week, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
-			w.ID, orgID, w.Name, w.StartDate, w.DurationMinutes, w.Timezone, dayNumbers(w.DaysOfWeek), w.Status, now); err != nil {
+		q := s.q.WithTx(tx)
+		if err := q.CreateMaintenanceWindow(ctx, dbsqlc.CreateMaintenanceWindowParams{ID: w.ID, OrgID: orgID, Name: w.Name,
+			StartDate: w.StartDate, DurationMinutes: int32(w.DurationMinutes), Timezone: w.Timezone,
+			DaysOfWeek: dayNumbers(w.DaysOfWeek), Status: w.Status, Now: s.now()}); err != nil {
 			return fmt.Errorf("insert maintenance window: %w", err)
 		}
-		if err := setWindowMembers(ctx, tx, orgID, w.ID, "checks", w.Checks); err != nil {
+		if err := setWindowMembers(ctx, q, orgID, w.ID, &w.Checks, &w.Heartbeats); err != nil {
 			return err
 		}
-		if err := setWindowMembers(ctx, tx, orgID, w.ID, "heartbeats", w.Heartbeats); err != nil {
+		r, err := q.GetMaintenanceWindow(ctx, dbsqlc.GetMaintenanceWindowParams{OrgID: orgID, ID: w.ID})
+		if err != nil {
 			return err
 		}
-		var err error
-		if out, err = scanWindow(tx.QueryRow(ctx, `SELECT `+windowColumns+` FROM maintenance_windows w WHERE w.org_id = $1 AND w.id = $2`, orgID, w.ID)); err != nil {
-			return err
-		}
+		out = windowOf(r)
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "created", AuditableType: "MaintenanceWindow",
 			AuditableID: w.ID.String(), AuditableDisplayName: w.Name})
 	})
@@ -161,32 +157,28 @@ func (s *Store) CreateMaintenanceWindow(ctx context.Context, actor Actor, orgID 
 func (s *Store) UpdateMaintenanceWindow(ctx context.Context, actor Actor, orgID, id uuid.UUID, p WindowPatch) (MaintenanceWindow, error) {
 	var out MaintenanceWindow
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
 		var days []int16
 		if p.DaysOfWeek != nil {
 			days = dayNumbers(p.DaysOfWeek)
 		}
-		var name string
-		err := tx.QueryRow(ctx, `UPDATE maintenance_windows SET name = coalesce($3, name), start_date = coalesce($4, start_date),
-				duration_minutes = coalesce($5, duration_minutes), timezone = coalesce($6, timezone),
-				days_of_week = coalesce($7, days_of_week), status = coalesce($8, status), updated_at = $9
-			WHERE org_id = $1 AND id = $2 RETURNING name`,
-			orgID, id, p.Name, p.StartDate, p.DurationMinutes, p.Timezone, days, p.Status, s.now()).Scan(&name)
+		var minutes *int32
+		if p.DurationMinutes != nil {
+			minutes = ptr(int32(*p.DurationMinutes))
+		}
+		name, err := q.UpdateMaintenanceWindow(ctx, dbsqlc.UpdateMaintenanceWindowParams{OrgID: orgID, ID: id, Name: p.Name,
+			StartDate: p.StartDate, DurationMinutes: minutes, Timezone: p.Timezone, DaysOfWeek: days, Status: p.Status, Now: s.now()})
 		if err != nil {
 			return err
 		}
-		if p.Checks != nil {
-			if err := setWindowMembers(ctx, tx, orgID, id, "checks", *p.Checks); err != nil {
-				return err
-			}
-		}
-		if p.Heartbeats != nil {
-			if err := setWindowMembers(ctx, tx, orgID, id, "heartbeats", *p.Heartbeats); err != nil {
-				return err
-			}
-		}
-		if out, err = scanWindow(tx.QueryRow(ctx, `SELECT `+windowColumns+` FROM maintenance_windows w WHERE w.org_id = $1 AND w.id = $2`, orgID, id)); err != nil {
+		if err := setWindowMembers(ctx, q, orgID, id, p.Checks, p.Heartbeats); err != nil {
 			return err
 		}
+		r, err := q.GetMaintenanceWindow(ctx, dbsqlc.GetMaintenanceWindowParams{OrgID: orgID, ID: id})
+		if err != nil {
+			return err
+		}
+		out = windowOf(r)
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "updated", AuditableType: "MaintenanceWindow",
 			AuditableID: id.String(), AuditableDisplayName: name})
 	})
@@ -196,8 +188,8 @@ func (s *Store) UpdateMaintenanceWindow(ctx context.Context, actor Actor, orgID,
 // DeleteMaintenanceWindow deletes one window and its associations and audits it.
 func (s *Store) DeleteMaintenanceWindow(ctx context.Context, actor Actor, orgID, id uuid.UUID) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		var name string
-		if err := tx.QueryRow(ctx, `DELETE FROM maintenance_windows WHERE org_id = $1 AND id = $2 RETURNING name`, orgID, id).Scan(&name); err != nil {
+		name, err := s.q.WithTx(tx).DeleteMaintenanceWindow(ctx, dbsqlc.DeleteMaintenanceWindowParams{OrgID: orgID, ID: id})
+		if err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "deleted", AuditableType: "MaintenanceWindow",
@@ -205,29 +197,43 @@ func (s *Store) DeleteMaintenanceWindow(ctx context.Context, actor Actor, orgID,
 	})
 }
 
-// setWindowMembers replaces the window's checks or heartbeats with ids, which must all be the
-// organization's (*ValidationError naming the unknown ones otherwise).
-func setWindowMembers(ctx context.Context, tx pgx.Tx, orgID, windowID uuid.UUID, kind string, ids []uuid.UUID) error {
-	link, col, table := "maintenance_window_checks", "check_id", "checks"
-	if kind == "heartbeats" {
-		link, col, table = "maintenance_window_heartbeats", "heartbeat_id", "heartbeats"
+// setWindowMembers replaces the window's checks and heartbeats (a nil list stays), whose ids
+// must all be the organization's (*ValidationError naming the unknown ones otherwise). The
+// members are locked FOR KEY SHARE, so that none is deleted before its link is written.
+func setWindowMembers(ctx context.Context, q *dbsqlc.Queries, orgID, windowID uuid.UUID, checks, heartbeats *[]uuid.UUID) error {
+	if checks != nil {
+		if err := q.ClearWindowChecks(ctx, dbsqlc.ClearWindowChecksParams{OrgID: orgID, WindowID: windowID}); err != nil {
+			return fmt.Errorf("clear window checks: %w", err)
+		}
+		found, err := q.KeepChecks(ctx, dbsqlc.KeepChecksParams{OrgID: orgID, Ids: *checks})
+		if err := missingMembers("checks", *checks, found, err); err != nil {
+			return err
+		}
+		if err := q.LinkWindowChecks(ctx, dbsqlc.LinkWindowChecksParams{OrgID: orgID, WindowID: windowID, Ids: found}); err != nil {
+			return fmt.Errorf("link window checks: %w", err)
+		}
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM `+link+` WHERE org_id = $1 AND window_id = $2`, orgID, windowID); err != nil {
-		return fmt.Errorf("clear window %s: %w", kind, err)
+	if heartbeats != nil {
+		if err := q.ClearWindowHeartbeats(ctx, dbsqlc.ClearWindowHeartbeatsParams{OrgID: orgID, WindowID: windowID}); err != nil {
+			return fmt.Errorf("clear window heartbeats: %w", err)
+		}
+		found, err := q.KeepHeartbeats(ctx, dbsqlc.KeepHeartbeatsParams{OrgID: orgID, Ids: *heartbeats})
+		if err := missingMembers("heartbeats", *heartbeats, found, err); err != nil {
+			return err
+		}
+		if err := q.LinkWindowHeartbeats(ctx, dbsqlc.LinkWindowHeartbeatsParams{OrgID: orgID, WindowID: windowID, Ids: found}); err != nil {
+			return fmt.Errorf("link window heartbeats: %w", err)
+		}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	// FOR KEY SHARE keeps the members from being deleted before the links are written.
-	rows, err := tx.Query(ctx, `SELECT id FROM `+table+` WHERE org_id = $1 AND id = ANY($2) ORDER BY id FOR KEY SHARE`, orgID, ids)
+	return nil
+}
+
+// missingMembers is a ValidationError naming the ids of kind that are not among found (or err).
+func missingMembers(kind string, ids, found []uuid.UUID, err error) error {
 	if err != nil {
 		return fmt.Errorf("resolve window %s: %w", kind, err)
 	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return fmt.Errorf("resolve window %s: %w", kind, err)
-	}
-	have := map[uuid.UUID]bool{}
+	have := make(map[uuid.UUID]bool, len(found))
 	for _, id := range found {
 		have[id] = true
 	}
@@ -240,51 +246,39 @@ func setWindowMembers(ctx context.Context, tx pgx.Tx, orgID, windowID uuid.UUID,
 	if len(missing) > 0 {
 		return &ValidationError{Field: kind, Message: "unknown ids: " + strings.Join(missing, ", ")}
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO `+link+` (org_id, window_id, `+col+`) SELECT $1, $2, unnest($3::uuid[])
-		ON CONFLICT DO NOTHING`, orgID, windowID, found); err != nil {
-		return fmt.Errorf("link window %s: %w", kind, err)
-	}
 	return nil
 }
 
 // querier is what both a pool and a transaction offer.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
+type querier = dbsqlc.DBTX
 
 // inMaintenance returns the members (checks or heartbeats, by id) of ids that sit in an
 // active, enabled maintenance window at now. Windows are few per organization, so they are
-// read with their member ids and evaluated here.
-func inMaintenance(ctx context.Context, q querier, kind string, ids []uuid.UUID, now time.Time) (map[uuid.UUID]bool, error) {
+// read with their member ids and evaluated here with their schedule model.
+func inMaintenance(ctx context.Context, db querier, kind string, ids []uuid.UUID, now time.Time) (map[uuid.UUID]bool, error) {
 	out := map[uuid.UUID]bool{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	link, col := "maintenance_window_checks", "check_id"
+	q := dbsqlc.New(db)
+	var rows []dbsqlc.CheckWindowSchedulesRow
+	var err error
 	if kind == "heartbeats" {
-		link, col = "maintenance_window_heartbeats", "heartbeat_id"
+		var hb []dbsqlc.HeartbeatWindowSchedulesRow
+		hb, err = q.HeartbeatWindowSchedules(ctx, ids)
+		for _, r := range hb {
+			rows = append(rows, dbsqlc.CheckWindowSchedulesRow(r))
+		}
+	} else {
+		rows, err = q.CheckWindowSchedules(ctx, ids)
 	}
-	rows, err := q.Query(ctx, `SELECT l.`+col+`, w.start_date, w.duration_minutes, w.timezone, w.days_of_week
-		FROM `+link+` l JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
-		WHERE l.`+col+` = ANY($1) AND w.status = 'ENABLED'`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read maintenance windows: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id uuid.UUID
-		var w MaintenanceWindow
-		var days []int16
-		if err := rows.Scan(&id, &w.StartDate, &w.DurationMinutes, &w.Timezone, &days); err != nil {
-			return nil, fmt.Errorf("read maintenance windows: %w", err)
+	for _, r := range rows {
+		if !out[r.MemberID] && recurrence.Active(schedule(r.StartDate, int(r.DurationMinutes), r.Timezone, r.DaysOfWeek, true), now) {
+			out[r.MemberID] = true
 		}
-		w.DaysOfWeek, w.Status = weekdays(days), WindowEnabled
-		if !out[id] && maintenance.Active(w.Recurrence(), now) {
-			out[id] = true
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read maintenance windows: %w", err)
 	}
 	return out, nil
 }
@@ -309,42 +303,3 @@ func (p *PipelineTx) InMaintenance(ctx context.Context, checks []*PipelineCheck,
 	}
 	return inMaintenance(ctx, p.tx, "checks", ids, now)
 }
-
-// checkWindowsColumn is a select-list column of a query on checks: the enabled maintenance
-// windows of the row's check as a JSON array, for windowsActive. It lets a check read decide
-// MAINTENANCE in the same query (windows per check are few).
-const checkWindowsColumn = `(SELECT coalesce(json_agg(json_build_object('start', w.start_date,
-		'duration', w.duration_minutes, 'tz', w.timezone, 'days', w.days_of_week)), '[]')
-	FROM maintenance_window_checks l JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
-	WHERE l.check_id = checks.id AND l.org_id = checks.org_id AND w.status = 'ENABLED')`
-
-// windowsActive reports whether any window of a checkWindowsColumn value is active at now.
-func windowsActive(raw []byte, now time.Time) (bool, error) {
-	if len(raw) == 0 {
-		return false, nil
-	}
-	var ws []struct {
-		Start    time.Time `json:"start"`
-		Duration int       `json:"duration"`
-		TZ       string    `json:"tz"`
-		Days     []int16   `json:"days"`
-	}
-	if err := json.Unmarshal(raw, &ws); err != nil {
-		return false, fmt.Errorf("decode maintenance windows: %w", err)
-	}
-	for _, w := range ws {
-		mw := MaintenanceWindow{StartDate: w.Start, DurationMinutes: w.Duration, Timezone: w.TZ, DaysOfWeek: weekdays(w.Days), Status: WindowEnabled}
-		if maintenance.Active(mw.Recurrence(), now) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// rowWithExtra scans a row whose last columns come after what a shared scan function reads.
-type rowWithExtra struct {
-	row   pgx.Row
-	extra any
-}
-
-func (r rowWithExtra) Scan(dest ...any) error { return r.row.Scan(append(dest, r.extra)...) }

@@ -7,154 +7,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/event"
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// The notifier's SQL: fanning outbox events out into deliveries, claiming due deliveries with a
-// lease, recording attempts, and the delivery log the API lists. The two stages are described
-// in migrations/0003_webhooks.sql.
-
-// Delivery statuses.
-const (
-	DeliveryPending   = "PENDING"
-	DeliveryDelivered = "DELIVERED"
-	DeliveryFailed    = "FAILED"
-	DeliverySkipped   = "SKIPPED"
-)
-
-// Delivery channels.
-const (
-	ChannelWebhook = "webhook"
-	ChannelEmail   = "email"
-)
-
-// PendingEvent is an outbox row that has not been fanned out yet.
-type PendingEvent struct {
-	ID            uuid.UUID
-	OrgID         uuid.UUID
-	EventType     string
-	CheckID       *uuid.UUID
-	IncidentID    *uuid.UUID
-	AlertPriority string
-	Payload       []byte
-	CreatedAt     time.Time
-	Attempts      int // failed fan-out attempts so far
-}
-
-// Fanout is where one event goes, as the notifier decided it.
-type Fanout struct {
-	Body []byte // the document every channel sends (JSON)
-	// ResourceKind and ResourceID name what the event is about: "check", "heartbeat" or
-	// "status_page"; webhooks associated with it (and subscribed to the event type) receive it.
-	ResourceKind string
-	ResourceID   uuid.UUID
-	// WebhookIDs are webhooks the resource itself lists (a check's webhook_alerts); they receive
-	// the event when subscribed to its type, associated or not.
-	WebhookIDs []uuid.UUID
-	// UserIDs are e-mailed (a check's user_alerts); only members of the organization are.
-	UserIDs []uuid.UUID
-	// Mail names the recipients of a subscriber or invitation e-mail (subscriber_mail.go).
-	Mail *MailFanout
-}
-
-// DispatchResult counts what one DispatchOutbox call did.
-type DispatchResult struct {
-	Events     int // events fanned out
-	Deliveries int // deliveries created
-	Failed     int // events whose fan-out failed (retried later)
-}
-
-// DispatchOutbox fans out up to limit due outbox events, in one transaction that locks them
-// FOR UPDATE SKIP LOCKED (so replicas share the work and no event is fanned out twice). route
-// decides each event's destinations; when it fails, the event is retried after retryAfter.
-func (s *Store) DispatchOutbox(ctx context.Context, limit int, retryAfter time.Duration,
-	route func(ctx context.Context, ev PendingEvent) (Fanout, error)) (DispatchResult, error) {
-	var res DispatchResult
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		res = DispatchResult{}
-		now := s.now()
-		rows, err := tx.Query(ctx, `SELECT id, org_id, event_type, check_id, incident_id, alert_priority, payload, created_at, attempts
-			FROM outbox WHERE delivered_at IS NULL AND next_attempt_at <= $1
-			ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
-		if err != nil {
-			return fmt.Errorf("claim outbox events: %w", err)
-		}
-		events, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PendingEvent, error) {
-			var e PendingEvent
-			err := r.Scan(&e.ID, &e.OrgID, &e.EventType, &e.CheckID, &e.IncidentID, &e.AlertPriority, &e.Payload, &e.CreatedAt, &e.Attempts)
-			return e, err
-		})
-		if err != nil {
-			return fmt.Errorf("claim outbox events: %w", err)
-		}
-		for _, ev := range events {
-			f, err := route(ctx, ev)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				res.Failed++
-				if _, err := tx.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3 WHERE id = $1`,
-					ev.ID, err.Error(), now.Add(retryAfter)); err != nil {
-					return fmt.Errorf("record fan-out failure of event %s: %w", ev.ID, err)
-				}
-				continue
-			}
-			n, err := fanOut(ctx, tx, ev, f, now)
-			if err != nil {
-				return fmt.Errorf("fan out event %s: %w", ev.ID, err)
-			}
-			res.Events++
-			res.Deliveries += n
-		}
-		return nil
-	})
-	return res, err
-}
-
-// fanOut inserts the deliveries of one event and marks it dispatched.
-func fanOut(ctx context.Context, tx pgx.Tx, ev PendingEvent, f Fanout, now time.Time) (int, error) {
-	if f.WebhookIDs == nil {
-		f.WebhookIDs = []uuid.UUID{}
-	}
-	if f.UserIDs == nil {
-		f.UserIDs = []uuid.UUID{}
-	}
-	tag, err := tx.Exec(ctx, `INSERT INTO deliveries (id, org_id, event_id, event_type, channel, target, webhook_id,
-			status, next_attempt_at, created_at)
-		SELECT gen_random_uuid(), w.org_id, $2, $3, 'webhook', w.id, w.id, 'PENDING', $7, $7
-		FROM webhooks w
-		WHERE w.org_id = $1 AND $3 = ANY (w.events) AND (
-			w.id = ANY ($4::uuid[])
-			OR ($5 = 'check' AND EXISTS (SELECT 1 FROM webhook_checks l WHERE l.webhook_id = w.id AND l.check_id = $6))
-			OR ($5 = 'heartbeat' AND EXISTS (SELECT 1 FROM webhook_heartbeats l WHERE l.webhook_id = w.id AND l.heartbeat_id = $6))
-			OR ($5 = 'status_page' AND EXISTS (SELECT 1 FROM webhook_status_pages l WHERE l.webhook_id = w.id AND l.status_page_id = $6)))
-		ON CONFLICT (event_id, channel, target) DO NOTHING`,
-		ev.OrgID, ev.ID, ev.EventType, f.WebhookIDs, f.ResourceKind, f.ResourceID, now)
-	if err != nil {
-		return 0, err
-	}
-	n := int(tag.RowsAffected())
-	tag, err = tx.Exec(ctx, `INSERT INTO deliveries (id, org_id, event_id, event_type, channel, target, address,
-			status, next_attempt_at, created_at)
-		SELECT gen_random_uuid(), m.org_id, $2, $3, 'email', u.id, u.email, 'PENDING', $5, $5
-		FROM users u JOIN memberships m ON m.user_id = u.id AND m.org_id = $1
-		WHERE u.id = ANY ($4::uuid[])
-		ON CONFLICT (event_id, channel, target) DO NOTHING`, ev.OrgID, ev.ID, ev.EventType, f.UserIDs, now)
-	if err != nil {
-		return 0, err
-	}
-	n += int(tag.RowsAffected())
-	if f.Mail != nil {
-		k, err := fanOutMail(ctx, tx, ev, *f.Mail, now)
-		if err != nil {
-			return 0, err
-		}
-		n += k
-	}
-	_, err = tx.Exec(ctx, `UPDATE outbox SET body = $2, delivered_at = $3, attempts = attempts + 1, last_error = NULL WHERE id = $1`,
-		ev.ID, f.Body, now)
-	return n, err
-}
+// The notifier's stage 2: claiming due deliveries with a lease, recording attempts, and the
+// delivery log the API lists. Stage 1 (fan-out) is in outbox.go.
 
 // DueDelivery is a delivery claimed for one attempt.
 type DueDelivery struct {
@@ -169,9 +28,10 @@ type DueDelivery struct {
 	Attempt   int     // the number of this attempt (1 = first)
 	Tries     int     // attempts since the last (re)send, before this one: the backoff step
 	CreatedAt time.Time
-	Body      []byte
-	URL       string // webhook URL template
-	Secret    string // webhook signing secret, "whsec_..."
+	Body      []byte        // the rendered document
+	Event     event.Encoded // the stored event (e-mails render from it; empty for webhooks)
+	URL       string        // webhook URL template
+	Secret    string        // webhook signing secret, "whsec_..."
 }
 
 // ClaimDeliveries claims up to limit due deliveries: each is locked FOR UPDATE SKIP LOCKED, its
@@ -179,42 +39,31 @@ type DueDelivery struct {
 // A replica that dies mid-attempt thus leaves the delivery due again once the lease runs out.
 func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Duration) ([]DueDelivery, error) {
 	now := s.now()
-	rows, err := s.pool.Query(ctx, `WITH due AS (
-			SELECT id FROM deliveries WHERE status = 'PENDING' AND next_attempt_at <= $1
-			ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-		UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = $3
-		FROM due WHERE d.id = due.id
-		RETURNING d.id, d.org_id, d.event_id, d.event_type, d.channel, d.target, d.webhook_id, d.address, d.attempts, d.tries, d.created_at,
-			(SELECT o.body FROM outbox o WHERE o.id = d.event_id),
-			(SELECT w.url FROM webhooks w WHERE w.id = d.webhook_id),
-			(SELECT w.secret_enc FROM webhooks w WHERE w.id = d.webhook_id)`, now, limit, now.Add(lease))
+	rows, err := s.q.ClaimDeliveries(ctx, dbsqlc.ClaimDeliveriesParams{Now: now, BatchLimit: int64(limit), LeaseUntil: now.Add(lease)})
 	if err != nil {
 		return nil, translate(err)
 	}
-	var out []DueDelivery
-	for rows.Next() {
-		var d DueDelivery
-		var url *string
-		var sealed []byte
-		if err := rows.Scan(&d.ID, &d.OrgID, &d.EventID, &d.EventType, &d.Channel, &d.Target, &d.WebhookID, &d.Address,
-			&d.Attempt, &d.Tries, &d.CreatedAt, &d.Body, &url, &sealed); err != nil {
-			rows.Close()
-			return nil, translate(err)
+	out := make([]DueDelivery, 0, len(rows))
+	for _, r := range rows {
+		d := DueDelivery{ID: r.ID, OrgID: r.OrgID, EventID: r.EventID, EventType: r.EventType, Channel: r.Channel,
+			Target: r.Target, WebhookID: r.WebhookID, Address: r.Address, Attempt: int(r.Attempts), Tries: int(r.Tries),
+			CreatedAt: r.CreatedAt, Body: r.Body}
+		if r.Url != nil {
+			d.URL = *r.Url
 		}
-		if url != nil {
-			d.URL = *url
+		if r.Channel == ChannelEmail && r.EventVersion != nil {
+			d.Event = event.Encoded{Type: r.EventType, Version: *r.EventVersion, Payload: r.Payload}
 		}
-		if sealed != nil {
-			pt, err := s.sealer.Open(sealed)
+		if r.SecretEnc != nil {
+			pt, err := s.sealer.Open(r.SecretEnc)
 			if err != nil {
-				rows.Close()
 				return nil, fmt.Errorf("open secret of webhook %s: %w", d.WebhookID, err)
 			}
 			d.Secret = string(pt)
 		}
 		out = append(out, d)
 	}
-	return out, translate(rows.Err())
+	return out, nil
 }
 
 // Attempt is the outcome of one delivery attempt.
@@ -247,13 +96,10 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []Recorded) error {
 		ids[i] = r.Delivery.ID
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		// Lock the deliveries (in id order, like every other locker) so that one deleted with
-		// its webhook meanwhile is skipped rather than failing the whole batch.
-		rows, err := tx.Query(ctx, `SELECT id FROM deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
-		if err != nil {
-			return fmt.Errorf("lock deliveries: %w", err)
-		}
-		live, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		q := s.q.WithTx(tx)
+		// Lock the deliveries so that one deleted with its webhook meanwhile is skipped rather
+		// than failing the whole batch.
+		live, err := q.LockDeliveries(ctx, ids)
 		if err != nil {
 			return fmt.Errorf("lock deliveries: %w", err)
 		}
@@ -261,7 +107,8 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []Recorded) error {
 		for _, id := range live {
 			exists[id] = true
 		}
-		b := &pgx.Batch{}
+		var attempts []dbsqlc.InsertDeliveryAttemptParams
+		var finished []dbsqlc.FinishAttemptParams
 		for _, r := range recs {
 			d, a := r.Delivery, r.Attempt
 			if !exists[d.ID] {
@@ -269,8 +116,11 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []Recorded) error {
 			}
 			var errText *string
 			if a.Error != "" {
-				e := a.Error
-				errText = &e
+				errText = ptr(a.Error)
+			}
+			var code *int32
+			if a.StatusCode != nil {
+				code = ptr(int32(*a.StatusCode))
 			}
 			var delivered *time.Time
 			next := a.NextAttempt
@@ -280,18 +130,24 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []Recorded) error {
 			if a.Status != DeliveryPending {
 				next = a.At
 			}
-			b.Queue(`INSERT INTO delivery_attempts (delivery_id, number, attempted_at, latency_ms, status_code, error)
-				VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-				d.ID, d.Attempt, a.At, float64(a.Latency.Microseconds())/1000, a.StatusCode, errText)
-			b.Queue(`UPDATE deliveries SET status = $3, tries = tries + 1, next_attempt_at = $4,
-					last_status_code = $5, last_error = $6, delivered_at = coalesce($7, delivered_at)
-				WHERE id = $1 AND attempts = $2`, d.ID, d.Attempt, a.Status, next, a.StatusCode, errText, delivered)
+			attempts = append(attempts, dbsqlc.InsertDeliveryAttemptParams{DeliveryID: d.ID, Number: int32(d.Attempt),
+				AttemptedAt: a.At, LatencyMs: float64(a.Latency.Microseconds()) / 1000, StatusCode: code, Error: errText})
+			finished = append(finished, dbsqlc.FinishAttemptParams{ID: d.ID, Attempt: int32(d.Attempt), Status: a.Status,
+				NextAttemptAt: next, LastStatusCode: code, LastError: errText, DeliveredAt: delivered})
 		}
-		if b.Len() == 0 {
+		if len(attempts) == 0 {
 			return nil
 		}
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("record %d delivery attempts: %w", len(recs), err)
+		var batchErr error
+		keep := func(_ int, err error) {
+			if batchErr == nil {
+				batchErr = err
+			}
+		}
+		q.InsertDeliveryAttempt(ctx, attempts).Exec(keep)
+		q.FinishAttempt(ctx, finished).Exec(keep)
+		if batchErr != nil {
+			return fmt.Errorf("record %d delivery attempts: %w", len(recs), batchErr)
 		}
 		return nil
 	})
@@ -322,38 +178,41 @@ type DeliveryAttempt struct {
 	Error       *string
 }
 
-const deliveryColumns = `id, webhook_id, event_id, event_type, status, attempts,
-	CASE WHEN status = 'PENDING' THEN next_attempt_at END, last_status_code, last_error, created_at, delivered_at`
-
-func scanDelivery(row pgx.Row) (Delivery, error) {
-	var d Delivery
-	err := row.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.EventType, &d.Status, &d.AttemptCount, &d.NextAttemptAt,
-		&d.LastStatusCode, &d.LastError, &d.CreatedAt, &d.DeliveredAt)
-	return d, err
+func deliveryOf(r dbsqlc.ListDeliveriesRow) Delivery {
+	d := Delivery{ID: r.ID, EventID: r.EventID, EventType: r.EventType, Status: r.Status, AttemptCount: int(r.Attempts),
+		LastStatusCode: intPtr(r.LastStatusCode), LastError: r.LastError, CreatedAt: r.CreatedAt, DeliveredAt: r.DeliveredAt}
+	if r.WebhookID != nil {
+		d.WebhookID = *r.WebhookID
+	}
+	if r.Status == DeliveryPending {
+		d.NextAttemptAt = ptr(r.NextAttemptAt)
+	}
+	return d
 }
 
+// intPtr widens a nullable int4.
 // ListDeliveries returns one page of a webhook's deliveries, newest first, each with its
 // attempts, and the total. A webhook of another organization is ErrNotFound.
 func (s *Store) ListDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit, offset int64) ([]Delivery, int64, error) {
-	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE org_id = $1 AND id = $2)`, orgID, webhookID).Scan(&exists); err != nil {
+	exists, err := s.q.WebhookExists(ctx, dbsqlc.WebhookExistsParams{OrgID: orgID, ID: webhookID})
+	if err != nil {
 		return nil, 0, translate(err)
 	}
 	if !exists {
 		return nil, 0, ErrNotFound
 	}
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE org_id = $1 AND webhook_id = $2`, orgID, webhookID).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE org_id = $1 AND webhook_id = $2
-		ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, orgID, webhookID, limit, offset)
+	total, err := s.q.CountDeliveries(ctx, dbsqlc.CountDeliveriesParams{OrgID: orgID, WebhookID: &webhookID})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) { return scanDelivery(r) })
+	rows, err := s.q.ListDeliveries(ctx, dbsqlc.ListDeliveriesParams{OrgID: orgID, WebhookID: &webhookID,
+		PageLimit: limit, PageOffset: offset})
 	if err != nil {
 		return nil, 0, translate(err)
+	}
+	list := make([]Delivery, len(rows))
+	for i, r := range rows {
+		list[i] = deliveryOf(r)
 	}
 	if err := s.loadAttempts(ctx, list); err != nil {
 		return nil, 0, err
@@ -372,19 +231,16 @@ func (s *Store) loadAttempts(ctx context.Context, list []Delivery) error {
 		list[i].Attempts = []DeliveryAttempt{}
 		index[list[i].ID] = &list[i]
 	}
-	rows, err := s.pool.Query(ctx, `SELECT delivery_id, number, attempted_at, latency_ms, status_code, error
-		FROM delivery_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, number`, ids)
+	rows, err := s.q.DeliveryAttempts(ctx, ids)
 	if err != nil {
 		return translate(err)
 	}
-	var id uuid.UUID
-	var a DeliveryAttempt
-	_, err = pgx.ForEachRow(rows, []any{&id, &a.Number, &a.AttemptedAt, &a.LatencyMs, &a.StatusCode, &a.Error}, func() error {
-		d := index[id]
-		d.Attempts = append(d.Attempts, a)
-		return nil
-	})
-	return translate(err)
+	for _, a := range rows {
+		d := index[a.DeliveryID]
+		d.Attempts = append(d.Attempts, DeliveryAttempt{Number: int(a.Number), AttemptedAt: a.AttemptedAt,
+			LatencyMs: a.LatencyMs, StatusCode: intPtr(a.StatusCode), Error: a.Error})
+	}
+	return nil
 }
 
 // ErrDeliveryPending is returned by ResendDelivery for a delivery that is still being tried.
@@ -396,20 +252,19 @@ var ErrDeliveryPending = &ConflictError{Type: "delivery_pending", Code: 409,
 func (s *Store) ResendDelivery(ctx context.Context, actor Actor, orgID, webhookID, deliveryID uuid.UUID) (Delivery, error) {
 	var d Delivery
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var status string
-		err := tx.QueryRow(ctx, `SELECT status FROM deliveries WHERE org_id = $1 AND webhook_id = $2 AND id = $3 FOR UPDATE`,
-			orgID, webhookID, deliveryID).Scan(&status)
+		q := s.q.WithTx(tx)
+		status, err := q.LockDeliveryStatus(ctx, dbsqlc.LockDeliveryStatusParams{OrgID: orgID, WebhookID: &webhookID, ID: deliveryID})
 		if err != nil {
 			return err
 		}
 		if status == DeliveryPending {
 			return ErrDeliveryPending
 		}
-		d, err = scanDelivery(tx.QueryRow(ctx, `UPDATE deliveries SET status = 'PENDING', tries = 0, next_attempt_at = $2
-			WHERE id = $1 RETURNING `+deliveryColumns, deliveryID, s.now()))
+		r, err := q.ResendDelivery(ctx, dbsqlc.ResendDeliveryParams{ID: deliveryID, Now: s.now()})
 		if err != nil {
 			return err
 		}
+		d = deliveryOf(dbsqlc.ListDeliveriesRow(r))
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "delivery_resent", AuditableType: "Webhook",
 			AuditableID: webhookID.String(), Metadata: map[string]any{"delivery_id": deliveryID.String(), "event_id": d.EventID.String()}})
 	})
@@ -421,32 +276,4 @@ func (s *Store) ResendDelivery(ctx context.Context, actor Actor, orgID, webhookI
 		return d, err
 	}
 	return list[0], nil
-}
-
-// OutboxChannel is the PostgreSQL notification channel an outbox insert signals.
-const OutboxChannel = "vantage_outbox"
-
-// ListenOutbox calls wake whenever events are queued in the outbox (a trigger NOTIFYs), until
-// ctx ends or the connection fails. It holds one pool connection while it runs.
-func (s *Store) ListenOutbox(ctx context.Context, wake func()) error {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return translate(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `LISTEN `+OutboxChannel); err != nil {
-		return translate(err)
-	}
-	// The session's LISTEN must not outlive this call on a pooled connection.
-	defer conn.Exec(context.WithoutCancel(ctx), `UNLISTEN `+OutboxChannel) //nolint:errcheck // best effort; the connection may be broken
-	for {
-		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck // discard a connection in an unknown state
-			return translate(err)
-		}
-		wake()
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
@@ -131,10 +132,9 @@ func (s *Store) CreateInvitation(ctx context.Context, actor Actor, orgID uuid.UU
 			return err // translate: a concurrent invitation of the address is ErrAlreadyInvited
 		}
 		inv = Invitation(row)
-		if err := queueMail(ctx, tx, orgID, nil, EventInvitationCreated, map[string]any{
-			"invitation":   map[string]any{"id": inv.ID.String(), "email": email, "role": role},
-			"organization": map[string]any{"id": orgID.String(), "name": org.Name},
-			"invited_by":   actor.DisplayName}, now); err != nil {
+		if err := insertOutbox(ctx, tx, []OutboxEvent{{OrgID: orgID, CreatedAt: now, Event: event.InvitationCreated{
+			OccurredAt: now, InvitationID: inv.ID, Email: email, Role: role, OrgID: orgID, OrgName: org.Name,
+			InvitedBy: actor.DisplayName}}}); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "created", AuditableType: "Invitation",

@@ -175,40 +175,9 @@ func (p *PipelineTx) CurrentIncident(ctx context.Context, orgID, checkID uuid.UU
 	return Incident{ID: r.ID, OrgID: orgID, CheckID: checkID, StartedAt: r.StartedAt}, true, nil
 }
 
-// OutboxEvent is one alert waiting for the notifier.
-type OutboxEvent struct {
-	ID            uuid.UUID
-	OrgID         uuid.UUID
-	EventType     string // "uptime.down" or "uptime.up"
-	CheckID       uuid.UUID
-	IncidentID    *uuid.UUID
-	AlertPriority string
-	Payload       []byte // JSON
-	CreatedAt     time.Time
-}
-
-// InsertOutbox queues alerts, due at once.
+// InsertOutbox queues alerts, due at once (insertOutbox, outbox.go).
 func (p *PipelineTx) InsertOutbox(ctx context.Context, events []OutboxEvent) error {
-	if len(events) == 0 {
-		return nil
-	}
-	args := make([]dbsqlc.InsertOutboxParams, len(events))
-	for i, e := range events {
-		checkID := e.CheckID
-		args[i] = dbsqlc.InsertOutboxParams{ID: e.ID, OrgID: e.OrgID, EventType: e.EventType, CheckID: &checkID,
-			IncidentID: e.IncidentID, AlertPriority: e.AlertPriority, Payload: e.Payload, CreatedAt: e.CreatedAt}
-	}
-	var failed error
-	// Exec runs every queued insert and closes the batch.
-	p.q().InsertOutbox(ctx, args).Exec(func(_ int, err error) {
-		if err != nil && failed == nil {
-			failed = err
-		}
-	})
-	if failed != nil {
-		return fmt.Errorf("queue alerts: %w", failed)
-	}
-	return nil
+	return insertOutbox(ctx, p.tx, events)
 }
 
 // Verdict is one judged run, as the daily counters record it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
@@ -56,8 +57,9 @@ func TestPipelineTxRoundTrip(t *testing.T) {
 		if err != nil || again.ID != incident.ID {
 			t.Errorf("second OpenIncident: %+v, %v; want the open one %s", again, err, incident.ID)
 		}
-		if err := tx.InsertOutbox(ctx, []store.OutboxEvent{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, EventType: "uptime.down",
-			CheckID: checkID, IncidentID: &incident.ID, AlertPriority: "HIGH", Payload: []byte(`{"event":"uptime.down"}`), CreatedAt: changed}}); err != nil {
+		if err := tx.InsertOutbox(ctx, []store.OutboxEvent{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID,
+			Event:   event.UptimeDown{UptimeAlert: event.UptimeAlert{OccurredAt: changed, Incident: &event.CheckIncident{ID: incident.ID, CheckID: checkID, StartedAt: base}}},
+			CheckID: &checkID, IncidentID: &incident.ID, AlertPriority: "HIGH", CreatedAt: changed}}); err != nil {
 			return err
 		}
 		if err := tx.CountVerdicts(ctx, []store.Verdict{{OrgID: org.ID, CheckID: checkID, Day: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)},
@@ -122,8 +124,9 @@ func TestPipelineTxRoundTrip(t *testing.T) {
 	late := result
 	late.ID, late.JobID = uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	_, err = st.IngestResults(ctx, []store.ResultRow{late}, func(ctx context.Context, tx *store.PipelineTx, _ []*store.PipelineCheck, _ []store.ResultRow) error {
-		return tx.InsertOutbox(ctx, []store.OutboxEvent{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, EventType: "uptime.down",
-			CheckID: checkID, AlertPriority: "URGENT", Payload: []byte(`{}`), CreatedAt: base}})
+		return tx.InsertOutbox(ctx, []store.OutboxEvent{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID,
+			Event:   event.UptimeDown{UptimeAlert: event.UptimeAlert{OccurredAt: base}},
+			CheckID: &checkID, AlertPriority: "URGENT", CreatedAt: base}})
 	})
 	if err == nil {
 		t.Error("an outbox row with an invalid priority was accepted")

@@ -353,6 +353,7 @@ CREATE TABLE public.outbox (
     delivered_at timestamp with time zone,
     body jsonb,
     status_page_id uuid,
+    event_version integer DEFAULT 1 NOT NULL,
     CONSTRAINT outbox_alert_priority_check CHECK ((alert_priority = ANY (ARRAY['LOW'::text, 'HIGH'::text])))
 );
 

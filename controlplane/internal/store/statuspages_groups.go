@@ -5,75 +5,54 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
-	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-const groupColumns = `id, name, description, sort_order, created_at, updated_at`
-
-func scanGroup(row pgx.Row) (statuspage.Group, error) {
-	var g statuspage.Group
-	var id uuid.UUID
-	var created, updated time.Time
-	err := row.Scan(&id, &g.Name, &g.Description, &g.SortOrder, &created, &updated)
-	g.ID, g.CreatedAt, g.UpdatedAt = id.String(), spTime(created), spTime(updated)
-	return g, err
-}
-
-// ListGroups returns one page of a status page's component groups in order; search matches
-// the name.
-func (s *Store) ListGroups(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]statuspage.Group, int64, error) {
-	if err := pageExists(ctx, s.pool, orgID, pageID); err != nil {
-		return nil, 0, translate(err)
+// ListGroups returns one page of a status page's component groups in order and the total;
+// search matches the name.
+func (r StatusPageReader) ListGroups(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]Group, int64, error) {
+	if err := r.StatusPageExists(ctx, orgID, pageID); err != nil {
+		return nil, 0, err
 	}
-	where := `org_id = $1 AND status_page_id = $2 AND ($3 = '' OR strpos(lower(name), lower($3)) > 0)`
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM status_page_groups WHERE `+where, orgID, pageID, search).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+groupColumns+` FROM status_page_groups WHERE `+where+`
-		ORDER BY sort_order NULLS LAST, created_at, id LIMIT $4 OFFSET $5`, orgID, pageID, search, limit, offset)
+	total, err := r.q.CountGroups(ctx, dbsqlc.CountGroupsParams{OrgID: orgID, StatusPageID: pageID, Search: search})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (statuspage.Group, error) { return scanGroup(r) })
-	return items, total, translate(err)
+	rows, err := r.q.ListGroups(ctx, dbsqlc.ListGroupsParams{OrgID: orgID, StatusPageID: pageID, Search: search,
+		PageLimit: limit, PageOffset: offset})
+	if err != nil {
+		return nil, 0, translate(err)
+	}
+	return groupsOf(rows), total, nil
 }
 
-func getGroup(ctx context.Context, q spQuerier, orgID, pageID, id uuid.UUID) (statuspage.Group, error) {
-	return scanGroup(q.QueryRow(ctx, `SELECT `+groupColumns+` FROM status_page_groups WHERE org_id = $1 AND status_page_id = $2 AND id = $3`,
-		orgID, pageID, id))
+// PageGroups returns every group of a page in order.
+func (r StatusPageReader) PageGroups(ctx context.Context, orgID, pageID uuid.UUID) ([]Group, error) {
+	rows, err := r.q.PageGroups(ctx, dbsqlc.PageGroupsParams{OrgID: orgID, StatusPageID: pageID})
+	if err != nil {
+		return nil, translate(err)
+	}
+	return groupsOf(rows), nil
 }
 
 // GetGroup returns one group of a page.
-func (s *Store) GetGroup(ctx context.Context, orgID, pageID, id uuid.UUID) (statuspage.Group, error) {
-	g, err := getGroup(ctx, s.pool, orgID, pageID, id)
-	return g, translate(err)
+func (r StatusPageReader) GetGroup(ctx context.Context, orgID, pageID, id uuid.UUID) (Group, error) {
+	g, err := r.q.GetGroup(ctx, dbsqlc.GetGroupParams{OrgID: orgID, StatusPageID: pageID, ID: id})
+	if err != nil {
+		return Group{}, translate(err)
+	}
+	return groupOf(g), nil
 }
 
-// CreateGroup appends a group to a page (sort_order = the number of groups before it), and
-// audits it.
-func (s *Store) CreateGroup(ctx context.Context, actor Actor, orgID, pageID uuid.UUID, name string, description *string) (statuspage.Group, error) {
-	var g statuspage.Group
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := lockPage(ctx, tx, orgID, pageID); err != nil {
-			return err
-		}
-		id := uuid.Must(uuid.NewV7())
-		if _, err := tx.Exec(ctx, `INSERT INTO status_page_groups (id, org_id, status_page_id, name, description, sort_order, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, (SELECT count(*) FROM status_page_groups WHERE status_page_id = $3), $6, $6)`,
-			id, orgID, pageID, name, description, s.now()); err != nil {
-			return err
-		}
-		var err error
-		if g, err = getGroup(ctx, tx, orgID, pageID, id); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "created", AuditableType: "StatusPageComponentGroup",
-			AuditableID: g.ID, AuditableDisplayName: g.Name, Metadata: map[string]any{"status_page_id": pageID.String()}})
-	})
-	return g, err
+// CreateGroup appends a group to a page (sort_order = the number of groups before it).
+func (t *StatusPageTx) CreateGroup(ctx context.Context, orgID, pageID uuid.UUID, name string, description *string, now time.Time) (Group, error) {
+	g, err := t.q.CreateGroup(ctx, dbsqlc.CreateGroupParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, StatusPageID: pageID,
+		Name: name, Description: description, Now: now})
+	if err != nil {
+		return Group{}, translate(err)
+	}
+	return groupOf(g), nil
 }
 
 // GroupPatch changes a group: nil Name keeps it; DescriptionSet with a nil Description clears it.
@@ -83,46 +62,36 @@ type GroupPatch struct {
 	Description    *string
 }
 
-// UpdateGroup applies p and audits it.
-func (s *Store) UpdateGroup(ctx context.Context, actor Actor, orgID, pageID, id uuid.UUID, p GroupPatch) (statuspage.Group, error) {
-	var g statuspage.Group
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		g, err = scanGroup(tx.QueryRow(ctx, `UPDATE status_page_groups SET name = coalesce($4, name),
-				description = CASE WHEN $5 THEN $6 ELSE description END, updated_at = $7
-			WHERE org_id = $1 AND status_page_id = $2 AND id = $3 RETURNING `+groupColumns,
-			orgID, pageID, id, p.Name, p.DescriptionSet, p.Description, s.now()))
-		if err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "updated", AuditableType: "StatusPageComponentGroup",
-			AuditableID: g.ID, AuditableDisplayName: g.Name, Metadata: map[string]any{"status_page_id": pageID.String()}})
-	})
-	return g, err
+// UpdateGroup applies p to a group of the page.
+func (t *StatusPageTx) UpdateGroup(ctx context.Context, orgID, pageID, id uuid.UUID, p GroupPatch, now time.Time) (Group, error) {
+	g, err := t.q.UpdateGroup(ctx, dbsqlc.UpdateGroupParams{OrgID: orgID, StatusPageID: pageID, ID: id, Name: p.Name,
+		SetDescription: p.DescriptionSet, Description: p.Description, Now: now})
+	if err != nil {
+		return Group{}, translate(err)
+	}
+	return groupOf(g), nil
 }
 
-// DeleteGroup deletes a group; its components become ungrouped, appended after the page's
-// ungrouped components in their group order. It is audited.
-func (s *Store) DeleteGroup(ctx context.Context, actor Actor, orgID, pageID, id uuid.UUID) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := lockPage(ctx, tx, orgID, pageID); err != nil {
-			return err
+// DeleteGroup deletes a group and returns its name; its components become ungrouped, appended
+// after the page's ungrouped components in their group order.
+func (t *StatusPageTx) DeleteGroup(ctx context.Context, orgID, pageID, id uuid.UUID) (string, error) {
+	if err := t.q.UngroupComponents(ctx, dbsqlc.UngroupComponentsParams{OrgID: orgID, StatusPageID: pageID, GroupID: &id}); err != nil {
+		return "", translate(err)
+	}
+	name, err := t.q.DeleteGroup(ctx, dbsqlc.DeleteGroupParams{OrgID: orgID, StatusPageID: pageID, ID: id})
+	return name, translate(err)
+}
+
+// SortGroups orders a page's groups; ids must be exactly its groups.
+func (t *StatusPageTx) SortGroups(ctx context.Context, orgID, pageID uuid.UUID, ids []uuid.UUID) error {
+	have, err := t.q.GroupIDs(ctx, dbsqlc.GroupIDsParams{OrgID: orgID, StatusPageID: pageID})
+	if err := sameIDs("group_ids", have, ids, err); err != nil {
+		return err
+	}
+	for i, id := range ids {
+		if err := t.q.SetGroupSortOrder(ctx, dbsqlc.SetGroupSortOrderParams{OrgID: orgID, ID: id, SortOrder: ptr(int32(i))}); err != nil {
+			return translate(err)
 		}
-		if _, err := tx.Exec(ctx, `WITH base AS (
-				SELECT count(*) AS n FROM status_page_components WHERE org_id = $1 AND status_page_id = $2 AND group_id IS NULL),
-			moved AS (
-				SELECT id, row_number() OVER (ORDER BY sort_order NULLS LAST, created_at, id) - 1 AS rn
-				FROM status_page_components WHERE org_id = $1 AND group_id = $3)
-			UPDATE status_page_components c SET group_id = NULL, sort_order = base.n + moved.rn
-			FROM base, moved WHERE c.org_id = $1 AND c.id = moved.id`, orgID, pageID, id); err != nil {
-			return err
-		}
-		var name string
-		if err := tx.QueryRow(ctx, `DELETE FROM status_page_groups WHERE org_id = $1 AND status_page_id = $2 AND id = $3 RETURNING name`,
-			orgID, pageID, id).Scan(&name); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "deleted", AuditableType: "StatusPageComponentGroup",
-			AuditableID: id.String(), AuditableDisplayName: name, Metadata: map[string]any{"status_page_id": pageID.String()}})
-	})
+	}
+	return nil
 }

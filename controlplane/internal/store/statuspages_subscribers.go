@@ -6,44 +6,52 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-const subscriberColumns = `s.id, s.email_address, s.confirmed, s.component_subscription_mode, s.created_at,
-	coalesce((SELECT array_agg(sc.component_id ORDER BY sc.component_id) FROM status_page_subscriber_components sc
-		WHERE sc.subscriber_id = s.id), '{}')`
-
-func scanSubscriber(row pgx.Row) (statuspage.Subscriber, error) {
-	var sub statuspage.Subscriber
-	var id uuid.UUID
-	var created time.Time
-	var comps []uuid.UUID
-	err := row.Scan(&id, &sub.EmailAddress, &sub.Confirmed, &sub.ComponentSubscriptionMode, &created, &comps)
-	sub.ID, sub.CreatedAt, sub.ComponentIDs = id.String(), spTime(created), spStrings(comps)
-	return sub, err
+// Subscriber is an e-mail subscriber of a status page.
+type Subscriber struct {
+	ID                        uuid.UUID
+	EmailAddress              string
+	Confirmed                 bool
+	ComponentSubscriptionMode string
+	CreatedAt                 time.Time
+	ComponentIDs              []uuid.UUID // in id order
 }
 
-// ListSubscribers returns one page of a page's subscribers, newest first; search matches the
-// e-mail address.
-func (s *Store) ListSubscribers(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]statuspage.Subscriber, int64, error) {
-	if err := pageExists(ctx, s.pool, orgID, pageID); err != nil {
-		return nil, 0, translate(err)
+// ListSubscribers returns one page of a page's subscribers, newest first, and the total; search
+// matches the e-mail address.
+func (r StatusPageReader) ListSubscribers(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]Subscriber, int64, error) {
+	if err := r.StatusPageExists(ctx, orgID, pageID); err != nil {
+		return nil, 0, err
 	}
-	where := `s.org_id = $1 AND s.status_page_id = $2 AND ($3 = '' OR strpos(lower(s.email_address), lower($3)) > 0)`
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM status_page_subscribers s WHERE `+where, orgID, pageID, search).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+subscriberColumns+` FROM status_page_subscribers s WHERE `+where+`
-		ORDER BY s.created_at DESC, s.id DESC LIMIT $4 OFFSET $5`, orgID, pageID, search, limit, offset)
+	total, err := r.q.CountSubscribers(ctx, dbsqlc.CountSubscribersParams{OrgID: orgID, StatusPageID: pageID, Search: search})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (statuspage.Subscriber, error) { return scanSubscriber(r) })
-	return items, total, translate(err)
+	rows, err := r.q.ListSubscribers(ctx, dbsqlc.ListSubscribersParams{OrgID: orgID, StatusPageID: pageID, Search: search,
+		PageLimit: limit, PageOffset: offset})
+	if err != nil {
+		return nil, 0, translate(err)
+	}
+	out := make([]Subscriber, len(rows))
+	for i, row := range rows {
+		out[i] = subscriberOf(dbsqlc.GetSubscriberRow(row))
+	}
+	return out, total, nil
+}
+
+// GetSubscriber returns one subscriber of the organization.
+func (r StatusPageReader) GetSubscriber(ctx context.Context, orgID, id uuid.UUID) (Subscriber, error) {
+	row, err := r.q.GetSubscriber(ctx, dbsqlc.GetSubscriberParams{OrgID: orgID, ID: id})
+	return subscriberOf(row), translate(err)
+}
+
+func subscriberOf(r dbsqlc.GetSubscriberRow) Subscriber {
+	return Subscriber{ID: r.ID, EmailAddress: r.EmailAddress, Confirmed: r.Confirmed,
+		ComponentSubscriptionMode: r.ComponentSubscriptionMode, CreatedAt: r.CreatedAt, ComponentIDs: r.ComponentIds}
 }
 
 // NewSubscriber is the input of CreateSubscriber.
@@ -53,74 +61,43 @@ type NewSubscriber struct {
 	ComponentIDs []uuid.UUID
 }
 
-// CreateSubscriber adds an unconfirmed subscriber with fresh confirmation and unsubscribe
-// tokens (hashed and sealed, see subscriber_mail.go), queues its confirmation e-mail
-// (subscriber.confirmation) in the same transaction, and audits it. The address is
-// unique per page, case-insensitively: a second one is a subscriber_already_exists conflict.
-// Component ids must be components of the page.
-func (s *Store) CreateSubscriber(ctx context.Context, actor Actor, orgID, pageID uuid.UUID, in NewSubscriber) (statuspage.Subscriber, error) {
-	var sub statuspage.Subscriber
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := lockPage(ctx, tx, orgID, pageID); err != nil {
-			return err
-		}
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM status_page_components WHERE org_id = $1 AND status_page_id = $2 AND id = ANY($3)`,
-			orgID, pageID, in.ComponentIDs).Scan(&n); err != nil {
-			return err
-		}
-		if n != len(in.ComponentIDs) {
-			return spValidation("component_ids", "every id must be a component of this status page")
-		}
-		confirm, err := s.newLinkToken()
-		if err != nil {
-			return err
-		}
-		unsubscribe, err := s.newLinkToken()
-		if err != nil {
-			return err
-		}
-		id := uuid.Must(uuid.NewV7())
-		_, err = tx.Exec(ctx, `INSERT INTO status_page_subscribers (id, org_id, status_page_id, email_address, confirmation_token_hash,
-				confirmation_token_enc, unsubscribe_token_hash, unsubscribe_token_enc, component_subscription_mode, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			id, orgID, pageID, in.EmailAddress, confirm.Hash, confirm.Sealed, unsubscribe.Hash, unsubscribe.Sealed, in.Mode, s.now())
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "status_page_subscribers_email" {
-			return &ConflictError{Type: "subscriber_already_exists", Code: 409,
-				Message: "email_address: this address is already subscribed to the status page or has an invitation pending"}
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO status_page_subscriber_components (org_id, subscriber_id, component_id)
-			SELECT $1, $2, unnest($3::uuid[])`, orgID, id, in.ComponentIDs); err != nil {
-			return err
-		}
-		if err := queueSubscriberConfirmation(ctx, tx, orgID, pageID, id, in.EmailAddress, s.now()); err != nil {
-			return err
-		}
-		if sub, err = scanSubscriber(tx.QueryRow(ctx, `SELECT `+subscriberColumns+` FROM status_page_subscribers s WHERE s.org_id = $1 AND s.id = $2`, orgID, id)); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "created", AuditableType: "StatusPageSubscriber",
-			AuditableID: sub.ID, AuditableDisplayName: sub.EmailAddress,
-			Metadata: map[string]any{"status_page_id": pageID.String(), "component_subscription_mode": sub.ComponentSubscriptionMode}})
-	})
-	return sub, err
+// CreateSubscriber adds an unconfirmed subscriber to the page with fresh confirmation and
+// unsubscribe tokens (hashed and sealed, see subscriber_mail.go). The address is unique per
+// page, case-insensitively: a second one is a subscriber_already_exists conflict. Component ids
+// must be components of the page (a ValidationError otherwise).
+func (t *StatusPageTx) CreateSubscriber(ctx context.Context, orgID, pageID, id uuid.UUID, in NewSubscriber, now time.Time) error {
+	n, err := t.q.CountPageComponents(ctx, dbsqlc.CountPageComponentsParams{OrgID: orgID, StatusPageID: pageID, Ids: in.ComponentIDs})
+	if err != nil {
+		return translate(err)
+	}
+	if int(n) != len(in.ComponentIDs) {
+		return spValidation("component_ids", "every id must be a component of this status page")
+	}
+	confirm, err := t.s.newLinkToken()
+	if err != nil {
+		return err
+	}
+	unsubscribe, err := t.s.newLinkToken()
+	if err != nil {
+		return err
+	}
+	err = t.q.CreateSubscriber(ctx, dbsqlc.CreateSubscriberParams{ID: id, OrgID: orgID, StatusPageID: pageID,
+		EmailAddress: in.EmailAddress, ConfirmationTokenHash: confirm.Hash, ConfirmationTokenEnc: confirm.Sealed,
+		UnsubscribeTokenHash: unsubscribe.Hash, UnsubscribeTokenEnc: unsubscribe.Sealed, ComponentSubscriptionMode: in.Mode, Now: now})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "status_page_subscribers_email" {
+		return &ConflictError{Type: "subscriber_already_exists", Code: 409,
+			Message: "email_address: this address is already subscribed to the status page or has an invitation pending"}
+	}
+	if err != nil {
+		return translate(err)
+	}
+	return translate(t.q.AddSubscriberComponents(ctx, dbsqlc.AddSubscriberComponentsParams{OrgID: orgID, SubscriberID: id,
+		ComponentIds: in.ComponentIDs}))
 }
 
-// DeleteSubscriber removes a subscriber of the page, and audits it.
-func (s *Store) DeleteSubscriber(ctx context.Context, actor Actor, orgID, pageID, id uuid.UUID) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		var email string
-		if err := tx.QueryRow(ctx, `DELETE FROM status_page_subscribers WHERE org_id = $1 AND status_page_id = $2 AND id = $3 RETURNING email_address`,
-			orgID, pageID, id).Scan(&email); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "deleted", AuditableType: "StatusPageSubscriber",
-			AuditableID: id.String(), AuditableDisplayName: email, Metadata: map[string]any{"status_page_id": pageID.String()}})
-	})
+// DeleteSubscriber removes a subscriber of the page and returns its address.
+func (t *StatusPageTx) DeleteSubscriber(ctx context.Context, orgID, pageID, id uuid.UUID) (string, error) {
+	email, err := t.q.DeleteSubscriber(ctx, dbsqlc.DeleteSubscriberParams{OrgID: orgID, StatusPageID: pageID, ID: id})
+	return email, translate(err)
 }
-
-var _ statuspage.Lifecycle = (*Store)(nil)

@@ -8,10 +8,12 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // Webhook is a webhook subscription (api.md "Webhook"). The signing secret is sealed at rest and
-// leaves the store only through NewWebhook's caller (once, at creation) and WebhookSecret.
+// leaves the store only through NewWebhook's caller (once, at creation) and the deliveries.
 type Webhook struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
@@ -57,76 +59,77 @@ type WebhookPatch struct {
 	WebhookAssociations
 }
 
-// associated resource kinds: the table holding the resources and the association table.
-type assocKind struct {
-	field, resource, table, link, column string
+// webhookOf converts any of the generated webhook rows (they share their columns).
+func webhookOf[R dbsqlc.GetWebhookRow | dbsqlc.CreateWebhookRow | dbsqlc.UpdateWebhookRow | dbsqlc.DeleteWebhookRow | dbsqlc.ListWebhooksRow](r R) Webhook {
+	g := dbsqlc.GetWebhookRow(r)
+	return Webhook{ID: g.ID, OrgID: g.OrgID, URL: g.Url, Description: g.Description, Events: g.Events,
+		CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt}
 }
 
-var (
-	assocChecks      = assocKind{"check_ids", "check", "checks", "webhook_checks", "check_id"}
-	assocStatusPages = assocKind{"status_page_ids", "status page", "status_pages", "webhook_status_pages", "status_page_id"}
-	assocHeartbeats  = assocKind{"heartbeat_ids", "heartbeat", "heartbeats", "webhook_heartbeats", "heartbeat_id"}
-)
-
-func (a WebhookAssociations) lists() []struct {
-	kind assocKind
-	ids  []uuid.UUID
-} {
-	return []struct {
-		kind assocKind
-		ids  []uuid.UUID
-	}{{assocChecks, a.CheckIDs}, {assocStatusPages, a.StatusPageIDs}, {assocHeartbeats, a.HeartbeatIDs}}
-}
-
-// tableExists reports whether a table of another migration is present (status pages and
-// heartbeats arrive in their own migrations).
-func tableExists(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, table string) (bool, error) {
-	var ok bool
-	err := q.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, "public."+table).Scan(&ok)
-	return ok, err
-}
-
-// setAssociations replaces one association list of a webhook, after checking that every id
-// is a resource of the organization; an unknown id is a ValidationError.
-func setAssociations(ctx context.Context, tx pgx.Tx, orgID, webhookID uuid.UUID, k assocKind, ids []uuid.UUID) error {
-	ids = dedupeIDs(ids)
-	if len(ids) > 0 {
-		exists, err := tableExists(ctx, tx, k.table)
-		if err != nil {
+// setAssociations replaces the association lists a gives (nil lists stay), after checking that
+// every id is a resource of the organization; an unknown id is a ValidationError.
+func setAssociations(ctx context.Context, q *dbsqlc.Queries, orgID, webhookID uuid.UUID, a WebhookAssociations) error {
+	if a.CheckIDs != nil {
+		ids := dedupeIDs(a.CheckIDs)
+		found, err := q.OrgCheckIDs(ctx, dbsqlc.OrgCheckIDsParams{OrgID: orgID, Ids: ids})
+		if err := unknownIDs("check_ids", "check", ids, found, err); err != nil {
 			return err
 		}
-		known := map[uuid.UUID]bool{}
-		if exists {
-			rows, err := tx.Query(ctx, `SELECT id FROM `+k.table+` WHERE org_id = $1 AND id = ANY($2)`, orgID, ids)
-			if err != nil {
-				return err
-			}
-			found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-			if err != nil {
-				return err
-			}
-			for _, id := range found {
-				known[id] = true
-			}
+		if err := q.ClearWebhookChecks(ctx, dbsqlc.ClearWebhookChecksParams{OrgID: orgID, WebhookID: webhookID}); err != nil {
+			return err
 		}
-		var unknown []string
-		for _, id := range ids {
-			if !known[id] {
-				unknown = append(unknown, id.String())
-			}
-		}
-		if len(unknown) > 0 {
-			return &ValidationError{Field: k.field, Message: "unknown " + k.resource + " " + strings.Join(unknown, ", ")}
+		if err := q.AddWebhookChecks(ctx, dbsqlc.AddWebhookChecksParams{OrgID: orgID, WebhookID: webhookID, Ids: ids}); err != nil {
+			return err
 		}
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM `+k.link+` WHERE org_id = $1 AND webhook_id = $2`, orgID, webhookID); err != nil {
+	if a.StatusPageIDs != nil {
+		ids := dedupeIDs(a.StatusPageIDs)
+		found, err := q.OrgStatusPageIDs(ctx, dbsqlc.OrgStatusPageIDsParams{OrgID: orgID, Ids: ids})
+		if err := unknownIDs("status_page_ids", "status page", ids, found, err); err != nil {
+			return err
+		}
+		if err := q.ClearWebhookStatusPages(ctx, dbsqlc.ClearWebhookStatusPagesParams{OrgID: orgID, WebhookID: webhookID}); err != nil {
+			return err
+		}
+		if err := q.AddWebhookStatusPages(ctx, dbsqlc.AddWebhookStatusPagesParams{OrgID: orgID, WebhookID: webhookID, Ids: ids}); err != nil {
+			return err
+		}
+	}
+	if a.HeartbeatIDs != nil {
+		ids := dedupeIDs(a.HeartbeatIDs)
+		found, err := q.OrgHeartbeatIDs(ctx, dbsqlc.OrgHeartbeatIDsParams{OrgID: orgID, Ids: ids})
+		if err := unknownIDs("heartbeat_ids", "heartbeat", ids, found, err); err != nil {
+			return err
+		}
+		if err := q.ClearWebhookHeartbeats(ctx, dbsqlc.ClearWebhookHeartbeatsParams{OrgID: orgID, WebhookID: webhookID}); err != nil {
+			return err
+		}
+		if err := q.AddWebhookHeartbeats(ctx, dbsqlc.AddWebhookHeartbeatsParams{OrgID: orgID, WebhookID: webhookID, Ids: ids}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unknownIDs is a ValidationError naming the ids that are not among found (or err).
+func unknownIDs(field, resource string, ids, found []uuid.UUID, err error) error {
+	if err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO `+k.link+` (org_id, webhook_id, `+k.column+`)
-		SELECT $1, $2, x FROM unnest($3::uuid[]) AS x`, orgID, webhookID, ids)
-	return err
+	known := make(map[uuid.UUID]bool, len(found))
+	for _, id := range found {
+		known[id] = true
+	}
+	var unknown []string
+	for _, id := range ids {
+		if !known[id] {
+			unknown = append(unknown, id.String())
+		}
+	}
+	if len(unknown) > 0 {
+		return &ValidationError{Field: field, Message: "unknown " + resource + " " + strings.Join(unknown, ", ")}
+	}
+	return nil
 }
 
 func dedupeIDs(ids []uuid.UUID) []uuid.UUID {
@@ -141,20 +144,9 @@ func dedupeIDs(ids []uuid.UUID) []uuid.UUID {
 	return out
 }
 
-const webhookColumns = `id, org_id, url, description, events, created_at, updated_at`
-
-func scanWebhook(row pgx.Row) (Webhook, error) {
-	var w Webhook
-	err := row.Scan(&w.ID, &w.OrgID, &w.URL, &w.Description, &w.Events, &w.CreatedAt, &w.UpdatedAt)
-	return w, err
-}
-
 // loadAssociations fills the {id, name} lists of the webhooks, in name order. Associations
 // whose resource no longer exists (status pages and heartbeats have no foreign key) are left out.
-func loadAssociations(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, orgID uuid.UUID, hooks []Webhook) error {
+func loadAssociations(ctx context.Context, q *dbsqlc.Queries, orgID uuid.UUID, hooks []Webhook) error {
 	if len(hooks) == 0 {
 		return nil
 	}
@@ -165,38 +157,30 @@ func loadAssociations(ctx context.Context, q interface {
 		index[hooks[i].ID] = &hooks[i]
 		hooks[i].Checks, hooks[i].StatusPages, hooks[i].Heartbeats = []NamedRef{}, []NamedRef{}, []NamedRef{}
 	}
-	for _, k := range []assocKind{assocChecks, assocStatusPages, assocHeartbeats} {
-		exists, err := tableExists(ctx, q, k.table)
-		if err != nil {
-			return err
-		}
-		if !exists {
-			continue
-		}
-		rows, err := q.Query(ctx, `SELECT l.webhook_id, r.id, r.name FROM `+k.link+` l
-			JOIN `+k.table+` r ON r.org_id = l.org_id AND r.id = l.`+k.column+`
-			WHERE l.org_id = $1 AND l.webhook_id = ANY($2) ORDER BY r.name, r.id`, orgID, ids)
-		if err != nil {
-			return err
-		}
-		var hook, id uuid.UUID
-		var name string
-		_, err = pgx.ForEachRow(rows, []any{&hook, &id, &name}, func() error {
-			w := index[hook]
-			ref := NamedRef{ID: id, Name: name}
-			switch k {
-			case assocChecks:
-				w.Checks = append(w.Checks, ref)
-			case assocStatusPages:
-				w.StatusPages = append(w.StatusPages, ref)
-			default:
-				w.Heartbeats = append(w.Heartbeats, ref)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	p := dbsqlc.WebhookCheckRefsParams{OrgID: orgID, WebhookIds: ids}
+	checks, err := q.WebhookCheckRefs(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, r := range checks {
+		w := index[r.WebhookID]
+		w.Checks = append(w.Checks, NamedRef{ID: r.ID, Name: r.Name})
+	}
+	pages, err := q.WebhookStatusPageRefs(ctx, dbsqlc.WebhookStatusPageRefsParams(p))
+	if err != nil {
+		return err
+	}
+	for _, r := range pages {
+		w := index[r.WebhookID]
+		w.StatusPages = append(w.StatusPages, NamedRef{ID: r.ID, Name: r.Name})
+	}
+	hbs, err := q.WebhookHeartbeatRefs(ctx, dbsqlc.WebhookHeartbeatRefsParams(p))
+	if err != nil {
+		return err
+	}
+	for _, r := range hbs {
+		w := index[r.WebhookID]
+		w.Heartbeats = append(w.Heartbeats, NamedRef{ID: r.ID, Name: r.Name})
 	}
 	return nil
 }
@@ -209,20 +193,24 @@ func (s *Store) CreateWebhook(ctx context.Context, actor Actor, orgID uuid.UUID,
 	}
 	var w Webhook
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		now := s.now()
-		w, err = scanWebhook(tx.QueryRow(ctx, `INSERT INTO webhooks (id, org_id, url, description, events, secret_enc, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING `+webhookColumns,
-			uuid.Must(uuid.NewV7()), orgID, in.URL, in.Description, in.Events, sealed, now))
+		q := s.q.WithTx(tx)
+		r, err := q.CreateWebhook(ctx, dbsqlc.CreateWebhookParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, Url: in.URL,
+			Description: in.Description, Events: in.Events, SecretEnc: sealed, Now: s.now()})
 		if err != nil {
 			return err
 		}
-		for _, l := range in.lists() {
-			if err := setAssociations(ctx, tx, orgID, w.ID, l.kind, l.ids); err != nil {
-				return err
+		w = webhookOf(r)
+		assoc := in.WebhookAssociations
+		for _, l := range []*[]uuid.UUID{&assoc.CheckIDs, &assoc.StatusPageIDs, &assoc.HeartbeatIDs} {
+			if *l == nil {
+				*l = []uuid.UUID{}
 			}
 		}
+		if err := setAssociations(ctx, q, orgID, w.ID, assoc); err != nil {
+			return err
+		}
 		hooks := []Webhook{w}
-		if err := loadAssociations(ctx, tx, orgID, hooks); err != nil {
+		if err := loadAssociations(ctx, q, orgID, hooks); err != nil {
 			return err
 		}
 		w = hooks[0]
@@ -244,13 +232,13 @@ func webhookDisplayName(w Webhook) string {
 
 // GetWebhook returns one webhook of the organization with its associations.
 func (s *Store) GetWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook, error) {
-	w, err := scanWebhook(s.pool.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE org_id = $1 AND id = $2`, orgID, id))
+	r, err := s.q.GetWebhook(ctx, dbsqlc.GetWebhookParams{OrgID: orgID, ID: id})
 	if err != nil {
-		return w, translate(err)
+		return Webhook{}, translate(err)
 	}
-	hooks := []Webhook{w}
-	if err := loadAssociations(ctx, s.pool, orgID, hooks); err != nil {
-		return w, translate(err)
+	hooks := []Webhook{webhookOf(r)}
+	if err := loadAssociations(ctx, s.q, orgID, hooks); err != nil {
+		return hooks[0], translate(err)
 	}
 	return hooks[0], nil
 }
@@ -258,21 +246,19 @@ func (s *Store) GetWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook, e
 // ListWebhooks returns one page of the organization's webhooks, newest first, and the total.
 // search matches the URL template or the description, case-insensitively.
 func (s *Store) ListWebhooks(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]Webhook, int64, error) {
-	where := `org_id = $1 AND ($2 = '' OR strpos(lower(url), lower($2)) > 0 OR strpos(lower(coalesce(description, '')), lower($2)) > 0)`
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM webhooks WHERE `+where, orgID, search).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE `+where+`
-		ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, orgID, search, limit, offset)
+	total, err := s.q.CountWebhooks(ctx, dbsqlc.CountWebhooksParams{OrgID: orgID, Search: search})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	hooks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Webhook, error) { return scanWebhook(r) })
+	rows, err := s.q.ListWebhooks(ctx, dbsqlc.ListWebhooksParams{OrgID: orgID, Search: search, PageLimit: limit, PageOffset: offset})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	if err := loadAssociations(ctx, s.pool, orgID, hooks); err != nil {
+	hooks := make([]Webhook, len(rows))
+	for i, r := range rows {
+		hooks[i] = webhookOf(r)
+	}
+	if err := loadAssociations(ctx, s.q, orgID, hooks); err != nil {
 		return nil, 0, translate(err)
 	}
 	return hooks, total, nil
@@ -283,26 +269,18 @@ func (s *Store) ListWebhooks(ctx context.Context, orgID uuid.UUID, search string
 func (s *Store) UpdateWebhook(ctx context.Context, actor Actor, orgID, id uuid.UUID, p WebhookPatch, check func(Webhook) error) (Webhook, error) {
 	var w Webhook
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		w, err = scanWebhook(tx.QueryRow(ctx, `UPDATE webhooks SET
-				url = coalesce($3, url),
-				description = CASE WHEN $5 THEN NULL ELSE coalesce($4, description) END,
-				events = coalesce($6, events),
-				updated_at = $7
-			WHERE org_id = $1 AND id = $2 RETURNING `+webhookColumns,
-			orgID, id, p.URL, p.Description, p.DescriptionNull, p.Events, s.now()))
+		q := s.q.WithTx(tx)
+		r, err := q.UpdateWebhook(ctx, dbsqlc.UpdateWebhookParams{OrgID: orgID, ID: id, Url: p.URL, Description: p.Description,
+			ClearDescription: p.DescriptionNull, Events: p.Events, Now: s.now()})
 		if err != nil {
 			return err
 		}
-		for _, l := range p.lists() {
-			if l.ids != nil {
-				if err := setAssociations(ctx, tx, orgID, w.ID, l.kind, l.ids); err != nil {
-					return err
-				}
-			}
+		w = webhookOf(r)
+		if err := setAssociations(ctx, q, orgID, w.ID, p.WebhookAssociations); err != nil {
+			return err
 		}
 		hooks := []Webhook{w}
-		if err := loadAssociations(ctx, tx, orgID, hooks); err != nil {
+		if err := loadAssociations(ctx, q, orgID, hooks); err != nil {
 			return err
 		}
 		w = hooks[0]
@@ -320,10 +298,11 @@ func (s *Store) UpdateWebhook(ctx context.Context, actor Actor, orgID, id uuid.U
 // DeleteWebhook removes a webhook, its associations and its delivery log, and audits it.
 func (s *Store) DeleteWebhook(ctx context.Context, actor Actor, orgID, id uuid.UUID) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		w, err := scanWebhook(tx.QueryRow(ctx, `DELETE FROM webhooks WHERE org_id = $1 AND id = $2 RETURNING `+webhookColumns, orgID, id))
+		r, err := s.q.WithTx(tx).DeleteWebhook(ctx, dbsqlc.DeleteWebhookParams{OrgID: orgID, ID: id})
 		if err != nil {
 			return err
 		}
+		w := webhookOf(r)
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "deleted", AuditableType: "Webhook",
 			AuditableID: w.ID.String(), AuditableDisplayName: webhookDisplayName(w)})
 	})
@@ -331,7 +310,6 @@ func (s *Store) DeleteWebhook(ctx context.Context, actor Actor, orgID, id uuid.U
 
 // OrganizationPlan returns the organization's plan ("free" or "paid").
 func (s *Store) OrganizationPlan(ctx context.Context, orgID uuid.UUID) (string, error) {
-	var plan string
-	err := s.pool.QueryRow(ctx, `SELECT plan FROM organizations WHERE id = $1`, orgID).Scan(&plan)
+	plan, err := s.q.OrganizationPlan(ctx, orgID)
 	return plan, translate(err)
 }

@@ -26,12 +26,16 @@ func setup(t *testing.T, name string) (*store.Store, store.SubscriberMail, http.
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := st.CreateStatusPage(ctx, store.SystemActor, org.ID, store.StatusPageInput{Name: name, Subdomain: "acme"})
+	pages, err := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := pages.CreateStatusPage(ctx, store.SystemActor, org.ID, store.StatusPageInput{Name: name, Subdomain: "acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pageID := uuid.MustParse(page.ID)
-	sub, err := st.CreateSubscriber(ctx, store.SystemActor, org.ID, pageID,
+	sub, err := pages.CreateSubscriber(ctx, store.SystemActor, org.ID, pageID,
 		store.NewSubscriber{EmailAddress: "kim@example.com", Mode: statuspage.AllComponents, ComponentIDs: []uuid.UUID{}})
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 )
 
 // Password hashes are stored by the API (api.hashPassword) as salt(16) || key(32), the key being
@@ -49,7 +49,7 @@ func verifyPassword(stored []byte, pw string) bool {
 
 // cookieMAC signs a page's unlock cookie. The password hash is part of the message, so a new
 // password (or its removal and re-adding) invalidates every cookie issued before.
-func (h *Handler) cookieMAC(a store.PublicPageAccess, expires int64) []byte {
+func (h *Handler) cookieMAC(a statuspage.PublicPageAccess, expires int64) []byte {
 	m := hmac.New(sha256.New, h.opts.CookieKey)
 	m.Write([]byte("v1|" + a.Page.ID + "|" + strconv.FormatInt(expires, 10) + "|"))
 	sum := sha256.Sum256(a.PasswordHash)
@@ -66,7 +66,7 @@ func cookiePath(req *request) string {
 }
 
 // unlocked reports whether the request carries a valid, unexpired cookie for the page.
-func (h *Handler) unlocked(req *request, a store.PublicPageAccess) bool {
+func (h *Handler) unlocked(req *request, a statuspage.PublicPageAccess) bool {
 	for _, c := range req.r.CookiesNamed(cookieName) {
 		expS, macS, ok := strings.Cut(c.Value, ".")
 		if !ok {
@@ -131,7 +131,7 @@ func (h *Handler) verify(req *request, stored []byte, pw string) bool {
 	return verifyPassword(stored, pw)
 }
 
-func (h *Handler) passwordForm(req *request, a store.PublicPageAccess, problem string, status int) {
+func (h *Handler) passwordForm(req *request, a statuspage.PublicPageAccess, problem string, status int) {
 	hd := req.w.Header()
 	hd.Set("Cache-Control", "no-store")
 	if a.Page.HideFromSearchEngines {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 )
 
 // Atom 1.0 (RFC 4287) documents.
@@ -53,7 +53,7 @@ func (h *Handler) feed(req *request) {
 	if !ok {
 		return
 	}
-	p, err := h.st.LoadPublicStatusPage(req.r.Context(), a, store.PublicPageQuery{HistoryLimit: historyLimit})
+	p, err := h.st.LoadPublicStatusPage(req.r.Context(), a, statuspage.PublicPageQuery{HistoryLimit: historyLimit})
 	if err != nil {
 		h.serverError(req, err)
 		return
@@ -64,7 +64,7 @@ func (h *Handler) feed(req *request) {
 		Links: []atomLink{{Rel: "self", Type: "application/atom+xml", Href: origin + req.base + "/feed.atom"},
 			{Rel: "alternate", Type: "text/html", Href: pageURL}}}
 	var newest time.Time
-	all := append(append(append([]store.PublicIncident{}, p.Active...), p.Maintenance...), p.History...)
+	all := append(append(append([]statuspage.PublicIncident{}, p.Active...), p.Maintenance...), p.History...)
 	for _, inc := range all {
 		published := time.Time(inc.CreatedAt)
 		updated := time.Time(inc.UpdatedAt)
@@ -98,7 +98,7 @@ func (h *Handler) feed(req *request) {
 }
 
 // entryHTML is an incident's timeline as the HTML content of its entry.
-func entryHTML(inc store.PublicIncident) string {
+func entryHTML(inc statuspage.PublicIncident) string {
 	var b strings.Builder
 	b.WriteString("<p>Impact: " + html.EscapeString(label(inc.Impact)) + "</p>")
 	if len(inc.Components) > 0 {

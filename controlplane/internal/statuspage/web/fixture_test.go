@@ -22,11 +22,12 @@ import (
 // testKey signs cookies in tests.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
-// fixture is a status page seeded through the store's status page methods, with check
+// fixture is a status page seeded through the status pages' domain (statuspage.Service), with check
 // history inserted as SQL.
 type fixture struct {
 	t      testing.TB
 	st     *store.Store
+	sp     *statuspage.Service
 	org    uuid.UUID
 	page   uuid.UUID
 	sub    string
@@ -42,11 +43,15 @@ func newFixture(t testing.TB, st *store.Store, in store.StatusPageInput) *fixtur
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := st.CreateStatusPage(ctx, store.SystemActor, org.ID, in)
+	sp, err := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, st: st, org: org.ID, page: uuid.MustParse(p.ID), sub: in.Subdomain, comps: map[string]uuid.UUID{}}
+	p, err := sp.CreateStatusPage(ctx, store.SystemActor, org.ID, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, st: st, sp: sp, org: org.ID, page: uuid.MustParse(p.ID), sub: in.Subdomain, comps: map[string]uuid.UUID{}}
 }
 
 func (f *fixture) exec(sql string, args ...any) {
@@ -58,7 +63,7 @@ func (f *fixture) exec(sql string, args ...any) {
 
 func (f *fixture) group(name, description string) uuid.UUID {
 	f.t.Helper()
-	g, err := f.st.CreateGroup(context.Background(), store.SystemActor, f.org, f.page, name, &description)
+	g, err := f.sp.CreateGroup(context.Background(), store.SystemActor, f.org, f.page, name, &description)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -72,14 +77,14 @@ func (f *fixture) group(name, description string) uuid.UUID {
 func (f *fixture) component(name string, group uuid.UUID, withCheck bool) uuid.UUID {
 	f.t.Helper()
 	ctx := context.Background()
-	c, err := f.st.CreateComponent(ctx, store.SystemActor, f.org, f.page, store.NewComponent{Name: name,
+	c, err := f.sp.CreateComponent(ctx, store.SystemActor, f.org, f.page, store.NewComponent{Name: name,
 		Status: statuspage.Operational, DisplayUptime: true, DisplayMetrics: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	id := uuid.MustParse(c.ID)
 	f.comps[name] = id
-	var patch store.ComponentPatch
+	var patch statuspage.ComponentPatch
 	if group != uuid.Nil {
 		patch.GroupSet, patch.GroupID = true, &group
 	}
@@ -95,7 +100,7 @@ func (f *fixture) component(name string, group uuid.UUID, withCheck bool) uuid.U
 		patch.CheckIDs = &[]uuid.UUID{check}
 	}
 	if patch.GroupSet || patch.CheckIDs != nil {
-		if _, err := f.st.UpdateComponent(ctx, store.SystemActor, f.org, f.page, id, patch); err != nil {
+		if _, err := f.sp.UpdateComponent(ctx, store.SystemActor, f.org, f.page, id, patch); err != nil {
 			f.t.Fatal(err)
 		}
 	}
@@ -117,7 +122,7 @@ func (f *fixture) history(check uuid.UUID, days int, failed func(daysBack int) i
 func (f *fixture) handler(opts Options) http.Handler {
 	opts.CookieKey = testKey
 	opts.Logger = slog.New(slog.NewTextHandler(testWriter{f.t}, nil))
-	return NewHandler(f.st, opts)
+	return NewHandler(f.sp, opts)
 }
 
 // testWriter logs through t.
@@ -160,26 +165,26 @@ func richFixture(t testing.TB, st *store.Store, sub string) *fixture {
 		return 0
 	})
 	ctx := context.Background()
-	inc, err := st.CreateIncident(ctx, store.SystemActor, f.org, f.page, store.NewIncident{Title: "Elevated CDN errors",
+	inc, err := f.sp.CreateIncident(ctx, store.SystemActor, f.org, f.page, statuspage.NewIncident{Title: "Elevated CDN errors",
 		Description: "We are investigating errors on the CDN.", Status: statuspage.Investigating,
 		Components: []store.ComponentChange{{ID: f.comps["CDN"], Status: statuspage.PartialOutage}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateIncidentUpdate(ctx, store.SystemActor, f.org, f.page, uuid.MustParse(inc.ID), store.NewIncidentUpdate{
+	if _, err := f.sp.CreateIncidentUpdate(ctx, store.SystemActor, f.org, f.page, uuid.MustParse(inc.ID), statuspage.NewIncidentUpdate{
 		Status: statuspage.Identified, Description: "A faulty edge node was found and removed."}); err != nil {
 		t.Fatal(err)
 	}
-	old, err := st.CreateIncident(ctx, store.SystemActor, f.org, f.page, store.NewIncident{Title: "Dashboard login delays",
+	old, err := f.sp.CreateIncident(ctx, store.SystemActor, f.org, f.page, statuspage.NewIncident{Title: "Dashboard login delays",
 		Description: "Logins are slow.", Status: statuspage.Investigating})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateIncidentUpdate(ctx, store.SystemActor, f.org, f.page, uuid.MustParse(old.ID), store.NewIncidentUpdate{
+	if _, err := f.sp.CreateIncidentUpdate(ctx, store.SystemActor, f.org, f.page, uuid.MustParse(old.ID), statuspage.NewIncidentUpdate{
 		Status: statuspage.Resolved, Description: "Logins are fast again."}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateMaintenance(ctx, store.SystemActor, f.org, f.page, store.NewMaintenance{Title: "Database upgrade",
+	if _, err := f.sp.CreateMaintenance(ctx, store.SystemActor, f.org, f.page, statuspage.NewMaintenance{Title: "Database upgrade",
 		Description: "The primary database moves to a new version.", StartDate: time.Now().Add(48 * time.Hour).Truncate(time.Minute),
 		DurationMinutes: 90, ComponentIDs: []uuid.UUID{f.comps["Dashboard"]},
 		Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}}); err != nil {

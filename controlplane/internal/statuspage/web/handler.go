@@ -23,14 +23,14 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// Store is what the public pages read and write; *store.Store implements it.
+// Store is what the public pages read and write; *statuspage.Service implements it.
 type Store interface {
-	PublicStatusPage(ctx context.Context, subdomain, customDomain string) (store.PublicPageAccess, error)
-	LoadPublicStatusPage(ctx context.Context, a store.PublicPageAccess, q store.PublicPageQuery) (store.PublicPage, error)
+	PublicStatusPage(ctx context.Context, subdomain, customDomain string) (statuspage.PublicPageAccess, error)
+	LoadPublicStatusPage(ctx context.Context, a statuspage.PublicPageAccess, q statuspage.PublicPageQuery) (statuspage.PublicPage, error)
 	CreateSubscriber(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in store.NewSubscriber) (statuspage.Subscriber, error)
 }
 
-var _ Store = (*store.Store)(nil)
+var _ Store = (*statuspage.Service)(nil)
 
 // Options configure the handler.
 type Options struct {
@@ -262,7 +262,7 @@ func validSubdomain(s string) bool {
 // access finds the page and applies its guards: unknown pages and clients outside allowed_ips
 // get 404; a password-protected page without a valid cookie gets the password form. ok is
 // false when the response has been written.
-func (h *Handler) access(req *request) (store.PublicPageAccess, bool) {
+func (h *Handler) access(req *request) (statuspage.PublicPageAccess, bool) {
 	a, err := h.st.PublicStatusPage(req.r.Context(), req.subdomain, req.host)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -306,7 +306,7 @@ func ipAllowed(allowed []string, ip string) bool {
 }
 
 // headers sets the caching and indexing headers of a page response.
-func (h *Handler) headers(req *request, a store.PublicPageAccess, contentType string) {
+func (h *Handler) headers(req *request, a statuspage.PublicPageAccess, contentType string) {
 	hd := req.w.Header()
 	hd.Set("Content-Type", contentType)
 	hd.Set("X-Content-Type-Options", "nosniff")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -237,7 +238,7 @@ func TestStatusPagePublicSubscribe(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, "Check your inbox") || !strings.Contains(body, `href="/status/acme/"`) {
 		t.Fatalf("subscribe: %d %s", resp.StatusCode, body)
 	}
-	subs, total, err := st.ListSubscribers(context.Background(), f.org, f.page, "", 10, 0)
+	subs, total, err := f.sp.ListSubscribers(context.Background(), f.org, f.page, "", 10, 0)
 	if err != nil || total != 1 || subs[0].EmailAddress != "Ops@Example.com" || subs[0].Confirmed {
 		t.Fatalf("subscribers %+v (%d, %v)", subs, total, err)
 	}
@@ -252,7 +253,7 @@ func TestStatusPagePublicSubscribe(t *testing.T) {
 	if resp, _ := get(t, http.MethodGet, srv.URL+"/status/acme/subscribe", "", nil, nil); resp.StatusCode != 405 {
 		t.Fatalf("GET subscribe: %d", resp.StatusCode)
 	}
-	if _, total, _ := st.ListSubscribers(context.Background(), f.org, f.page, "", 10, 0); total != 1 {
+	if _, total, _ := f.sp.ListSubscribers(context.Background(), f.org, f.page, "", 10, 0); total != 1 {
 		t.Fatalf("%d subscribers after the rejected ones", total)
 	}
 }
@@ -303,7 +304,7 @@ func TestStatusPagePublicPassword(t *testing.T) {
 		t.Fatalf("forged cookie: %d", resp.StatusCode)
 	}
 	newHash := hashPassword(t, "battery staple")
-	if _, err := st.UpdateStatusPage(context.Background(), store.SystemActor, f.org, f.page,
+	if _, err := f.sp.UpdateStatusPage(context.Background(), store.SystemActor, f.org, f.page,
 		store.StatusPageInput{Name: "Secret Co", Subdomain: "secret", PasswordHash: &newHash}); err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestStatusPagePublicHostRouting(t *testing.T) {
 	st := newStore(t)
 	f := richFixture(t, st, "acme")
 	domain := "status.acme.test"
-	if _, err := st.UpdateStatusPage(context.Background(), store.SystemActor, f.org, f.page,
+	if _, err := f.sp.UpdateStatusPage(context.Background(), store.SystemActor, f.org, f.page,
 		store.StatusPageInput{Name: "Acme Cloud", Subdomain: "acme", CustomDomain: &domain}); err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +441,7 @@ func TestStatusPagePublicCache(t *testing.T) {
 		t.Fatal("first render")
 	}
 	name := "Public REST API"
-	if _, err := st.UpdateComponent(context.Background(), store.SystemActor, f.org, f.page, f.comps["Public API"], store.ComponentPatch{Name: &name}); err != nil {
+	if _, err := f.sp.UpdateComponent(context.Background(), store.SystemActor, f.org, f.page, f.comps["Public API"], statuspage.ComponentPatch{Name: &name}); err != nil {
 		t.Fatal(err)
 	}
 	if body := page(); strings.Contains(body, name) {
@@ -451,7 +452,7 @@ func TestStatusPagePublicCache(t *testing.T) {
 		t.Fatal("a rename did not show after the cache expired")
 	}
 	// A change of overall status shows at once.
-	if _, err := st.CreateIncident(context.Background(), store.SystemActor, f.org, f.page, store.NewIncident{Title: "Outage",
+	if _, err := f.sp.CreateIncident(context.Background(), store.SystemActor, f.org, f.page, statuspage.NewIncident{Title: "Outage",
 		Description: "Down.", Status: "INVESTIGATING", Components: []store.ComponentChange{{ID: f.comps["Status webhooks"], Status: "MAJOR_OUTAGE"}}}); err != nil {
 		t.Fatal(err)
 	}

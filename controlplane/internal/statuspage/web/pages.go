@@ -29,7 +29,7 @@ func (h *Handler) page(req *request) {
 		}
 	}
 	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
-	p, err := h.st.LoadPublicStatusPage(req.r.Context(), a, store.PublicPageQuery{
+	p, err := h.st.LoadPublicStatusPage(req.r.Context(), a, statuspage.PublicPageQuery{
 		UptimeSince:  today.AddDate(0, 0, -(h.opts.UptimeDays - 1)),
 		HistorySince: now.AddDate(0, 0, -h.opts.HistoryDays),
 		HistoryLimit: 20,
@@ -70,7 +70,7 @@ func (h *Handler) history(req *request) {
 	if !ok {
 		return
 	}
-	p, err := h.st.LoadPublicStatusPage(req.r.Context(), a, store.PublicPageQuery{HistoryLimit: historyLimit})
+	p, err := h.st.LoadPublicStatusPage(req.r.Context(), a, statuspage.PublicPageQuery{HistoryLimit: historyLimit})
 	if err != nil {
 		h.serverError(req, err)
 		return

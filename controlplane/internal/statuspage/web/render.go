@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
-	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
 //go:embed templates/*.html
@@ -257,7 +256,7 @@ func barClass(runs, failed int) string {
 }
 
 // componentOf builds a component's view with one bar per day of the days ending today (UTC).
-func componentOf(c store.PublicComponent, today time.Time, days int) componentView {
+func componentOf(c statuspage.PublicComponent, today time.Time, days int) componentView {
 	v := componentView{Name: c.Name, Status: label(c.Status), StatusClass: statusClass(c.Status),
 		ShowUptime: c.DisplayUptime, HasChecks: c.Checks > 0}
 	if !v.ShowUptime || !v.HasChecks {
@@ -304,7 +303,7 @@ func componentOf(c store.PublicComponent, today time.Time, days int) componentVi
 	return v
 }
 
-func incidentOf(inc store.PublicIncident) incidentView {
+func incidentOf(inc statuspage.PublicIncident) incidentView {
 	v := incidentView{ID: inc.ID, Title: inc.Title, Impact: label(inc.Impact), ImpactClass: statusClass(inc.Impact),
 		Components: strings.Join(inc.Components, ", ")}
 	if inc.MaintenanceState != "" {
@@ -330,7 +329,7 @@ func incidentOf(inc store.PublicIncident) incidentView {
 	return v
 }
 
-func incidentsOf(list []store.PublicIncident) []incidentView {
+func incidentsOf(list []statuspage.PublicIncident) []incidentView {
 	out := make([]incidentView, len(list))
 	for i, inc := range list {
 		out[i] = incidentOf(inc)
@@ -339,7 +338,7 @@ func incidentsOf(list []store.PublicIncident) []incidentView {
 }
 
 // pageViewOf assembles the page's view: components ungrouped first, then by group in order.
-func (h *Handler) pageViewOf(req *request, a store.PublicPageAccess, p store.PublicPage, now time.Time) pageView {
+func (h *Handler) pageViewOf(req *request, a statuspage.PublicPageAccess, p statuspage.PublicPage, now time.Time) pageView {
 	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
 	v := pageView{Name: a.Page.Name, Noindex: a.Page.HideFromSearchEngines, Base: req.base,
 		Overall: statuspage.Description(a.Page.Status), OverallClass: overallClass(a.Page.Status),

@@ -19,11 +19,133 @@ var (
 	ErrBatchAlreadyClosed = errors.New("batch already closed")
 )
 
+const finishAttempt = `-- name: FinishAttempt :batchexec
+UPDATE deliveries SET status = $1, tries = tries + 1, next_attempt_at = $2,
+    last_status_code = $3::integer, last_error = $4::text,
+    delivered_at = coalesce($5::timestamptz, delivered_at)
+WHERE id = $6 AND attempts = $7
+`
+
+type FinishAttemptBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type FinishAttemptParams struct {
+	Status         string
+	NextAttemptAt  time.Time
+	LastStatusCode *int32
+	LastError      *string
+	DeliveredAt    *time.Time
+	ID             uuid.UUID
+	Attempt        int32
+}
+
+// Moves a delivery on after an attempt, only while that attempt's claim is the latest.
+func (q *Queries) FinishAttempt(ctx context.Context, arg []FinishAttemptParams) *FinishAttemptBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.Status,
+			a.NextAttemptAt,
+			a.LastStatusCode,
+			a.LastError,
+			a.DeliveredAt,
+			a.ID,
+			a.Attempt,
+		}
+		batch.Queue(finishAttempt, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &FinishAttemptBatchResults{br, len(arg), false}
+}
+
+func (b *FinishAttemptBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *FinishAttemptBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
+const insertDeliveryAttempt = `-- name: InsertDeliveryAttempt :batchexec
+INSERT INTO delivery_attempts (delivery_id, number, attempted_at, latency_ms, status_code, error)
+VALUES ($1, $2, $3, $4, $5::integer, $6::text)
+ON CONFLICT DO NOTHING
+`
+
+type InsertDeliveryAttemptBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type InsertDeliveryAttemptParams struct {
+	DeliveryID  uuid.UUID
+	Number      int32
+	AttemptedAt time.Time
+	LatencyMs   float64
+	StatusCode  *int32
+	Error       *string
+}
+
+func (q *Queries) InsertDeliveryAttempt(ctx context.Context, arg []InsertDeliveryAttemptParams) *InsertDeliveryAttemptBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.DeliveryID,
+			a.Number,
+			a.AttemptedAt,
+			a.LatencyMs,
+			a.StatusCode,
+			a.Error,
+		}
+		batch.Queue(insertDeliveryAttempt, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &InsertDeliveryAttemptBatchResults{br, len(arg), false}
+}
+
+func (b *InsertDeliveryAttemptBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *InsertDeliveryAttemptBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
 const insertOutbox = `-- name: InsertOutbox :batchexec
-INSERT INTO outbox (id, org_id, event_type, check_id, incident_id, alert_priority, payload,
-    created_at, next_attempt_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7,
-    $8, $8)
+INSERT INTO outbox (id, org_id, event_type, event_version, check_id, incident_id, status_page_id, alert_priority,
+    payload, created_at, next_attempt_at)
+VALUES ($1, $2, $3, $4, $5::uuid, $6::uuid,
+    $7::uuid, $8, $9, $10, $10)
 `
 
 type InsertOutboxBatchResults struct {
@@ -36,14 +158,15 @@ type InsertOutboxParams struct {
 	ID            uuid.UUID
 	OrgID         uuid.UUID
 	EventType     string
+	EventVersion  int32
 	CheckID       *uuid.UUID
 	IncidentID    *uuid.UUID
+	StatusPageID  *uuid.UUID
 	AlertPriority string
 	Payload       json.RawMessage
 	CreatedAt     time.Time
 }
 
-// Due at once.
 func (q *Queries) InsertOutbox(ctx context.Context, arg []InsertOutboxParams) *InsertOutboxBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {
@@ -51,8 +174,10 @@ func (q *Queries) InsertOutbox(ctx context.Context, arg []InsertOutboxParams) *I
 			a.ID,
 			a.OrgID,
 			a.EventType,
+			a.EventVersion,
 			a.CheckID,
 			a.IncidentID,
+			a.StatusPageID,
 			a.AlertPriority,
 			a.Payload,
 			a.CreatedAt,

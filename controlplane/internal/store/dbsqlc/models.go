@@ -338,6 +338,7 @@ type Outbox struct {
 	DeliveredAt   *time.Time
 	Body          json.RawMessage
 	StatusPageID  *uuid.UUID
+	EventVersion  int32
 }
 
 type Project struct {

@@ -109,13 +109,6 @@ RETURNING id, started_at, ended_at;
 SELECT id, started_at FROM check_incidents
 WHERE org_id = @org_id AND check_id = @check_id AND ended_at IS NULL;
 
--- name: InsertOutbox :batchexec
--- Due at once.
-INSERT INTO outbox (id, org_id, event_type, check_id, incident_id, alert_priority, payload,
-    created_at, next_attempt_at)
-VALUES (@id, @org_id, @event_type, @check_id, sqlc.narg(incident_id), @alert_priority, @payload,
-    @created_at, @created_at);
-
 -- name: CountVerdicts :exec
 -- Grouped first: ON CONFLICT may not touch the same row twice in one statement.
 INSERT INTO check_daily_stats AS s (org_id, check_id, day, runs, failed_runs)

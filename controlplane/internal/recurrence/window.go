@@ -1,7 +1,9 @@
-// Package maintenance is the recurrence math of maintenance windows (supplement §2.4): a window
+// Package recurrence is the model of a maintenance window's schedule (supplement §2.4): a window
 // recurs on some weekdays, starting each time at the time of day of its start date in its own
-// time zone, and lasts a number of minutes. It is pure: no I/O, no clock of its own.
-package maintenance
+// time zone, and lasts a number of minutes. It is pure — no I/O, no clock of its own — and a
+// leaf: the store answers "is this check in maintenance at t" with it, the API validates with
+// it.
+package recurrence
 
 import (
 	"fmt"

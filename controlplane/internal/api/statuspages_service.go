@@ -9,9 +9,10 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// statusPageStore is what the status page handlers need from the store.
-type statusPageStore interface {
-	ListStatusPages(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]store.StatusPageListItem, int64, error)
+// statusPageService is what the status page handlers need: the status pages' domain
+// (statuspage.Service).
+type statusPageService interface {
+	ListStatusPages(ctx context.Context, orgID uuid.UUID, search string, limit, offset int64) ([]statuspage.ListItem, int64, error)
 	GetStatusPage(ctx context.Context, orgID, id uuid.UUID) (statuspage.Page, error)
 	StatusPageInOtherOrg(ctx context.Context, orgID, id uuid.UUID) (bool, error)
 	CreateStatusPage(ctx context.Context, actor store.Actor, orgID uuid.UUID, in store.StatusPageInput) (statuspage.Page, error)
@@ -20,7 +21,7 @@ type statusPageStore interface {
 	ListComponents(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]statuspage.ComponentDetail, int64, error)
 	GetComponent(ctx context.Context, orgID, pageID, id uuid.UUID) (statuspage.ComponentDetail, error)
 	CreateComponent(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in store.NewComponent) (statuspage.ComponentDetail, error)
-	UpdateComponent(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, p store.ComponentPatch) (statuspage.ComponentDetail, error)
+	UpdateComponent(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, p statuspage.ComponentPatch) (statuspage.ComponentDetail, error)
 	DeleteComponent(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID) error
 	SortComponents(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, ids []uuid.UUID) error
 	SortGroups(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, ids []uuid.UUID) error
@@ -32,11 +33,11 @@ type statusPageStore interface {
 	DeleteGroup(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID) error
 	ListIncidents(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]statuspage.IncidentSummary, int64, error)
 	GetIncident(ctx context.Context, orgID, pageID, id uuid.UUID) (statuspage.Incident, error)
-	CreateIncident(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in store.NewIncident) (statuspage.Incident, error)
+	CreateIncident(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in statuspage.NewIncident) (statuspage.Incident, error)
 	UpdateIncident(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, title, impact string) (statuspage.Incident, error)
 	DeleteIncident(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, maintenanceOnly bool) error
 	GetMaintenance(ctx context.Context, orgID, pageID, id uuid.UUID) (statuspage.ScheduledMaintenance, error)
-	CreateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in store.NewMaintenance) (statuspage.ScheduledMaintenance, error)
+	CreateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in statuspage.NewMaintenance) (statuspage.ScheduledMaintenance, error)
 	UpdateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, p store.MaintenancePatch) (statuspage.ScheduledMaintenance, error)
 	GetStatusPageSummary(ctx context.Context, subdomain string) (statuspage.Summary, error)
 	ListSubscribers(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]statuspage.Subscriber, int64, error)
@@ -44,7 +45,7 @@ type statusPageStore interface {
 	DeleteSubscriber(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID) error
 	ListIncidentUpdates(ctx context.Context, orgID, pageID, incidentID uuid.UUID, search string, limit, offset int64) ([]statuspage.IncidentUpdate, int64, error)
 	GetIncidentUpdate(ctx context.Context, orgID, pageID, incidentID, id uuid.UUID) (statuspage.IncidentUpdate, error)
-	CreateIncidentUpdate(ctx context.Context, actor store.Actor, orgID, pageID, incidentID uuid.UUID, in store.NewIncidentUpdate) (statuspage.IncidentUpdate, error)
+	CreateIncidentUpdate(ctx context.Context, actor store.Actor, orgID, pageID, incidentID uuid.UUID, in statuspage.NewIncidentUpdate) (statuspage.IncidentUpdate, error)
 	UpdateIncidentUpdate(ctx context.Context, actor store.Actor, orgID, pageID, incidentID, id uuid.UUID, p store.IncidentUpdatePatch) (statuspage.IncidentUpdate, error)
 	DeleteIncidentUpdate(ctx context.Context, actor store.Actor, orgID, pageID, incidentID, id uuid.UUID) error
 }

@@ -1,0 +1,250 @@
+// Package event defines what the outbox carries: one Go type per event, and their stored form.
+// Producers (the evaluator, the heartbeat monitor, status pages, subscriptions, invitations)
+// build these values; the notifier switches on their types. Encode and Decode (codec.go) are
+// the only places an event becomes bytes or comes back, and every stored event carries the
+// version of its encoding, so that a later change of a payload still decodes the rows already
+// written. The package imports nothing of the control plane.
+//
+// Resources that an event shows as the API renders them (a heartbeat, a status page incident)
+// travel as that rendering, a JSON document made by the resource's own package: this package
+// keeps it, it does not know its fields.
+//
+// Adding an event: its type here (with Type, At and the event marker), its stored form in
+// codec.go (payloadV1 and decodeV1, or a new version), a value in codec_test.go's everyEvent;
+// then the producer queues it (store.OutboxEvent) and the notifier routes it (a case in
+// notifier.route, and in notifier.sendMail when it is an e-mail).
+package event
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Event is one event of the outbox.
+type Event interface {
+	// Type is the event type as webhooks subscribe to it, e.g. "uptime.down". Reminders share
+	// the type of the alert they repeat.
+	Type() string
+	// At is when the event happened.
+	At() time.Time
+	event()
+}
+
+// Event types (api.md "Events", and the e-mail flows no webhook can subscribe to).
+const (
+	TypeUptimeDown             = "uptime.down"
+	TypeUptimeUp               = "uptime.up"
+	TypeHeartbeatDown          = "heartbeat.down"
+	TypeHeartbeatUp            = "heartbeat.up"
+	TypeIncidentStarted        = "status_page.incident.started"
+	TypeIncidentUpdated        = "status_page.incident.updated"
+	TypeIncidentResolved       = "status_page.incident.resolved"
+	TypeSubscriberConfirmation = "subscriber.confirmation"
+	TypeSubscriberNotification = "subscriber.notification"
+	TypeInvitationCreated      = "invitation.created"
+)
+
+// Check is the check an uptime alert is about, as it was when the alert was raised.
+type Check struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	Name          string
+	Kind          string // check_type
+	URL           *string
+	State         string // the status machine's state after the transition
+	AlertPriority string
+	// Alerts is the check's alert lists as stored ({"user_alerts": [...], ...}); nil when none.
+	Alerts json.RawMessage
+}
+
+// CheckIncident is the check incident an uptime alert belongs to.
+type CheckIncident struct {
+	ID        uuid.UUID
+	CheckID   uuid.UUID
+	StartedAt time.Time
+	EndedAt   *time.Time
+}
+
+// UptimeAlert is what every uptime event says.
+type UptimeAlert struct {
+	OccurredAt time.Time
+	Check      Check
+	Incident   *CheckIncident // nil when the check has no incident (yet, or any more)
+}
+
+// At implements Event.
+func (a UptimeAlert) At() time.Time { return a.OccurredAt }
+
+// UptimeDown: a check is confirmed down.
+type UptimeDown struct{ UptimeAlert }
+
+// UptimeReminder: a check is still down (an uptime.down with "reminder": true).
+type UptimeReminder struct{ UptimeAlert }
+
+// UptimeUp: a check that was reported down is up again.
+type UptimeUp struct{ UptimeAlert }
+
+// HeartbeatAlert is what every heartbeat event says.
+type HeartbeatAlert struct {
+	OccurredAt time.Time
+	// Heartbeat is the heartbeat as the API renders it after the transition, with its alert
+	// lists also under "alerts" (heartbeat.Record); its id and alerts route the event.
+	Heartbeat json.RawMessage
+}
+
+// At implements Event.
+func (a HeartbeatAlert) At() time.Time { return a.OccurredAt }
+
+// HeartbeatDown: a heartbeat missed its deadline or reported a failure.
+type HeartbeatDown struct{ HeartbeatAlert }
+
+// HeartbeatReminder: a heartbeat is still down (a heartbeat.down with "reminder": true).
+type HeartbeatReminder struct{ HeartbeatAlert }
+
+// HeartbeatUp: a heartbeat that was reported down is healthy again.
+type HeartbeatUp struct{ HeartbeatAlert }
+
+// PageRef names a status page.
+type PageRef struct {
+	ID   uuid.UUID
+	Name string
+}
+
+// IncidentChange is what every status page incident event says.
+type IncidentChange struct {
+	OccurredAt time.Time
+	StatusPage PageRef
+	// Incident is the full incident as the API renders it (statuspage.Incident).
+	Incident json.RawMessage
+}
+
+// At implements Event.
+func (c IncidentChange) At() time.Time { return c.OccurredAt }
+
+// IncidentStarted: an incident (or a scheduled maintenance) was created.
+type IncidentStarted struct{ IncidentChange }
+
+// IncidentUpdated: an incident changed, or got an update that does not resolve it.
+type IncidentUpdated struct{ IncidentChange }
+
+// IncidentResolved: an incident got a RESOLVED update, or a maintenance completed.
+type IncidentResolved struct{ IncidentChange }
+
+// MailPage is a status page as subscriber e-mails name it.
+type MailPage struct {
+	ID        uuid.UUID
+	Name      string
+	Subdomain string
+}
+
+// SubscriberConfirmation asks a new subscriber to confirm (double opt-in).
+type SubscriberConfirmation struct {
+	OccurredAt   time.Time
+	StatusPage   MailPage
+	SubscriberID uuid.UUID
+	Email        string
+}
+
+// At implements Event.
+func (c SubscriberConfirmation) At() time.Time { return c.OccurredAt }
+
+// Reasons of a subscriber notification.
+const (
+	ReasonIncidentCreated      = "incident.created"
+	ReasonIncidentUpdated      = "incident.updated"
+	ReasonMaintenanceUpcoming  = "maintenance.upcoming"
+	ReasonMaintenanceStarted   = "maintenance.started"
+	ReasonMaintenanceCompleted = "maintenance.completed"
+)
+
+// NoticeIncident is the incident a subscriber notification is about.
+type NoticeIncident struct {
+	ID     uuid.UUID
+	Title  string
+	Impact string
+	// StartDate and DurationMinutes are set for a scheduled maintenance.
+	StartDate       *time.Time
+	DurationMinutes *int
+}
+
+// NoticeUpdate is the incident update a subscriber notification tells.
+type NoticeUpdate struct {
+	ID           uuid.UUID
+	Status       string
+	Description  string
+	DateHappened time.Time
+}
+
+// NoticeComponent is a component the incident affects, with its status at the time.
+type NoticeComponent struct {
+	ID     uuid.UUID
+	Name   string
+	Status string
+}
+
+// SubscriberNotification tells a page's confirmed subscribers about an incident update or a
+// scheduled maintenance (an hour before, at its start, at its end). Subscribers of selected
+// components hear of it when one of the incident's components is theirs.
+type SubscriberNotification struct {
+	OccurredAt time.Time
+	Reason     string // Reason*
+	StatusPage MailPage
+	Incident   NoticeIncident
+	Update     NoticeUpdate
+	Components []NoticeComponent // every component the incident affects
+}
+
+// At implements Event.
+func (n SubscriberNotification) At() time.Time { return n.OccurredAt }
+
+// ComponentIDs are the ids of the notification's components.
+func (n SubscriberNotification) ComponentIDs() []uuid.UUID {
+	ids := make([]uuid.UUID, len(n.Components))
+	for i, c := range n.Components {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// InvitationCreated sends an invitation its e-mail.
+type InvitationCreated struct {
+	OccurredAt   time.Time
+	InvitationID uuid.UUID
+	Email        string
+	Role         string
+	OrgID        uuid.UUID
+	OrgName      string
+	InvitedBy    string // display name of who invited; "" when unknown
+}
+
+// At implements Event.
+func (c InvitationCreated) At() time.Time { return c.OccurredAt }
+
+// Type implements Event.
+func (UptimeDown) Type() string             { return TypeUptimeDown }
+func (UptimeReminder) Type() string         { return TypeUptimeDown }
+func (UptimeUp) Type() string               { return TypeUptimeUp }
+func (HeartbeatDown) Type() string          { return TypeHeartbeatDown }
+func (HeartbeatReminder) Type() string      { return TypeHeartbeatDown }
+func (HeartbeatUp) Type() string            { return TypeHeartbeatUp }
+func (IncidentStarted) Type() string        { return TypeIncidentStarted }
+func (IncidentUpdated) Type() string        { return TypeIncidentUpdated }
+func (IncidentResolved) Type() string       { return TypeIncidentResolved }
+func (SubscriberConfirmation) Type() string { return TypeSubscriberConfirmation }
+func (SubscriberNotification) Type() string { return TypeSubscriberNotification }
+func (InvitationCreated) Type() string      { return TypeInvitationCreated }
+
+func (UptimeDown) event()             {}
+func (UptimeReminder) event()         {}
+func (UptimeUp) event()               {}
+func (HeartbeatDown) event()          {}
+func (HeartbeatReminder) event()      {}
+func (HeartbeatUp) event()            {}
+func (IncidentStarted) event()        {}
+func (IncidentUpdated) event()        {}
+func (IncidentResolved) event()       {}
+func (SubscriberConfirmation) event() {}
+func (SubscriberNotification) event() {}
+func (InvitationCreated) event()      {}

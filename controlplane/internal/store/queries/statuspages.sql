@@ -1,0 +1,76 @@
+-- name: CountStatusPages :one
+SELECT count(*) FROM status_pages p
+WHERE p.org_id = @org_id
+  AND (@search::text = '' OR strpos(lower(p.name), lower(@search::text)) > 0 OR strpos(lower(p.subdomain), lower(@search::text)) > 0);
+
+-- name: ListStatusPages :many
+-- A page comes with what its overall status is derived from (the statuses of its components,
+-- the impacts of its active incidents, whether a scheduled maintenance is in progress) and the
+-- organization's plan; package statuspage derives.
+SELECT p.id, p.org_id, p.name, p.subdomain, p.custom_domain, p.password_hash, p.description,
+    p.hide_from_search_engines, p.allowed_ips, p.favicon_url, p.logo_url, p.dark_logo_url,
+    coalesce((SELECT array_agg(c.status) FROM status_page_components c WHERE c.status_page_id = p.id), '{}')::text[] AS component_statuses,
+    coalesce((SELECT array_agg(i.impact) FROM status_page_incidents i WHERE i.status_page_id = p.id
+        AND i.ended IS NULL AND i.maintenance_state IS NULL), '{}')::text[] AS active_impacts,
+    EXISTS (SELECT 1 FROM status_page_incidents i WHERE i.status_page_id = p.id AND i.maintenance_state = 'IN_PROGRESS') AS maintenance_in_progress,
+    o.plan
+FROM status_pages p JOIN organizations o ON o.id = p.org_id
+WHERE p.org_id = @org_id
+  AND (@search::text = '' OR strpos(lower(p.name), lower(@search::text)) > 0 OR strpos(lower(p.subdomain), lower(@search::text)) > 0)
+ORDER BY p.created_at DESC, p.id DESC
+LIMIT @page_limit::bigint OFFSET @page_offset::bigint;
+
+-- name: GetStatusPage :one
+SELECT p.id, p.org_id, p.name, p.subdomain, p.custom_domain, p.password_hash, p.description,
+    p.hide_from_search_engines, p.allowed_ips, p.favicon_url, p.logo_url, p.dark_logo_url,
+    coalesce((SELECT array_agg(c.status) FROM status_page_components c WHERE c.status_page_id = p.id), '{}')::text[] AS component_statuses,
+    coalesce((SELECT array_agg(i.impact) FROM status_page_incidents i WHERE i.status_page_id = p.id
+        AND i.ended IS NULL AND i.maintenance_state IS NULL), '{}')::text[] AS active_impacts,
+    EXISTS (SELECT 1 FROM status_page_incidents i WHERE i.status_page_id = p.id AND i.maintenance_state = 'IN_PROGRESS') AS maintenance_in_progress,
+    o.plan
+FROM status_pages p JOIN organizations o ON o.id = p.org_id
+WHERE p.org_id = @org_id AND p.id = @id;
+
+-- name: StatusPageBySubdomain :one
+-- The page served at a subdomain (case-insensitive), whichever organization owns it.
+SELECT org_id, id FROM status_pages WHERE lower(subdomain) = lower(@subdomain::text);
+
+-- name: StatusPageByCustomDomain :one
+-- The page served at a custom domain (stored in lower case), whichever organization owns it.
+SELECT org_id, id FROM status_pages WHERE custom_domain = lower(@custom_domain::text);
+
+-- name: StatusPageInOtherOrg :one
+-- The one status page query that looks across organizations: the subscriber routes answer 403
+-- rather than 404 for a page of another organization (api.md).
+SELECT EXISTS (SELECT 1 FROM status_pages WHERE id = @id AND org_id <> @org_id);
+
+-- name: StatusPageExists :one
+SELECT EXISTS (SELECT 1 FROM status_pages WHERE org_id = @org_id AND id = @id);
+
+-- name: StatusPageName :one
+SELECT name, subdomain FROM status_pages WHERE org_id = @org_id AND id = @id;
+
+-- name: LockStatusPage :one
+-- Serializes the writes that keep a page's sort orders and incident timelines consistent.
+SELECT name, subdomain FROM status_pages WHERE org_id = @org_id AND id = @id FOR NO KEY UPDATE;
+
+-- name: CreateStatusPage :exec
+INSERT INTO status_pages (id, org_id, name, subdomain, custom_domain, password_hash, description,
+    hide_from_search_engines, allowed_ips, created_at, updated_at)
+VALUES (@id, @org_id, @name, @subdomain, nullif(sqlc.narg(custom_domain)::text, ''), sqlc.narg(password_hash)::bytea,
+    nullif(sqlc.narg(description)::text, ''), @hide_from_search_engines, sqlc.narg(allowed_ips)::text[], @now, @now);
+
+-- name: UpdateStatusPage :execrows
+-- custom_domain and description: NULL keeps, '' clears. password_hash and allowed_ips are
+-- replaced (NULL removes) only when their set_ flag is true.
+UPDATE status_pages SET name = @name, subdomain = @subdomain,
+    custom_domain = CASE WHEN sqlc.narg(custom_domain)::text IS NULL THEN custom_domain ELSE nullif(sqlc.narg(custom_domain)::text, '') END,
+    password_hash = CASE WHEN @set_password::bool THEN sqlc.narg(password_hash)::bytea ELSE password_hash END,
+    description = CASE WHEN sqlc.narg(description)::text IS NULL THEN description ELSE nullif(sqlc.narg(description)::text, '') END,
+    hide_from_search_engines = coalesce(sqlc.narg(hide_from_search_engines)::bool, hide_from_search_engines),
+    allowed_ips = CASE WHEN @set_allowed_ips::bool THEN sqlc.narg(allowed_ips)::text[] ELSE allowed_ips END,
+    updated_at = @now
+WHERE org_id = @org_id AND id = @id;
+
+-- name: DeleteStatusPage :one
+DELETE FROM status_pages WHERE org_id = @org_id AND id = @id RETURNING name;
