@@ -70,7 +70,7 @@ func newHarness(t testing.TB) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.handler = handler
+	h.handler = validated(t, handler)
 	ctx := context.Background()
 	a, err := st.CreateOrganization(ctx, "Org A", "paid")
 	if err != nil {
