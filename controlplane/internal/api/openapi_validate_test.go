@@ -315,3 +315,67 @@ func truncate(b []byte, n int) string {
 	}
 	return string(b[:n]) + "…"
 }
+
+// TestOpenAPIValidatorReportsMismatches proves the validation the harness applies is not
+// vacuous: each exchange below departs from the document in one way, and check must name the
+// operation, the status and where.
+func TestOpenAPIValidatorReportsMismatches(t *testing.T) {
+	t.Parallel()
+	spec := mustOpenAPISpec(t)
+	const (
+		project = `{"id":"p","name":"n","is_default":false,"created_at":"2026-01-01T00:00:00.000Z","updated_at":"2026-01-01T00:00:00.000Z"`
+		failure = `{"success":false,"result":null,"errors":[{"code":404,"message":"not found"}],"messages":[]}`
+	)
+	cases := []struct {
+		name, method, path, body string
+		status                   int
+		response                 string
+		want                     string // a substring of one reported line; "" = no problem
+	}{
+		{"conforming", "GET", "/v1/projects/0123456789abcdefgh", "", 200,
+			`{"success":true,"result":` + project + `},"errors":[],"messages":[]}`, ""},
+		{"undocumented result field", "GET", "/v1/projects/0123456789abcdefgh", "", 200,
+			`{"success":true,"result":` + project + `,"extra":1},"errors":[],"messages":[]}`,
+			"getProject 200: response body /result: additional properties 'extra' not allowed"},
+		{"undocumented envelope field", "GET", "/v1/projects/0123456789abcdefgh", "", 200,
+			`{"success":true,"result":` + project + `},"errors":[],"messages":[],"debug":true}`,
+			"getProject 200: response body /: additional properties 'debug' not allowed"},
+		{"wrong type", "GET", "/v1/projects/0123456789abcdefgh", "", 200,
+			`{"success":true,"result":{"id":"p","name":"n","is_default":"no","created_at":"2026-01-01T00:00:00.000Z","updated_at":"2026-01-01T00:00:00.000Z"},"errors":[],"messages":[]}`,
+			"getProject 200: response body /result/is_default: got string, want boolean"},
+		{"undocumented status", "GET", "/v1/projects/0123456789abcdefgh", "", 418, failure,
+			"getProject 418: response status is not supported"},
+		{"malformed failure envelope", "GET", "/v1/projects/0123456789abcdefgh", "", 404,
+			`{"success":false,"result":null,"errors":[],"messages":[]}`,
+			"getProject 404: response body /errors: minItems: got 0, want 1"},
+		{"undeclared field in a composed object", "GET", "/v1/status_pages/0123456789/incidents", "", 200,
+			`{"success":true,"result":[{"id":"i","title":"t","impact":"NO_IMPACT","started":null,"created_at":"2026-01-01T00:00:00.000Z","updated_at":"2026-01-01T00:00:00.000Z","extra":1}],"errors":[],"messages":[],"result_info":{"page":1,"per_page":20,"count":1,"total_count":1}}`,
+			"listStatusPageIncidents 200: response body /result/0/extra: not declared by the document"},
+		{"variant of a union", "GET", "/v1/checks/0123456789", "", 200,
+			`{"success":true,"result":{"check_type":"DNS"},"errors":[],"messages":[]}`,
+			"getCheck 200: response body /result: missing properties 'url', 'version', 'timeout', 'dns_domain'"},
+		{"accepted request the document refuses", "POST", "/v1/projects", `{"name":"n","colour":"red"}`, 201,
+			`{"success":true,"result":` + project + `},"errors":[],"messages":[]}`,
+			"createProject 201: accepted request breaks the document: request body /: additional properties 'colour' not allowed"},
+		{"refused request the document refuses", "POST", "/v1/projects", `{"name":"n","colour":"red"}`, 400,
+			`{"success":false,"result":null,"errors":[{"code":400,"message":"colour: unknown property"}],"messages":[]}`, ""},
+		{"unknown route answered", "GET", "/v1/nope", "", 200, `{}`, "no operation describes GET /v1/nope"},
+		{"unknown route refused", "GET", "/v1/nope", "", 404, failure, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			if tc.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			problems := spec.check(req, tc.status, http.Header{"Content-Type": {"application/json"}}, []byte(tc.response))
+			switch {
+			case tc.want == "" && len(problems) > 0:
+				t.Fatalf("unexpected problems:\n  %s", strings.Join(problems, "\n  "))
+			case tc.want != "" && !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.want) }):
+				t.Fatalf("want a problem containing %q, got:\n  %s", tc.want, strings.Join(problems, "\n  "))
+			}
+		})
+	}
+}
