@@ -31,7 +31,8 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 type harness struct {
 	t       testing.TB
 	st      *store.Store
-	handler http.Handler
+	handler http.Handler // api, validating every exchange against the OpenAPI document (validated)
+	api     http.Handler // the API as New built it
 	auth    *auth.Authenticator
 	orgA    uuid.UUID // paid
 	orgB    uuid.UUID // free
@@ -70,7 +71,7 @@ func newHarness(t testing.TB) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.handler = validated(t, handler)
+	h.api, h.handler = handler, validated(t, handler)
 	ctx := context.Background()
 	a, err := st.CreateOrganization(ctx, "Org A", "paid")
 	if err != nil {

@@ -29,6 +29,19 @@ const openAPIRoot = "openapi/openapi.yaml"
 // openAPIDocument is the assembled document as JSON, built once (New fails when it cannot be).
 var openAPIDocument = sync.OnceValues(func() ([]byte, error) { return assembleOpenAPI(openAPIFiles) })
 
+// openAPIYAML is the same document as YAML, for the tools that prefer it.
+var openAPIYAML = sync.OnceValues(func() ([]byte, error) {
+	doc, err := openAPIDocument()
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(v)
+})
+
 // assembleOpenAPI merges the parts into the root in name order and encodes the result as JSON.
 // A part may add paths, tags and components; one that redefines a path or a component, or that
 // sets anything else, is an error.
@@ -129,11 +142,20 @@ func mergeSection(dst, src map[string]any, key, part string) error {
 
 // serveOpenAPI serves the OpenAPI document at GET /v1/openapi.json, without authentication.
 func serveOpenAPI(c *gin.Context) {
-	doc, err := openAPIDocument()
+	serveDocument(c, openAPIDocument, "application/json; charset=utf-8")
+}
+
+// serveOpenAPIYAML serves the OpenAPI document at GET /v1/openapi.yaml, without authentication.
+func serveOpenAPIYAML(c *gin.Context) {
+	serveDocument(c, openAPIYAML, "application/yaml; charset=utf-8")
+}
+
+func serveDocument(c *gin.Context, doc func() ([]byte, error), contentType string) {
+	b, err := doc()
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	c.Header("Cache-Control", "public, max-age=300")
-	c.Data(http.StatusOK, "application/json; charset=utf-8", doc)
+	c.Data(http.StatusOK, contentType, b)
 }

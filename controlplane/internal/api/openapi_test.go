@@ -2,10 +2,12 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/goccy/go-yaml"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
@@ -103,6 +106,45 @@ func TestOpenAPIServedWithoutAuth(t *testing.T) {
 	if !bytes.Equal(rec.Body.Bytes(), mustOpenAPI(t)) {
 		t.Fatal("the served document differs from the embedded one")
 	}
+
+	// The YAML form is the same document.
+	req = httptest.NewRequest(http.MethodGet, "/v1/openapi.yaml", nil)
+	rec = httptest.NewRecorder()
+	h.handler.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/yaml") {
+		t.Fatalf("openapi.yaml: status %d, content type %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	var fromYAML, fromJSON any
+	if err := yaml.Unmarshal(rec.Body.Bytes(), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(mustOpenAPI(t), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(normalizeNumbers(fromYAML), fromJSON) {
+		t.Fatal("openapi.yaml is not the document openapi.json serves")
+	}
+}
+
+// normalizeNumbers turns the integers a YAML decoder gives into the float64 of encoding/json.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	}
+	return v
 }
 
 // TestOpenAPIDescribesResponses makes the token and audit log operations answer with each of
@@ -200,4 +242,23 @@ func mustOpenAPI(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// TestOpenAPIDescribesOperationsEndpoints calls the operations endpoints through the validating
+// harness: they answer without credentials, as the document says.
+func TestOpenAPIDescribesOperationsEndpoints(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, tc := range []struct{ path, contentType, contains string }{
+		{"/healthz", "application/json", `"status":"ok"`},
+		{"/readyz", "application/json", `"status":"ok"`},
+		{"/metrics", "text/plain", "# TYPE"},
+	} {
+		rec := httptest.NewRecorder()
+		h.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), tc.contentType) ||
+			!strings.Contains(rec.Body.String(), tc.contains) {
+			t.Errorf("GET %s: %d %q %.200s", tc.path, rec.Code, rec.Header().Get("Content-Type"), rec.Body.String())
+		}
+	}
 }

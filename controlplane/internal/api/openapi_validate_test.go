@@ -47,6 +47,10 @@ var openAPISpec = sync.OnceValues(func() (*openAPIChecker, error) {
 	return &openAPIChecker{doc: doc, router: router}, nil
 })
 
+// exercised records the operations the tests sent a request to (operationId → true), so that
+// TestMain can name those no test exercises.
+var exercised sync.Map
+
 // openAPIChecker validates HTTP exchanges against the document.
 type openAPIChecker struct {
 	doc    *openapi3.T
@@ -104,6 +108,7 @@ func (c *openAPIChecker) check(req *http.Request, status int, header http.Header
 		return c.checkUnrouted(req, status, header, body, err)
 	}
 	op := route.Operation.OperationID
+	exercised.Store(op, true)
 	reqInput := &openapi3filter.RequestValidationInput{
 		Request: req, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
