@@ -114,10 +114,13 @@ func (c *openAPIChecker) check(req *http.Request, status int, header http.Header
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
 	}
 	var problems []string
-	if err := openapi3filter.ValidateRequest(ctx, reqInput); err != nil && status < 400 {
-		// The document is stricter than the API: it rejects a request the API accepted.
-		for _, p := range describeValidationError(err) {
-			problems = append(problems, fmt.Sprintf("%s %d: accepted request breaks the document: %s", op, status, p))
+	// A request the API refused may break the document (the tests send bad input on purpose);
+	// one it accepted must not: the document would be stricter than the API.
+	if status < 400 {
+		if err := openapi3filter.ValidateRequest(ctx, reqInput); err != nil {
+			for _, p := range describeValidationError(err) {
+				problems = append(problems, fmt.Sprintf("%s %d: accepted request breaks the document: %s", op, status, p))
+			}
 		}
 	}
 	respInput := &openapi3filter.ResponseValidationInput{
