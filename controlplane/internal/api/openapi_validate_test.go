@@ -69,10 +69,34 @@ func mustOpenAPISpec(t testing.TB) *openAPIChecker {
 
 // validated wraps the API so that every exchange made through it is checked against the
 // document; a mismatch fails t with the operation, the status and where the bodies differ from
-// their schemas. Paths outside /v1 that the document does not describe (the HTML pages for
-// people) pass unchecked.
+// their schemas. The exchanges are recorded as they happen and checked when t ends, so that the
+// validation's cost does not change the timing the tests observe (rate limits, timeouts).
+// Paths outside /v1 that the document does not describe (the HTML pages for people) pass
+// unchecked.
 func validated(t testing.TB, next http.Handler) http.Handler {
 	spec := mustOpenAPISpec(t)
+	type exchange struct {
+		req    *http.Request
+		body   []byte // the request's
+		status int
+		header http.Header
+		resp   []byte
+	}
+	var (
+		mu        sync.Mutex
+		exchanges []exchange
+	)
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, x := range exchanges {
+			x.req.Body = io.NopCloser(bytes.NewReader(x.body))
+			if problems := spec.check(x.req, x.status, x.header, x.resp); len(problems) > 0 {
+				t.Errorf("%s %s → %d does not match the OpenAPI document:\n  %s\nresponse: %s",
+					x.req.Method, x.req.URL.RequestURI(), x.status, strings.Join(problems, "\n  "), truncate(x.resp, 2000))
+			}
+		}
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Body != nil {
@@ -82,16 +106,13 @@ func validated(t testing.TB, next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		sent := r.Clone(r.Context())
+		sent := r.Clone(context.Background())
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
 
-		sent.Body = io.NopCloser(bytes.NewReader(body))
-		if problems := spec.check(sent, rec.Code, rec.Header(), rec.Body.Bytes()); len(problems) > 0 {
-			t.Errorf("%s %s → %d does not match the OpenAPI document:\n  %s\nresponse: %s",
-				r.Method, r.URL.RequestURI(), rec.Code, strings.Join(problems, "\n  "), truncate(rec.Body.Bytes(), 2000))
-		}
-
+		mu.Lock()
+		exchanges = append(exchanges, exchange{req: sent, body: body, status: rec.Code, header: rec.Header().Clone(), resp: rec.Body.Bytes()})
+		mu.Unlock()
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
 		}
