@@ -17,8 +17,9 @@ import (
 // openAPIFiles is the OpenAPI 3.1 document in parts, one YAML file per resource:
 // openapi.yaml is the root (info, servers, security, tags and the components every resource
 // shares: the envelopes, the failure responses, pagination), and each other file adds the paths
-// and components of one resource. The tests check the document against the route table and
-// validate every request and response of the API tests against it (openapi_test.go).
+// and components of one resource. The tests check the document against the route table
+// (openapi_test.go) and validate every request and response of the API tests against it with
+// kin-openapi (openapi_validate_test.go).
 //
 //go:embed openapi/*.yaml
 var openAPIFiles embed.FS
