@@ -69,7 +69,7 @@ func useAuthenticator(t testing.TB, h *harness, a *auth.Authenticator) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.handler, h.auth = handler, a
+	h.api, h.handler, h.auth = handler, validated(t, handler), a
 }
 
 // auditActors lists "actor_type actor_display_name audit_action" of an organization's audit log.

@@ -22,7 +22,7 @@ func (h *harness) withInvitations(t *testing.T, inv http.Handler) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return handler
+	return validated(t, handler)
 }
 
 // TestInvitationAcceptLink follows an invitation e-mail's link through the API's router:

@@ -20,7 +20,6 @@ func mwCreate(t *testing.T, h *harness, body map[string]any) response {
 func TestMaintenanceWindowCRUD(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, doc := loadOpenAPI(t)
 	checkID := pvInsertCheck(t, h, h.orgA, pvCheck{})
 	hbID := hbCreate(t, h, h.tokenA, map[string]any{"name": "cron job", "report_period": 60, "grace_period": 60}).Result()["id"].(string)
 
@@ -28,7 +27,6 @@ func TestMaintenanceWindowCRUD(t *testing.T) {
 		"timezone": "Europe/Berlin", "days_of_week": []string{"MONDAY", "THURSDAY", "MONDAY"},
 		"checks": []string{checkID.String()}, "heartbeats": []string{hbID}})
 	golden(t, "maintenance_window_create", r.Raw)
-	conformsToDoc(t, doc, "post", "/v1/maintenance-windows", r)
 	id := r.Result()["id"].(string)
 	if r.Result()["status"] != "ENABLED" {
 		t.Fatalf("new window: %s", r.Raw)
@@ -36,7 +34,6 @@ func TestMaintenanceWindowCRUD(t *testing.T) {
 
 	g := h.do(http.MethodGet, "/v1/maintenance-windows/"+id, h.tokenA, nil)
 	expectStatus(t, g, http.StatusOK)
-	conformsToDoc(t, doc, "get", "/v1/maintenance-windows/{maintenance_window_id}", g)
 
 	// A zoneless start_date is read in the window's time zone.
 	p := h.do(http.MethodPatch, "/v1/maintenance-windows/"+id, h.tokenA, map[string]any{"start_date": "2026-02-02T09:00:00", "checks": []string{}, "status": "DISABLED"})
@@ -45,7 +42,6 @@ func TestMaintenanceWindowCRUD(t *testing.T) {
 		len(p.Result()["heartbeats"].([]any)) != 1 || p.Result()["status"] != "DISABLED" {
 		t.Fatalf("patch: %s", p.Raw)
 	}
-	conformsToDoc(t, doc, "patch", "/v1/maintenance-windows/{maintenance_window_id}", p)
 
 	mwCreate(t, h, map[string]any{"name": "Nightly", "start_date": "2026-01-01T00:00:00Z", "duration_minutes": 30,
 		"timezone": "UTC", "days_of_week": []string{"SUNDAY"}})
@@ -54,7 +50,6 @@ func TestMaintenanceWindowCRUD(t *testing.T) {
 	if items := l.Items(); len(items) != 1 || items[0]["id"] != id {
 		t.Fatalf("search: %s", l.Raw)
 	}
-	conformsToDoc(t, doc, "get", "/v1/maintenance-windows", l)
 	golden(t, "maintenance_window_list", h.do(http.MethodGet, "/v1/maintenance-windows", h.tokenA, nil).Raw)
 
 	expectStatus(t, h.do(http.MethodGet, "/v1/maintenance-windows/"+id, h.tokenB, nil), http.StatusNotFound)
@@ -63,7 +58,6 @@ func TestMaintenanceWindowCRUD(t *testing.T) {
 
 	d := h.do(http.MethodDelete, "/v1/maintenance-windows/"+id, h.tokenA, nil)
 	expectStatus(t, d, http.StatusOK)
-	conformsToDoc(t, doc, "delete", "/v1/maintenance-windows/{maintenance_window_id}", d)
 	expectStatus(t, h.do(http.MethodGet, "/v1/maintenance-windows/"+id, h.tokenA, nil), http.StatusNotFound)
 	var links, audits int
 	ctx := context.Background()

@@ -18,6 +18,7 @@ func routes(r *gin.Engine, d Deps) {
 
 	v1 := r.Group("/v1")
 	v1.GET("/openapi.json", serveOpenAPI)
+	v1.GET("/openapi.yaml", serveOpenAPIYAML)
 
 	// Token introspection: a bearer token, no area, no organization selection (supplement §2.1).
 	v1.GET("/tokens/verify", tokens.verify)

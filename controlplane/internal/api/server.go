@@ -93,7 +93,7 @@ func (d Deps) checkChanged(id uuid.UUID) {
 
 // New builds the HTTP handler of the control plane.
 func New(d Deps) (http.Handler, error) {
-	if _, err := openAPIDocument(); err != nil {
+	if _, err := openAPIYAML(); err != nil { // assembles the JSON document too
 		return nil, err
 	}
 	gin.SetMode(gin.ReleaseMode)

@@ -8,17 +8,15 @@ import (
 	"github.com/google/uuid"
 )
 
-// TestOpenAPIDescribesStatusPageResponses checks real status page answers against the
-// document's schemas (70-status-pages.json).
+// TestOpenAPIDescribesStatusPageResponses makes the status page operations answer with their
+// documented statuses; the harness validates every answer against the document.
 func TestOpenAPIDescribesStatusPageResponses(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, doc := loadOpenAPI(t)
 	call := func(method, route, path, token string, body any, status int) map[string]any {
 		t.Helper()
 		r := h.do(strings.ToUpper(method), path, token, body)
 		expectStatus(t, r, status)
-		conformsToDoc(t, doc, method, route, r)
 		return r.Result()
 	}
 	a := h.tokenA
