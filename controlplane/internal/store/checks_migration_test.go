@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/google/uuid"
@@ -12,6 +13,20 @@ import (
 	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/check/checktest"
 )
+
+// legacyFields are the API names of the configuration the checks table had as columns before
+// migration 8.
+var legacyFields = map[string]bool{
+	"name": true, "test_interval": true, "test_regions": true, "alert_priority": true,
+	"confirmation_period_seconds": true, "recovery_period_seconds": true, "reminder_alert_interval_minutes": true,
+	"timeout": true, "user_alerts": true, "slack_alerts": true, "discord_alerts": true, "incident_io_alerts": true,
+	"microsoft_teams_alerts": true, "telegram_alerts": true, "pushover_alerts": true, "webhook_alerts": true,
+	"oncall_alerts": true, "assertions": true, "version": true, "url": true, "text_to_search_for": true,
+	"headers": true, "method": true, "body": true, "follow_redirects": true, "verify_ssl": true,
+	"auth_username": true, "auth_password": true, "script": true, "dns_domain": true, "dns_record_type": true,
+	"dns_resolver": true, "dns_protocol": true, "tcp_hostname": true, "tcp_port": true, "tcp_ip_family": true,
+	"tcp_data": true, "tcp_should_fail": true,
+}
 
 // TestCheckSpecMigration: checks written in the column-per-field layout of migrations 1 to 7
 // read the same after migration 8 moved their configuration into the spec document, and a
@@ -85,8 +100,18 @@ func TestCheckSpecMigration(t *testing.T) {
 		if got.Spec.Kind != sp.Kind {
 			t.Errorf("%s %s: kind %s", sp.Kind, sp.Name, got.Spec.Kind)
 		}
-		for _, d := range checktest.Diff(sp, got.Spec, nil, false) {
+		// Fields added to the model after migration 8 read as their default.
+		defaults := map[string]checktest.Field{}
+		for _, f := range checktest.Fields(check.Defaults(sp.Kind)) {
+			defaults[f.Path] = f
+		}
+		for _, d := range checktest.Diff(sp, got.Spec, func(f checktest.Field) bool { return legacyFields[f.Name] }, false) {
 			t.Errorf("%s %q after migration 8: %s", sp.Kind, sp.Name, d)
+		}
+		for _, d := range checktest.Diff(sp, got.Spec, func(f checktest.Field) bool { return !legacyFields[f.Name] }, false) {
+			if def, ok := defaults[d.Path]; !ok || !reflect.DeepEqual(d.Got, def.Value()) {
+				t.Errorf("%s %q after migration 8: a field newer than the migration: %s, want its default", sp.Kind, sp.Name, d)
+			}
 		}
 		var url *string
 		if err := pool.QueryRow(ctx, `SELECT url FROM checks WHERE id = $1`, id).Scan(&url); err != nil {
