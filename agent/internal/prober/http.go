@@ -90,7 +90,11 @@ func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 			if !spec.GetFollowRedirects() {
 				return http.ErrUseLastResponse
 			}
-			if len(via) > MaxRedirects {
+			limit := int(spec.GetMaxRedirects())
+			if limit == 0 { // a job of a control plane without max_redirects
+				limit = MaxRedirects
+			}
+			if len(via) > limit {
 				return errTooManyRedirects
 			}
 			return nil
