@@ -20,12 +20,11 @@ type HTTPSpec struct {
 	AuthUsername    *string           `json:"auth_username"` // HTTP Basic user-id; "" is kept (an empty user-id)
 	AuthPassword    *string           `json:"auth_password"` // HTTP Basic password, stored sealed by the control plane
 	Script          *string           `json:"script"`        // browser checks only
-	MaxRedirects    int               `json:"max_redirects"` // redirects followed at most (follow_redirects)
 }
 
 // defaultHTTP: method GET, follow_redirects and verify_ssl true (api.md).
 func defaultHTTP() *HTTPSpec {
-	return &HTTPSpec{Method: "GET", VerifySSL: true, FollowRedirects: true, MaxRedirects: 10}
+	return &HTTPSpec{Method: "GET", VerifySSL: true, FollowRedirects: true}
 }
 
 // exampleHTTP is an uptime check's configuration for Example: every field but the script set.
@@ -40,7 +39,6 @@ func exampleHTTP() *HTTPSpec {
 		VerifySSL:       false,
 		AuthUsername:    ptr("monitor"),
 		AuthPassword:    ptr("hunter2"),
-		MaxRedirects:    3,
 	}
 }
 
@@ -78,7 +76,6 @@ func (s Spec) validateHTTP(fe *FieldErrors) {
 	maxLen(fe, "text_to_search_for", h.TextToSearchFor, MaxTextToSearchFor)
 	maxLen(fe, "auth_username", h.AuthUsername, MaxAuthLength)
 	maxLen(fe, "auth_password", h.AuthPassword, MaxAuthLength)
-	intRange(fe, "max_redirects", h.MaxRedirects, 1, 20, "")
 	switch s.Kind {
 	case Uptime:
 		if h.URL == nil {

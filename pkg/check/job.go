@@ -28,7 +28,6 @@ func (s Spec) Job() (*vantagev1.CheckJob, error) {
 		j.Spec = &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{
 			Url: h.URL, TextToSearchFor: h.TextToSearchFor, Headers: h.Headers, Method: h.Method, Body: h.Body,
 			FollowRedirects: h.FollowRedirects, VerifySsl: h.VerifySSL, AuthUsername: h.AuthUsername, AuthPassword: h.AuthPassword,
-			MaxRedirects: uint32(h.MaxRedirects),
 		}}
 	case Browser:
 		h := s.HTTP
@@ -38,7 +37,7 @@ func (s Spec) Job() (*vantagev1.CheckJob, error) {
 		j.Spec = &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{
 			Url: h.URL, TextToSearchFor: h.TextToSearchFor, Headers: h.Headers, Method: h.Method, Body: h.Body,
 			FollowRedirects: h.FollowRedirects, VerifySsl: h.VerifySSL, AuthUsername: h.AuthUsername, AuthPassword: h.AuthPassword,
-			Script: h.Script, MaxRedirects: uint32(h.MaxRedirects),
+			Script: h.Script,
 		}}
 	case DNS:
 		d := s.DNS
@@ -75,14 +74,13 @@ func FromJob(j *vantagev1.CheckJob) (Spec, error) {
 		s.HTTP = &HTTPSpec{
 			URL: h.Url, TextToSearchFor: h.TextToSearchFor, Headers: h.Headers, Method: h.Method, Body: h.Body,
 			FollowRedirects: h.FollowRedirects, VerifySSL: h.VerifySsl, AuthUsername: h.AuthUsername, AuthPassword: h.AuthPassword,
-			MaxRedirects: int(h.MaxRedirects),
 		}
 	case *vantagev1.CheckJob_Browser:
 		b := spec.Browser
 		s.HTTP = &HTTPSpec{
 			URL: b.Url, TextToSearchFor: b.TextToSearchFor, Headers: b.Headers, Method: b.Method, Body: b.Body,
 			FollowRedirects: b.FollowRedirects, VerifySSL: b.VerifySsl, AuthUsername: b.AuthUsername, AuthPassword: b.AuthPassword,
-			Script: b.Script, MaxRedirects: int(b.MaxRedirects),
+			Script: b.Script,
 		}
 	case *vantagev1.CheckJob_Dns:
 		d := spec.Dns

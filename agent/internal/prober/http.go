@@ -90,11 +90,7 @@ func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 			if !spec.GetFollowRedirects() {
 				return http.ErrUseLastResponse
 			}
-			limit := int(spec.GetMaxRedirects())
-			if limit == 0 { // a job of a control plane without max_redirects
-				limit = MaxRedirects
-			}
-			if len(via) > limit {
+			if len(via) > MaxRedirects {
 				return errTooManyRedirects
 			}
 			return nil

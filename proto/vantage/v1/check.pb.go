@@ -158,7 +158,6 @@ type HTTPSpec struct {
 	FollowRedirects bool                   `protobuf:"varint,7,opt,name=follow_redirects,json=followRedirects,proto3" json:"follow_redirects,omitempty"`
 	VerifySsl       bool                   `protobuf:"varint,8,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
 	TextToSearchFor *string                `protobuf:"bytes,9,opt,name=text_to_search_for,json=textToSearchFor,proto3,oneof" json:"text_to_search_for,omitempty"`
-	MaxRedirects    uint32                 `protobuf:"varint,10,opt,name=max_redirects,json=maxRedirects,proto3" json:"max_redirects,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -254,13 +253,6 @@ func (x *HTTPSpec) GetTextToSearchFor() string {
 		return *x.TextToSearchFor
 	}
 	return ""
-}
-
-func (x *HTTPSpec) GetMaxRedirects() uint32 {
-	if x != nil {
-		return x.MaxRedirects
-	}
-	return 0
 }
 
 // A DNS check's query.
@@ -422,7 +414,6 @@ type BrowserSpec struct {
 	FollowRedirects bool                   `protobuf:"varint,8,opt,name=follow_redirects,json=followRedirects,proto3" json:"follow_redirects,omitempty"`
 	VerifySsl       bool                   `protobuf:"varint,9,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
 	TextToSearchFor *string                `protobuf:"bytes,10,opt,name=text_to_search_for,json=textToSearchFor,proto3,oneof" json:"text_to_search_for,omitempty"`
-	MaxRedirects    uint32                 `protobuf:"varint,11,opt,name=max_redirects,json=maxRedirects,proto3" json:"max_redirects,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -527,13 +518,6 @@ func (x *BrowserSpec) GetTextToSearchFor() string {
 	return ""
 }
 
-func (x *BrowserSpec) GetMaxRedirects() uint32 {
-	if x != nil {
-		return x.MaxRedirects
-	}
-	return 0
-}
-
 var File_vantage_v1_check_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_check_proto_rawDesc = "" +
@@ -546,7 +530,7 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\n" +
 	"comparison\x18\x03 \x01(\tR\n" +
 	"comparison\x12\x1a\n" +
-	"\bexpected\x18\x04 \x01(\tR\bexpected\"\x8c\x04\n" +
+	"\bexpected\x18\x04 \x01(\tR\bexpected\"\xe7\x03\n" +
 	"\bHTTPSpec\x12\x15\n" +
 	"\x03url\x18\x01 \x01(\tH\x00R\x03url\x88\x01\x01\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12;\n" +
@@ -557,9 +541,7 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\x10follow_redirects\x18\a \x01(\bR\x0ffollowRedirects\x12\x1d\n" +
 	"\n" +
 	"verify_ssl\x18\b \x01(\bR\tverifySsl\x120\n" +
-	"\x12text_to_search_for\x18\t \x01(\tH\x04R\x0ftextToSearchFor\x88\x01\x01\x12#\n" +
-	"\rmax_redirects\x18\n" +
-	" \x01(\rR\fmaxRedirects\x1a:\n" +
+	"\x12text_to_search_for\x18\t \x01(\tH\x04R\x0ftextToSearchFor\x88\x01\x01\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
@@ -582,7 +564,7 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\x04data\x18\x04 \x01(\tH\x00R\x04data\x88\x01\x01\x12\x1f\n" +
 	"\vshould_fail\x18\x05 \x01(\bR\n" +
 	"shouldFailB\a\n" +
-	"\x05_data\"\xba\x04\n" +
+	"\x05_data\"\x95\x04\n" +
 	"\vBrowserSpec\x12\x15\n" +
 	"\x03url\x18\x01 \x01(\tH\x00R\x03url\x88\x01\x01\x12\x1b\n" +
 	"\x06script\x18\x02 \x01(\tH\x01R\x06script\x88\x01\x01\x12>\n" +
@@ -595,8 +577,7 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\n" +
 	"verify_ssl\x18\t \x01(\bR\tverifySsl\x120\n" +
 	"\x12text_to_search_for\x18\n" +
-	" \x01(\tH\x05R\x0ftextToSearchFor\x88\x01\x01\x12#\n" +
-	"\rmax_redirects\x18\v \x01(\rR\fmaxRedirects\x1a:\n" +
+	" \x01(\tH\x05R\x0ftextToSearchFor\x88\x01\x01\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
