@@ -100,20 +100,41 @@ func (q *Queries) ClearCheckVarRefs(ctx context.Context, arg ClearCheckVarRefsPa
 
 const countChecks = `-- name: CountChecks :one
 
-SELECT count(*) FROM checks
-WHERE org_id = $1
-  AND ($2::uuid IS NULL OR project_id = $2::uuid)
-  AND (NOT $3::boolean OR project_id IS NULL)
-  AND ($4::text = '' OR strpos(lower(name), $4::text) > 0 OR strpos(lower(coalesce(url, '')), $4::text) > 0)
+SELECT count(*) FROM checks WHERE org_id = $1
+`
+
+// The list: a count, and a page as a deferred join: the page's ids come from an index, so the
+// rows OFFSET skips cost an index entry each, not a heap fetch; only the page's rows are read,
+// with the fields the list shows: their maintenance windows and, for DNS and TCP checks, their
+// configuration (uptime and browser checks show only url, a column).
+//
+// The organization's unfiltered list, the common one, has queries of its own, whose plan is the
+// same for every argument (the (org_id, created_at, id) index alone). The filtered queries name
+// each filter once: a project (project_id), Unassigned checks (unassigned), a case-insensitive
+// substring of name or url (search, lower-cased by the caller, ” for none), a status (status:
+// ” for all, PAUSED, MUTED, or a state of a check neither paused nor muted).
+func (q *Queries) CountChecks(ctx context.Context, orgID uuid.UUID) (int64, error) {
+	row := q.db.QueryRow(ctx, countChecks, orgID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const countFilteredChecks = `-- name: CountFilteredChecks :one
+SELECT count(*) FROM checks p
+WHERE p.org_id = $1
+  AND ($2::uuid IS NULL OR p.project_id = $2::uuid)
+  AND (NOT $3::boolean OR p.project_id IS NULL)
+  AND ($4::text = '' OR strpos(lower(p.name), $4::text) > 0 OR strpos(lower(coalesce(p.url, '')), $4::text) > 0)
   AND CASE $5::text
         WHEN '' THEN true
-        WHEN 'PAUSED' THEN paused
-        WHEN 'MUTED' THEN muted AND NOT paused
-        ELSE state = $5::text AND NOT paused AND NOT muted
+        WHEN 'PAUSED' THEN p.paused
+        WHEN 'MUTED' THEN p.muted AND NOT p.paused
+        ELSE p.state = $5::text AND NOT p.paused AND NOT p.muted
       END
 `
 
-type CountChecksParams struct {
+type CountFilteredChecksParams struct {
 	OrgID      uuid.UUID
 	ProjectID  *uuid.UUID
 	Unassigned bool
@@ -121,12 +142,8 @@ type CountChecksParams struct {
 	Status     string
 }
 
-// The list's filters: a project (project_id), Unassigned checks (unassigned), a
-// case-insensitive substring of name or url (search, lower-cased by the caller, ” for none),
-// and a status (status: ” for all, PAUSED, MUTED, or a state of a check neither paused nor
-// muted).
-func (q *Queries) CountChecks(ctx context.Context, arg CountChecksParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countChecks,
+func (q *Queries) CountFilteredChecks(ctx context.Context, arg CountFilteredChecksParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countFilteredChecks,
 		arg.OrgID,
 		arg.ProjectID,
 		arg.Unassigned,
@@ -297,36 +314,22 @@ func (q *Queries) KeepCheckVarRefs(ctx context.Context, arg KeepCheckVarRefsPara
 
 const listChecks = `-- name: ListChecks :many
 SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
-    (c.spec - 'script')::jsonb AS spec,
+    (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
         WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
 FROM checks c
-JOIN (SELECT p.id FROM checks p
-      WHERE p.org_id = $1
-        AND ($2::uuid IS NULL OR p.project_id = $2::uuid)
-        AND (NOT $3::boolean OR p.project_id IS NULL)
-        AND ($4::text = '' OR strpos(lower(p.name), $4::text) > 0 OR strpos(lower(coalesce(p.url, '')), $4::text) > 0)
-        AND CASE $5::text
-              WHEN '' THEN true
-              WHEN 'PAUSED' THEN p.paused
-              WHEN 'MUTED' THEN p.muted AND NOT p.paused
-              ELSE p.state = $5::text AND NOT p.paused AND NOT p.muted
-            END
+JOIN (SELECT p.id FROM checks p WHERE p.org_id = $1
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT $7::bigint OFFSET $6::bigint) AS page ON page.id = c.id
+      LIMIT $3::bigint OFFSET $2::bigint) AS page ON page.id = c.id
 WHERE c.org_id = $1
 ORDER BY c.created_at DESC, c.id DESC
 `
 
 type ListChecksParams struct {
 	OrgID      uuid.UUID
-	ProjectID  *uuid.UUID
-	Unassigned bool
-	Search     string
-	Status     string
 	PageOffset int64
 	PageLimit  int64
 }
@@ -345,11 +348,90 @@ type ListChecksRow struct {
 	MaintenanceWindows json.RawMessage
 }
 
-// A deferred join: the page's ids come from the (org_id, created_at, id) index, so the rows
-// OFFSET skips cost an index entry each, not a heap fetch; only the page's rows are read, with
-// their configuration (without the script, which can be large) and maintenance windows.
 func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListChecksRow, error) {
-	rows, err := q.db.Query(ctx, listChecks,
+	rows, err := q.db.Query(ctx, listChecks, arg.OrgID, arg.PageOffset, arg.PageLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListChecksRow{}
+	for rows.Next() {
+		var i ListChecksRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ProjectID,
+			&i.Kind,
+			&i.Name,
+			&i.Url,
+			&i.State,
+			&i.Paused,
+			&i.Muted,
+			&i.LastQueued,
+			&i.Spec,
+			&i.MaintenanceWindows,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listFilteredChecks = `-- name: ListFilteredChecks :many
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+    (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
+    (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
+            'tz', w.timezone, 'days', w.days_of_week)), '[]')
+        FROM maintenance_window_checks l
+        JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
+        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
+FROM checks c
+JOIN (SELECT p.id FROM checks p
+      WHERE p.org_id = $1
+      AND ($2::uuid IS NULL OR p.project_id = $2::uuid)
+      AND (NOT $3::boolean OR p.project_id IS NULL)
+      AND ($4::text = '' OR strpos(lower(p.name), $4::text) > 0 OR strpos(lower(coalesce(p.url, '')), $4::text) > 0)
+      AND CASE $5::text
+            WHEN '' THEN true
+            WHEN 'PAUSED' THEN p.paused
+            WHEN 'MUTED' THEN p.muted AND NOT p.paused
+            ELSE p.state = $5::text AND NOT p.paused AND NOT p.muted
+          END
+      ORDER BY p.created_at DESC, p.id DESC
+      LIMIT $7::bigint OFFSET $6::bigint) AS page ON page.id = c.id
+WHERE c.org_id = $1
+ORDER BY c.created_at DESC, c.id DESC
+`
+
+type ListFilteredChecksParams struct {
+	OrgID      uuid.UUID
+	ProjectID  *uuid.UUID
+	Unassigned bool
+	Search     string
+	Status     string
+	PageOffset int64
+	PageLimit  int64
+}
+
+type ListFilteredChecksRow struct {
+	ID                 uuid.UUID
+	ProjectID          *uuid.UUID
+	Kind               string
+	Name               string
+	Url                *string
+	State              string
+	Paused             bool
+	Muted              bool
+	LastQueued         *time.Time
+	Spec               json.RawMessage
+	MaintenanceWindows json.RawMessage
+}
+
+func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecksParams) ([]ListFilteredChecksRow, error) {
+	rows, err := q.db.Query(ctx, listFilteredChecks,
 		arg.OrgID,
 		arg.ProjectID,
 		arg.Unassigned,
@@ -362,9 +444,9 @@ func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListC
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListChecksRow{}
+	items := []ListFilteredChecksRow{}
 	for rows.Next() {
-		var i ListChecksRow
+		var i ListFilteredChecksRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.ProjectID,

@@ -44,30 +44,51 @@ WHERE org_id = @org_id AND id = @id;
 DELETE FROM checks WHERE org_id = @org_id AND id = @id AND (@kind::text = '' OR kind = @kind::text)
 RETURNING name, kind;
 
--- The list's filters: a project (project_id), Unassigned checks (unassigned), a
--- case-insensitive substring of name or url (search, lower-cased by the caller, '' for none),
--- and a status (status: '' for all, PAUSED, MUTED, or a state of a check neither paused nor
--- muted).
+-- The list: a count, and a page as a deferred join: the page's ids come from an index, so the
+-- rows OFFSET skips cost an index entry each, not a heap fetch; only the page's rows are read,
+-- with the fields the list shows: their maintenance windows and, for DNS and TCP checks, their
+-- configuration (uptime and browser checks show only url, a column).
+--
+-- The organization's unfiltered list, the common one, has queries of its own, whose plan is the
+-- same for every argument (the (org_id, created_at, id) index alone). The filtered queries name
+-- each filter once: a project (project_id), Unassigned checks (unassigned), a case-insensitive
+-- substring of name or url (search, lower-cased by the caller, '' for none), a status (status:
+-- '' for all, PAUSED, MUTED, or a state of a check neither paused nor muted).
 
 -- name: CountChecks :one
-SELECT count(*) FROM checks
-WHERE org_id = @org_id
-  AND (sqlc.narg(project_id)::uuid IS NULL OR project_id = sqlc.narg(project_id)::uuid)
-  AND (NOT @unassigned::boolean OR project_id IS NULL)
-  AND (@search::text = '' OR strpos(lower(name), @search::text) > 0 OR strpos(lower(coalesce(url, '')), @search::text) > 0)
-  AND CASE @status::text
-        WHEN '' THEN true
-        WHEN 'PAUSED' THEN paused
-        WHEN 'MUTED' THEN muted AND NOT paused
-        ELSE state = @status::text AND NOT paused AND NOT muted
-      END;
+SELECT count(*) FROM checks WHERE org_id = @org_id;
 
 -- name: ListChecks :many
--- A deferred join: the page's ids come from the (org_id, created_at, id) index, so the rows
--- OFFSET skips cost an index entry each, not a heap fetch; only the page's rows are read, with
--- their configuration (without the script, which can be large) and maintenance windows.
 SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
-    (c.spec - 'script')::jsonb AS spec,
+    (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
+    (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
+            'tz', w.timezone, 'days', w.days_of_week)), '[]')
+        FROM maintenance_window_checks l
+        JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
+        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
+FROM checks c
+JOIN (SELECT p.id FROM checks p WHERE p.org_id = @org_id
+      ORDER BY p.created_at DESC, p.id DESC
+      LIMIT @page_limit::bigint OFFSET @page_offset::bigint) AS page ON page.id = c.id
+WHERE c.org_id = @org_id
+ORDER BY c.created_at DESC, c.id DESC;
+
+-- name: CountFilteredChecks :one
+SELECT count(*) FROM checks p
+WHERE p.org_id = @org_id
+  AND (sqlc.narg(project_id)::uuid IS NULL OR p.project_id = sqlc.narg(project_id)::uuid)
+  AND (NOT @unassigned::boolean OR p.project_id IS NULL)
+  AND (@search::text = '' OR strpos(lower(p.name), @search::text) > 0 OR strpos(lower(coalesce(p.url, '')), @search::text) > 0)
+  AND CASE @status::text
+        WHEN '' THEN true
+        WHEN 'PAUSED' THEN p.paused
+        WHEN 'MUTED' THEN p.muted AND NOT p.paused
+        ELSE p.state = @status::text AND NOT p.paused AND NOT p.muted
+      END;
+
+-- name: ListFilteredChecks :many
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+    (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
@@ -76,15 +97,15 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
 FROM checks c
 JOIN (SELECT p.id FROM checks p
       WHERE p.org_id = @org_id
-        AND (sqlc.narg(project_id)::uuid IS NULL OR p.project_id = sqlc.narg(project_id)::uuid)
-        AND (NOT @unassigned::boolean OR p.project_id IS NULL)
-        AND (@search::text = '' OR strpos(lower(p.name), @search::text) > 0 OR strpos(lower(coalesce(p.url, '')), @search::text) > 0)
-        AND CASE @status::text
-              WHEN '' THEN true
-              WHEN 'PAUSED' THEN p.paused
-              WHEN 'MUTED' THEN p.muted AND NOT p.paused
-              ELSE p.state = @status::text AND NOT p.paused AND NOT p.muted
-            END
+      AND (sqlc.narg(project_id)::uuid IS NULL OR p.project_id = sqlc.narg(project_id)::uuid)
+      AND (NOT @unassigned::boolean OR p.project_id IS NULL)
+      AND (@search::text = '' OR strpos(lower(p.name), @search::text) > 0 OR strpos(lower(coalesce(p.url, '')), @search::text) > 0)
+      AND CASE @status::text
+            WHEN '' THEN true
+            WHEN 'PAUSED' THEN p.paused
+            WHEN 'MUTED' THEN p.muted AND NOT p.paused
+            ELSE p.state = @status::text AND NOT p.paused AND NOT p.muted
+          END
       ORDER BY p.created_at DESC, p.id DESC
       LIMIT @page_limit::bigint OFFSET @page_offset::bigint) AS page ON page.id = c.id
 WHERE c.org_id = @org_id
