@@ -6,53 +6,28 @@ package check
 //
 // Pointers and nil slices are deliberate: they are the API's nulls. Assertions is nil when the
 // check was never given any (rendered null) and empty when it was given [].
+//
+// The fields down to Alerts are columns of their own in the database (other parts of the
+// control plane filter and join on them); the rest is the kind's configuration, stored as one
+// document (Document).
 type Spec struct {
-	Kind                         Kind
-	Name                         string
-	TestInterval                 int      // seconds between runs
-	TestRegions                  []string // values of Regions
-	AlertPriority                string   // LOW or HIGH
-	ConfirmationPeriodSeconds    int      // failing this long before DOWN (0 = at once)
-	RecoveryPeriodSeconds        int      // passing this long before UP again
-	ReminderAlertIntervalMinutes *int     // minutes between reminders while DOWN, -1 never; nil on legacy checks
-	TimeoutMs                    *int     // per attempt; nil only on legacy browser checks
-	Alerts                       Alerts
-	Assertions                   []Assertion
-	Version                      *string // runtime (DefaultVersion); nil for uptime checks
-	HTTP                         *HTTPSpec
-	DNS                          *DNSSpec
-	TCP                          *TCPSpec
-}
-
-// HTTPSpec is what an uptime (HTTP request) or browser check does.
-type HTTPSpec struct {
-	URL             *string           // absolute http(s) URL; nil for script-only browser checks
-	Method          string            // GET, HEAD, POST, PUT, PATCH or DELETE
-	Headers         map[string]string // nil when unset
-	Body            *string
-	TextToSearchFor *string
-	VerifySSL       bool
-	FollowRedirects bool
-	AuthUsername    *string // HTTP Basic user-id; "" is kept (an empty user-id)
-	AuthPassword    *string // HTTP Basic password, stored sealed by the control plane
-	Script          *string // browser checks only
-}
-
-// DNSSpec is what a DNS check queries.
-type DNSSpec struct {
-	Domain     string
-	RecordType string  // A, AAAA, CNAME, MX, NS, SOA or TXT
-	Resolver   *string // "host:port" (IPv6 hosts in brackets); nil = the agent's default resolver
-	Protocol   string  // UDP or TCP
-}
-
-// TCPSpec is what a TCP check connects to.
-type TCPSpec struct {
-	Hostname   string
-	Port       int
-	IPFamily   string  // IPv4 or IPv6
-	Data       *string // sent right after connecting; nil = nothing
-	ShouldFail bool    // a failed connection counts as passing
+	Kind                         Kind        `json:"-"`
+	Name                         string      `json:"name" job:"-"`
+	TestInterval                 int         `json:"test_interval" job:"-"`                   // seconds between runs
+	TestRegions                  []string    `json:"test_regions" job:"-"`                    // values of Regions
+	AlertPriority                string      `json:"alert_priority" job:"-"`                  // LOW or HIGH
+	ConfirmationPeriodSeconds    int         `json:"confirmation_period_seconds" job:"-"`     // failing this long before DOWN (0 = at once)
+	RecoveryPeriodSeconds        int         `json:"recovery_period_seconds" job:"-"`         // passing this long before UP again
+	ReminderAlertIntervalMinutes *int        `json:"reminder_alert_interval_minutes" job:"-"` // minutes between reminders while DOWN, -1 never; nil on legacy checks
+	TimeoutMs                    *int        `json:"timeout"`                                 // per attempt; nil only on legacy browser checks
+	Alerts                       Alerts      `json:"-" job:"-"`
+	Assertions                   []Assertion `json:"assertions"`
+	// Version is the runtime (DefaultVersion); nil for uptime checks. Agents have one runtime
+	// per kind, so jobs do not name it.
+	Version *string   `json:"version" job:"-"`
+	HTTP    *HTTPSpec `json:"-"`
+	DNS     *DNSSpec  `json:"-"`
+	TCP     *TCPSpec  `json:"-"`
 }
 
 // Alerts are the nine lists of ids notified when the check goes down or recovers.
@@ -100,9 +75,9 @@ func (a *Alerts) Normalize() {
 
 // Defaults is the configuration of a new check of kind k before its create body is applied.
 // The values api.md states: alert_priority HIGH (LOW for TCP, as api.md's TCP create says),
-// confirmation 60 s, recovery 180 s, reminders every 1440 min, timeout 10000 ms, method GET,
-// follow_redirects and verify_ssl true, dns_protocol UDP, tcp_ip_family IPv4, tcp_should_fail
-// false. Our choices where it is silent: test_interval 60 s and DefaultRegions.
+// confirmation 60 s, recovery 180 s, reminders every 1440 min, timeout 10000 ms; the kinds'
+// own defaults are in http.go, dns.go and tcp.go. Our choices where it is silent: test_interval
+// 60 s and DefaultRegions.
 func Defaults(k Kind) Spec {
 	s := Spec{
 		Kind:                         k,
@@ -115,17 +90,61 @@ func Defaults(k Kind) Spec {
 		TimeoutMs:                    ptr(DefaultTimeoutMs),
 	}
 	s.Alerts.Normalize()
-	switch k {
-	case Uptime, Browser:
-		s.HTTP = &HTTPSpec{Method: "GET", VerifySSL: true, FollowRedirects: true}
-	case DNS:
-		s.DNS = &DNSSpec{Protocol: "UDP"}
-	case TCP:
-		s.TCP = &TCPSpec{IPFamily: "IPv4"}
+	s.setKindDefaults()
+	if k == TCP {
 		s.AlertPriority = PriorityLow
 	}
 	if v := DefaultVersion(k); v != "" {
 		s.Version = &v
+	}
+	return s
+}
+
+// setKindDefaults gives s the default configuration of its kind, and none of the others.
+func (s *Spec) setKindDefaults() {
+	s.HTTP, s.DNS, s.TCP = nil, nil, nil
+	switch s.Kind {
+	case Uptime, Browser:
+		s.HTTP = defaultHTTP()
+	case DNS:
+		s.DNS = defaultDNS()
+	case TCP:
+		s.TCP = defaultTCP()
+	}
+}
+
+// Example is a valid check of kind k in which every field differs from Defaults(k), except
+// those the kind fixes (Version) or does not have (an uptime check's script): the input of the
+// tests that walk every field through every form. The kinds' parts are in http.go, dns.go and
+// tcp.go, beside their fields.
+func Example(k Kind) Spec {
+	s := Spec{
+		Kind:                         k,
+		Name:                         "Example " + string(k),
+		TestInterval:                 MinTestInterval,
+		TestRegions:                  []string{"cloud:eu-west-2", "cloud:ap-northeast-1"},
+		AlertPriority:                PriorityLow,
+		ConfirmationPeriodSeconds:    30,
+		RecoveryPeriodSeconds:        90,
+		ReminderAlertIntervalMinutes: ptr(-1),
+		TimeoutMs:                    ptr(5000),
+		Alerts: Alerts{User: []string{"u1"}, Slack: []string{"s1"}, Discord: []string{"d1"},
+			IncidentIO: []string{"i1"}, MicrosoftTeams: []string{"m1"}, Telegram: []string{"t1"},
+			Pushover: []string{"p1"}, Webhook: []string{"w1", "w2"}, Oncall: []string{"o1"}},
+		Version: Defaults(k).Version,
+	}
+	if k == TCP {
+		s.AlertPriority = PriorityHigh
+	}
+	switch k {
+	case Uptime:
+		s.HTTP, s.Assertions = exampleHTTP(), exampleHTTPAssertions()
+	case Browser:
+		s.HTTP, s.Assertions = exampleBrowser(), exampleHTTPAssertions()
+	case DNS:
+		s.DNS, s.Assertions = exampleDNS(), exampleDNSAssertions()
+	case TCP:
+		s.TCP, s.Assertions = exampleTCP(), exampleTCPAssertions()
 	}
 	return s
 }
@@ -158,28 +177,59 @@ type VarRef struct {
 // uptime header values, and the Basic-auth user-id and password of uptime and browser checks
 // (supplement §2.11; browser headers take no references). Headers come in name order.
 func (s Spec) VarRefs() []VarRef {
-	if s.HTTP == nil {
-		return nil
-	}
 	var refs []VarRef
-	if s.Kind == Uptime {
-		for _, name := range sortedKeys(s.HTTP.Headers) {
-			for _, v := range VarRefs(s.HTTP.Headers[name]) {
-				refs = append(refs, VarRef{Field: "headers." + name, Name: v})
-			}
-		}
-	}
-	for _, f := range []struct {
-		field string
-		value *string
-	}{{"auth_username", s.HTTP.AuthUsername}, {"auth_password", s.HTTP.AuthPassword}} {
-		if f.value != nil {
-			for _, v := range VarRefs(*f.value) {
-				refs = append(refs, VarRef{Field: f.field, Name: v})
-			}
+	for _, f := range s.varRefFields() {
+		for _, v := range VarRefs(f.value) {
+			refs = append(refs, VarRef{Field: f.field, Name: v})
 		}
 	}
 	return refs
+}
+
+// MapVarRefFields replaces the value of every field VarRefs looks at with fn(value): the
+// control plane resolves references with it, and rewrites them when a variable is renamed.
+// Header maps are replaced, never changed in place, so a shared map is safe.
+func (s *Spec) MapVarRefFields(fn func(string) string) {
+	fields := s.varRefFields()
+	if len(fields) == 0 {
+		return
+	}
+	h := s.HTTP
+	if s.Kind == Uptime && len(h.Headers) > 0 {
+		headers := make(map[string]string, len(h.Headers))
+		for name, v := range h.Headers {
+			headers[name] = fn(v)
+		}
+		h.Headers = headers
+	}
+	for _, p := range []**string{&h.AuthUsername, &h.AuthPassword} {
+		if *p != nil {
+			v := fn(**p)
+			*p = &v
+		}
+	}
+}
+
+type varRefField struct{ field, value string }
+
+// varRefFields lists the fields that take {{NAME}} references, with their values.
+func (s Spec) varRefFields() []varRefField {
+	if s.HTTP == nil {
+		return nil
+	}
+	var out []varRefField
+	if s.Kind == Uptime {
+		for _, name := range sortedKeys(s.HTTP.Headers) {
+			out = append(out, varRefField{"headers." + name, s.HTTP.Headers[name]})
+		}
+	}
+	if u := s.HTTP.AuthUsername; u != nil {
+		out = append(out, varRefField{"auth_username", *u})
+	}
+	if p := s.HTTP.AuthPassword; p != nil {
+		out = append(out, varRefField{"auth_password", *p})
+	}
+	return out
 }
 
 func ptr[T any](v T) *T { return &v }

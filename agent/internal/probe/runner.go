@@ -1,5 +1,5 @@
-// Package probe adapts the probers to the worker: it maps a CheckJob onto a prober.Request and a
-// prober.Result onto a CheckResult. The worker stamps ids, region, attempt and timestamps; this
+// Package probe adapts the probers to the worker: it hands a CheckJob to the probers, which read
+// it directly, and maps a prober.Result onto a CheckResult. The worker stamps ids, region, attempt and timestamps; this
 // package carries only what the probe observed. It lives apart from the worker so the worker (and
 // its tests) never link the probers' dependencies.
 package probe
@@ -10,7 +10,6 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/prober"
 	"github.com/vantagehq/vantage/agent/internal/worker"
-	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -27,66 +26,11 @@ func New(p prober.Prober) *Runner { return &Runner{p: p} }
 // Run probes one attempt of job. It returns nil when the prober could not finish the attempt
 // (ctx was cancelled: the agent is stopping), which the worker must not report.
 func (r *Runner) Run(ctx context.Context, job *vantagev1.CheckJob, _ int) *vantagev1.CheckResult {
-	res, err := r.p.Probe(ctx, Request(job))
+	res, err := r.p.Probe(ctx, job)
 	if err != nil {
 		return nil
 	}
 	return Result(res)
-}
-
-// Kind maps protobuf check kinds to check kinds; an unknown kind maps to "", which the probers
-// answer with an INVALID_REQUEST failure.
-func Kind(k vantagev1.CheckKind) check.Kind {
-	switch k {
-	case vantagev1.CheckKind_CHECK_KIND_UPTIME:
-		return check.Uptime
-	case vantagev1.CheckKind_CHECK_KIND_BROWSER:
-		return check.Browser
-	case vantagev1.CheckKind_CHECK_KIND_DNS:
-		return check.DNS
-	case vantagev1.CheckKind_CHECK_KIND_TCP:
-		return check.TCP
-	}
-	return ""
-}
-
-// Request is the prober request for job.
-func Request(job *vantagev1.CheckJob) prober.Request {
-	req := prober.Request{
-		Kind:    Kind(job.GetKind()),
-		Timeout: time.Duration(job.GetTimeoutMs()) * time.Millisecond,
-		Secrets: job.GetRedact(),
-	}
-	for _, a := range job.GetAssertions() {
-		req.Assertions = append(req.Assertions, check.Assertion{
-			Type: a.GetType(), Property: a.GetProperty(), Comparison: a.GetComparison(), Expected: a.GetExpected(),
-		})
-	}
-	switch spec := job.GetSpec().(type) {
-	case *vantagev1.CheckJob_Http:
-		h := spec.Http
-		req.HTTP = prober.HTTPSpec{
-			URL: h.GetUrl(), Method: h.GetMethod(), Headers: h.GetHeaders(), Body: h.GetBody(),
-			FollowRedirects: h.GetFollowRedirects(), VerifySSL: h.GetVerifyTls(), TextToSearchFor: h.GetTextToSearchFor(),
-		}
-		if h.BasicAuthUsername != nil || h.BasicAuthPassword != nil {
-			req.HTTP.BasicAuth = &prober.BasicAuth{Username: h.GetBasicAuthUsername(), Password: h.GetBasicAuthPassword()}
-		}
-	case *vantagev1.CheckJob_Browser:
-		// A URL-based browser run is judged like an HTTP response; the script goes to the
-		// browser prober once prober.Request carries it.
-		b := spec.Browser
-		req.HTTP = prober.HTTPSpec{URL: b.GetUrl(), Headers: b.GetHeaders(), FollowRedirects: true, VerifySSL: true}
-	case *vantagev1.CheckJob_Dns:
-		d := spec.Dns
-		req.DNS = prober.DNSSpec{Domain: d.GetDomain(), RecordType: d.GetRecordType(), Resolver: d.GetResolver(), Protocol: d.GetProtocol()}
-	case *vantagev1.CheckJob_Tcp:
-		t := spec.Tcp
-		req.TCP = prober.TCPSpec{
-			Hostname: t.GetHostname(), Port: int(t.GetPort()), IPFamily: t.GetIpFamily(), Data: t.GetData(), ShouldFail: t.GetShouldFail(),
-		}
-	}
-	return req
 }
 
 // Result is the CheckResult fields a probe result fills; empty strings and zero numbers are

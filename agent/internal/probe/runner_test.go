@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"testing"
 	"time"
 
@@ -15,76 +14,6 @@ import (
 	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
-
-func ptr[T any](v T) *T { return &v }
-
-func TestRequest(t *testing.T) {
-	t.Parallel()
-	asserts := []*vantagev1.Assertion{{Type: "TEXT_BODY", Property: "", Comparison: "CONTAINS", Expected: "ok"}}
-	wantAsserts := []check.Assertion{{Type: "TEXT_BODY", Property: "", Comparison: "CONTAINS", Expected: "ok"}}
-	tests := []struct {
-		name string
-		job  *vantagev1.CheckJob
-		want prober.Request
-	}{
-		{
-			name: "http",
-			job: &vantagev1.CheckJob{
-				Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME, TimeoutMs: 2500, Assertions: asserts, Redact: []string{"s3cret"},
-				Spec: &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{
-					Url: "https://example.com/x", Method: "POST", Headers: map[string]string{"X-Key": "s3cret"}, Body: "{}",
-					BasicAuthUsername: ptr("u"), FollowRedirects: true, VerifyTls: true, TextToSearchFor: "ok",
-				}},
-			},
-			want: prober.Request{
-				Kind: check.Uptime, Timeout: 2500 * time.Millisecond, Assertions: wantAsserts, Secrets: []string{"s3cret"},
-				HTTP: prober.HTTPSpec{
-					URL: "https://example.com/x", Method: "POST", Headers: map[string]string{"X-Key": "s3cret"}, Body: "{}",
-					BasicAuth: &prober.BasicAuth{Username: "u"}, FollowRedirects: true, VerifySSL: true, TextToSearchFor: "ok",
-				},
-			},
-		},
-		{
-			name: "http without credentials",
-			job: &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME,
-				Spec: &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{Url: "http://a"}}},
-			want: prober.Request{Kind: check.Uptime, HTTP: prober.HTTPSpec{URL: "http://a"}},
-		},
-		{
-			name: "dns",
-			job: &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_DNS, TimeoutMs: 1000,
-				Spec: &vantagev1.CheckJob_Dns{Dns: &vantagev1.DNSSpec{Domain: "example.com", RecordType: "MX", Resolver: "1.1.1.1:53", Protocol: "TCP"}}},
-			want: prober.Request{Kind: check.DNS, Timeout: time.Second,
-				DNS: prober.DNSSpec{Domain: "example.com", RecordType: "MX", Resolver: "1.1.1.1:53", Protocol: "TCP"}},
-		},
-		{
-			name: "tcp",
-			job: &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_TCP,
-				Spec: &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{Hostname: "h", Port: 25, IpFamily: "IPv6", Data: ptr("EHLO"), ShouldFail: true}}},
-			want: prober.Request{Kind: check.TCP, TCP: prober.TCPSpec{Hostname: "h", Port: 25, IPFamily: "IPv6", Data: "EHLO", ShouldFail: true}},
-		},
-		{
-			name: "browser",
-			job: &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_BROWSER,
-				Spec: &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{Url: "https://b", Headers: map[string]string{"A": "1"}}}},
-			want: prober.Request{Kind: check.Browser,
-				HTTP: prober.HTTPSpec{URL: "https://b", Headers: map[string]string{"A": "1"}, FollowRedirects: true, VerifySSL: true}},
-		},
-		{
-			name: "unknown kind",
-			job:  &vantagev1.CheckJob{},
-			want: prober.Request{},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := probe.Request(tt.job); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("Request =\n%+v\nwant\n%+v", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestResult(t *testing.T) {
 	t.Parallel()
@@ -138,7 +67,7 @@ func TestRun(t *testing.T) {
 	httpRes := r.Run(ctx, &vantagev1.CheckJob{
 		Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME, TimeoutMs: 5000, Redact: []string{"s3cret"},
 		Assertions: []*vantagev1.Assertion{{Type: "TEXT_BODY", Comparison: "CONTAINS", Expected: "hello"}},
-		Spec:       &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{Url: srv.URL, Method: "GET", VerifyTls: true}},
+		Spec:       &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{Url: &srv.URL, Method: "GET", VerifySsl: true}},
 	}, 1)
 	if httpRes == nil || !httpRes.GetPassing() || httpRes.GetResponseCode() != 200 ||
 		httpRes.GetResponseBody() != "hello, key=[REDACTED]" || len(httpRes.GetAssertions()) != 1 || !httpRes.GetAssertions()[0].GetPassed() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // The two benchmarks below make one new loopback connection per operation against the same
@@ -33,15 +34,10 @@ func benchServer(b *testing.B) *httptest.Server {
 func BenchmarkHTTPProbe(b *testing.B) {
 	ts := benchServer(b)
 	p := NewHTTP()
-	req := Request{
-		Kind: check.Uptime,
-		HTTP: HTTPSpec{URL: ts.URL + "/health", FollowRedirects: true, VerifySSL: true, TextToSearchFor: `"ok"`},
-		Assertions: []check.Assertion{
-			{Type: check.JSONBody, Property: "$.checks.db", Comparison: check.Equals, Expected: "up"},
-			{Type: check.ResponseHeaders, Property: "content-type", Comparison: check.Contains, Expected: "json"},
-		},
-		Secrets: []string{"not-in-the-body"},
-	}
+	req := httpJob(&vantagev1.HTTPSpec{Url: ptr(ts.URL + "/health"), FollowRedirects: true, VerifySsl: true, TextToSearchFor: ptr(`"ok"`)},
+		assertion(check.JSONBody, "$.checks.db", check.Equals, "up"),
+		assertion(check.ResponseHeaders, "content-type", check.Contains, "json"))
+	req.Redact = []string{"not-in-the-body"}
 	b.ReportAllocs()
 	for b.Loop() {
 		ctx, cancel := context.WithTimeout(b.Context(), 5*time.Second)

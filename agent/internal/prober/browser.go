@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // Browser stands for the browser prober, which a later change brings (Chromium driven by
@@ -20,9 +21,9 @@ func NewBrowser(...Option) *Browser { return &Browser{} }
 const BrowserNotSupported = "browser checks are not supported by this agent yet"
 
 // Probe fails the attempt with NOT_SUPPORTED.
-func (*Browser) Probe(_ context.Context, req Request) (Result, error) {
+func (*Browser) Probe(_ context.Context, job *vantagev1.CheckJob) (Result, error) {
 	res := Result{Kind: check.Browser}
 	res.failTransport(NotSupported, BrowserNotSupported)
-	res.finish(req, nil)
+	res.finish(job, nil)
 	return res, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // DNS probes DNS checks: one query, recursion desired, EDNS0 with a 1232-byte UDP size, to
@@ -58,29 +59,30 @@ type dnsRecord struct {
 }
 
 // Probe runs one DNS attempt; see DNS.
-func (p *DNS) Probe(ctx context.Context, req Request) (Result, error) {
+func (p *DNS) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error) {
 	res := Result{Kind: check.DNS}
-	compiled, err := assert.CompileAll(check.DNS, req.Assertions)
+	assertions := check.AssertionsOfJob(job.GetAssertions())
+	compiled, err := assert.CompileAll(check.DNS, assertions)
 	if err != nil {
 		res.failTransport(InvalidRequest, "invalid assertion: "+err.Error())
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
-	spec := req.DNS
+	spec := job.GetDns()
 	msg, network, err := dnsQuery(spec)
 	if err != nil {
 		res.failTransport(InvalidRequest, err.Error())
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
-	servers, custom, err := p.resolvers(spec.Resolver)
+	servers, custom, err := p.resolvers(spec.GetResolver())
 	if err != nil {
 		ft := InvalidRequest
 		if !custom {
 			ft = DNSError // the agent's own resolver configuration is unusable
 		}
 		res.failTransport(ft, err.Error())
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
 
@@ -122,7 +124,7 @@ func (p *DNS) Probe(ctx context.Context, req Request) (Result, error) {
 			summary = fmt.Sprintf("timed out after %s waiting for %s", millis(res.ResponseTime), res.Resolver)
 		}
 		res.failTransport(ft, summary)
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
 
@@ -141,12 +143,12 @@ func (p *DNS) Probe(ctx context.Context, req Request) (Result, error) {
 	})
 	res.Assertions = outcomes
 	judgesRcode := false
-	for _, a := range req.Assertions {
+	for _, a := range assertions {
 		judgesRcode = judgesRcode || a.Type == check.DNSResponseCode
 	}
 	switch {
 	case resp.Rcode != dns.RcodeSuccess && !judgesRcode:
-		res.failAssertion(DNSRcode, fmt.Sprintf("%s for %s %s from %s", res.DNSStatus, spec.Domain, strings.ToUpper(spec.RecordType), res.Resolver))
+		res.failAssertion(DNSRcode, fmt.Sprintf("%s for %s %s from %s", res.DNSStatus, spec.GetDomain(), strings.ToUpper(spec.GetRecordType()), res.Resolver))
 	case !assert.AllPassed(outcomes):
 		res.failAssertion(AssertionFailed, assertionSummary(outcomes))
 	default:
@@ -156,28 +158,28 @@ func (p *DNS) Probe(ctx context.Context, req Request) (Result, error) {
 		}
 		res.pass(s)
 	}
-	res.finish(req, []byte(strings.Join(lines, "\n")))
+	res.finish(job, []byte(strings.Join(lines, "\n")))
 	return res, nil
 }
 
 // dnsQuery builds the query message of spec and picks the network.
-func dnsQuery(spec DNSSpec) (*dns.Msg, string, error) {
-	qtype, ok := dnsTypes[strings.ToUpper(spec.RecordType)]
+func dnsQuery(spec *vantagev1.DNSSpec) (*dns.Msg, string, error) {
+	qtype, ok := dnsTypes[strings.ToUpper(spec.GetRecordType())]
 	if !ok {
-		return nil, "", fmt.Errorf("record type %q is not one of A, AAAA, CNAME, MX, NS, SOA, TXT", spec.RecordType)
+		return nil, "", fmt.Errorf("record type %q is not one of A, AAAA, CNAME, MX, NS, SOA, TXT", spec.GetRecordType())
 	}
-	domain := strings.TrimSpace(spec.Domain)
+	domain := strings.TrimSpace(spec.GetDomain())
 	if _, ok := dns.IsDomainName(domain); !ok || domain == "" {
-		return nil, "", fmt.Errorf("%q is not a domain name", spec.Domain)
+		return nil, "", fmt.Errorf("%q is not a domain name", spec.GetDomain())
 	}
 	var network string
-	switch strings.ToUpper(spec.Protocol) {
+	switch strings.ToUpper(spec.GetProtocol()) {
 	case "", "UDP":
 		network = "udp"
 	case "TCP":
 		network = "tcp"
 	default:
-		return nil, "", fmt.Errorf("protocol %q is not UDP or TCP", spec.Protocol)
+		return nil, "", fmt.Errorf("protocol %q is not UDP or TCP", spec.GetProtocol())
 	}
 	msg := new(dns.Msg)
 	msg.SetQuestion(dns.Fqdn(domain), qtype)

@@ -12,10 +12,15 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-func dnsReq(resolver, domain, recordType, protocol string, as ...check.Assertion) Request {
-	return Request{Kind: check.DNS, DNS: DNSSpec{Domain: domain, RecordType: recordType, Resolver: resolver, Protocol: protocol}, Assertions: as}
+func dnsReq(resolver, domain, recordType, protocol string, as ...*vantagev1.Assertion) *vantagev1.CheckJob {
+	spec := &vantagev1.DNSSpec{Domain: domain, RecordType: recordType, Protocol: protocol}
+	if resolver != "" {
+		spec.Resolver = &resolver
+	}
+	return &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_DNS, Spec: &vantagev1.CheckJob_Dns{Dns: spec}, Assertions: as}
 }
 
 func TestDNSRecordTypes(t *testing.T) {
@@ -287,7 +292,7 @@ func TestDNSPrivateResolver(t *testing.T) {
 func TestDNSInvalidRequest(t *testing.T) {
 	t.Parallel()
 	p := NewDNS()
-	for name, req := range map[string]Request{
+	for name, req := range map[string]*vantagev1.CheckJob{
 		"record type":  dnsReq("127.0.0.1:53", "example.test", "PTR", "UDP"),
 		"empty domain": dnsReq("127.0.0.1:53", "", "A", "UDP"),
 		"bad domain":   dnsReq("127.0.0.1:53", "a..b", "A", "UDP"),

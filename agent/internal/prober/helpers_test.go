@@ -18,16 +18,16 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-// run probes req with p under a deadline of timeout, as the worker does, and fails the test if
+// run probes job with p under a deadline of timeout, as the worker does, and fails the test if
 // the prober reports an agent-side error.
-func run(t *testing.T, p Prober, req Request, timeout time.Duration) Result {
+func run(t *testing.T, p Prober, job *vantagev1.CheckJob, timeout time.Duration) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	defer cancel()
-	res, err := p.Probe(ctx, req)
+	res, err := p.Probe(ctx, job)
 	if err != nil {
 		t.Fatalf("Probe: %v", err)
 	}
@@ -67,9 +67,11 @@ func wantSummary(t *testing.T, res Result, parts ...string) {
 	}
 }
 
-func assertion(typ, property, comparison, expected string) check.Assertion {
-	return check.Assertion{Type: typ, Property: property, Comparison: comparison, Expected: expected}
+func assertion(typ, property, comparison, expected string) *vantagev1.Assertion {
+	return &vantagev1.Assertion{Type: typ, Property: property, Comparison: comparison, Expected: expected}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // closedPort returns a loopback address on which nothing listens.
 func closedPort(t *testing.T) (string, int) {

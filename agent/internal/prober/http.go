@@ -18,6 +18,7 @@ import (
 
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // HTTP probes uptime checks: one HTTP request (and its redirects) over new connections.
@@ -52,24 +53,24 @@ func NewHTTP(opts ...Option) *HTTP { return &HTTP{opts: newOptions(opts)} }
 var httpMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // Probe runs one HTTP attempt; see HTTP.
-func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
-	kind := req.Kind
+func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error) {
+	kind := check.KindOfJob(job.GetKind())
 	if kind == "" {
 		kind = check.Uptime
 	}
 	res := Result{Kind: kind}
-	compiled, err := assert.CompileAll(kind, req.Assertions)
+	compiled, err := assert.CompileAll(kind, check.AssertionsOfJob(job.GetAssertions()))
 	if err != nil {
 		res.failTransport(InvalidRequest, "invalid assertion: "+err.Error())
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
-	spec := req.HTTP
+	spec := job.GetHttp()
 	trace := &httpTrace{start: time.Now()}
 	hreq, err := newHTTPRequest(httptrace.WithClientTrace(ctx, trace.clientTrace()), spec)
 	if err != nil {
 		res.failTransport(InvalidRequest, err.Error())
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
 
@@ -77,7 +78,7 @@ func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
 		Proxy:       nil,
 		DialContext: p.opts.dialer(true).DialContext,
 		// verify_ssl false is the user's explicit choice for this check.
-		TLSClientConfig:        &tls.Config{InsecureSkipVerify: !spec.VerifySSL, RootCAs: p.opts.rootCAs},
+		TLSClientConfig:        &tls.Config{InsecureSkipVerify: !spec.GetVerifySsl(), RootCAs: p.opts.rootCAs},
 		ForceAttemptHTTP2:      true,
 		DisableKeepAlives:      true,
 		MaxResponseHeaderBytes: 1 << 20,
@@ -86,7 +87,7 @@ func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
 	client := &http.Client{
 		Transport: transport,
 		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
-			if !spec.FollowRedirects {
+			if !spec.GetFollowRedirects() {
 				return http.ErrUseLastResponse
 			}
 			if len(via) > MaxRedirects {
@@ -114,7 +115,7 @@ func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
 			summary = strings.TrimSpace(fmt.Sprintf("timed out after %s %s", millis(res.ResponseTime), trace.currentPhase()))
 		}
 		res.failTransport(ft, summary)
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
 	defer resp.Body.Close()
@@ -137,7 +138,7 @@ func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
 			summary = fmt.Sprintf("timed out after %s while reading the body (HTTP %d)", millis(res.ResponseTime), resp.StatusCode)
 		}
 		res.failTransport(ft, summary)
-		res.finish(req, body)
+		res.finish(job, body)
 		return res, nil
 	}
 
@@ -152,43 +153,45 @@ func (p *HTTP) Probe(ctx context.Context, req Request) (Result, error) {
 	switch {
 	case resp.StatusCode >= 400:
 		res.failAssertion(HTTPStatus, "HTTP "+resp.Status)
-	case spec.TextToSearchFor != "" && !strings.Contains(string(body), spec.TextToSearchFor):
-		res.failAssertion(TextNotFound, fmt.Sprintf("text %q not found in the body", spec.TextToSearchFor))
+	case spec.GetTextToSearchFor() != "" && !strings.Contains(string(body), spec.GetTextToSearchFor()):
+		res.failAssertion(TextNotFound, fmt.Sprintf("text %q not found in the body", spec.GetTextToSearchFor()))
 	case !assert.AllPassed(outcomes):
 		res.failAssertion(AssertionFailed, assertionSummary(outcomes))
 	default:
 		res.pass(fmt.Sprintf("HTTP %s in %s", resp.Status, millis(res.ResponseTime)))
 	}
-	res.finish(req, body)
+	res.finish(job, body)
 	return res, nil
 }
 
-// newHTTPRequest builds the request of spec, or says why it cannot be built.
-func newHTTPRequest(ctx context.Context, spec HTTPSpec) (*http.Request, error) {
-	u, err := url.Parse(strings.TrimSpace(spec.URL))
+// newHTTPRequest builds the request of spec, or says why it cannot be built. Headers are sent
+// as given: a User-Agent replaces the default, a Host sets the request's host. Basic
+// credentials are sent when either part is set, empty strings as they are.
+func newHTTPRequest(ctx context.Context, spec *vantagev1.HTTPSpec) (*http.Request, error) {
+	u, err := url.Parse(strings.TrimSpace(spec.GetUrl()))
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("invalid URL %q: the scheme must be http or https", spec.URL)
+		return nil, fmt.Errorf("invalid URL %q: the scheme must be http or https", spec.GetUrl())
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("invalid URL %q: no host", spec.URL)
+		return nil, fmt.Errorf("invalid URL %q: no host", spec.GetUrl())
 	}
-	method := cmpOr(strings.ToUpper(spec.Method), http.MethodGet)
+	method := cmpOr(strings.ToUpper(spec.GetMethod()), http.MethodGet)
 	if !slices.Contains(httpMethods, method) {
-		return nil, fmt.Errorf("method %q is not one of %s", spec.Method, strings.Join(httpMethods, ", "))
+		return nil, fmt.Errorf("method %q is not one of %s", spec.GetMethod(), strings.Join(httpMethods, ", "))
 	}
 	var body io.Reader
-	if spec.Body != "" {
-		body = strings.NewReader(spec.Body) // a strings.Reader lets 307/308 redirects resend it
+	if spec.GetBody() != "" {
+		body = strings.NewReader(spec.GetBody()) // a strings.Reader lets 307/308 redirects resend it
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
 		return nil, fmt.Errorf("invalid request: %w", err)
 	}
 	hreq.Header.Set("User-Agent", UserAgent)
-	for name, value := range spec.Headers {
+	for name, value := range spec.GetHeaders() {
 		if !httpguts.ValidHeaderFieldName(name) {
 			return nil, fmt.Errorf("invalid header name %q", name)
 		}
@@ -201,8 +204,8 @@ func newHTTPRequest(ctx context.Context, spec HTTPSpec) (*http.Request, error) {
 		}
 		hreq.Header.Set(name, value)
 	}
-	if a := spec.BasicAuth; a != nil {
-		hreq.SetBasicAuth(a.Username, a.Password)
+	if spec.AuthUsername != nil || spec.AuthPassword != nil {
+		hreq.SetBasicAuth(spec.GetAuthUsername(), spec.GetAuthPassword())
 	}
 	return hreq, nil
 }

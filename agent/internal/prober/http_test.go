@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // testMux is the HTTP test target. Paths:
@@ -107,8 +108,14 @@ func newHTTPServer(t *testing.T) *httptest.Server {
 	return ts
 }
 
-func uptime(url string) Request {
-	return Request{Kind: check.Uptime, HTTP: HTTPSpec{URL: url, FollowRedirects: true, VerifySSL: true}}
+func uptime(url string) *vantagev1.CheckJob {
+	return &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME,
+		Spec: &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{Url: &url, FollowRedirects: true, VerifySsl: true}}}
+}
+
+// httpJob is an uptime job of spec.
+func httpJob(spec *vantagev1.HTTPSpec, as ...*vantagev1.Assertion) *vantagev1.CheckJob {
+	return &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME, Spec: &vantagev1.CheckJob_Http{Http: spec}, Assertions: as}
 }
 
 func TestHTTPStatus(t *testing.T) {
@@ -167,7 +174,7 @@ func TestHTTPRedirects(t *testing.T) {
 	t.Run("not followed", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/redirect/3")
-		req.HTTP.FollowRedirects = false
+		req.GetHttp().FollowRedirects = false
 		res := run(t, p, req, 5*time.Second)
 		wantPass(t, res)
 		if res.ResponseCode != http.StatusFound {
@@ -189,9 +196,9 @@ func TestHTTPRedirects(t *testing.T) {
 	t.Run("307 resends the body", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/r307")
-		req.HTTP.Method = "POST"
-		req.HTTP.Body = `{"hello":"world"}`
-		req.Assertions = []check.Assertion{
+		req.GetHttp().Method = "POST"
+		req.GetHttp().Body = ptr(`{"hello":"world"}`)
+		req.Assertions = []*vantagev1.Assertion{
 			assertion(check.JSONBody, "$.method", check.Equals, "POST"),
 			assertion(check.JSONBody, "$.body", check.Equals, `{"hello":"world"}`),
 		}
@@ -273,7 +280,7 @@ func TestHTTPTLS(t *testing.T) {
 	t.Run("verify_ssl false passes", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/status/200")
-		req.HTTP.VerifySSL = false
+		req.GetHttp().VerifySsl = false
 		res := run(t, NewHTTP(), req, 5*time.Second)
 		wantPass(t, res)
 		if !res.CertNotAfter.Equal(serverCert.NotAfter) {
@@ -306,7 +313,7 @@ func TestHTTPTLS(t *testing.T) {
 	t.Run("expired certificate with verify_ssl false passes", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(old.URL + "/status/200")
-		req.HTTP.VerifySSL = false
+		req.GetHttp().VerifySsl = false
 		res := run(t, NewHTTP(), req, 5*time.Second)
 		wantPass(t, res)
 		if !res.CertNotAfter.Equal(expired.Leaf.NotAfter) {
@@ -339,7 +346,7 @@ func TestHTTPBody(t *testing.T) {
 	t.Run("stored body is cut", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(fmt.Sprintf("%s/size/%d", ts.URL, 100<<10))
-		req.Assertions = []check.Assertion{assertion(check.TextBody, "", check.Contains, strings.Repeat("a", 100<<10))}
+		req.Assertions = []*vantagev1.Assertion{assertion(check.TextBody, "", check.Contains, strings.Repeat("a", 100<<10))}
 		res := run(t, p, req, 5*time.Second)
 		wantPass(t, res) // assertions see the whole body read
 		if len(res.ResponseBody) != MaxBodyStored || res.BodyAvailability != BodyAvailable {
@@ -349,14 +356,14 @@ func TestHTTPBody(t *testing.T) {
 	t.Run("read is capped", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(fmt.Sprintf("%s/size/%d", ts.URL, MaxBodyRead+10))
-		req.HTTP.TextToSearchFor = strings.Repeat("a", MaxBodyRead+1)
+		req.GetHttp().TextToSearchFor = ptr(strings.Repeat("a", MaxBodyRead+1))
 		res := run(t, p, req, 10*time.Second)
 		wantFail(t, res, SourceAssertion, TextNotFound)
 	})
 	t.Run("json cut at the read limit", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(fmt.Sprintf("%s/size/%d", ts.URL, MaxBodyRead+10))
-		req.Assertions = []check.Assertion{assertion(check.JSONBody, "$.a", check.Null, "")}
+		req.Assertions = []*vantagev1.Assertion{assertion(check.JSONBody, "$.a", check.Null, "")}
 		res := run(t, p, req, 10*time.Second)
 		wantFail(t, res, SourceAssertion, AssertionFailed)
 		wantSummary(t, res, "not valid JSON", "cut at the read limit")
@@ -364,7 +371,7 @@ func TestHTTPBody(t *testing.T) {
 	t.Run("HEAD has no body", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/size/100")
-		req.HTTP.Method = "HEAD"
+		req.GetHttp().Method = "HEAD"
 		res := run(t, p, req, 5*time.Second)
 		wantPass(t, res)
 		if res.ResponseBody != "" || res.BodyAvailability != BodyAvailable {
@@ -388,17 +395,17 @@ func TestHTTPTextToSearchFor(t *testing.T) {
 	ts := newHTTPServer(t)
 	p := NewHTTP()
 	req := uptime(ts.URL + "/json")
-	req.HTTP.TextToSearchFor = `"status":"ok"`
+	req.GetHttp().TextToSearchFor = ptr(`"status":"ok"`)
 	wantPass(t, run(t, p, req, 5*time.Second))
 
-	req.HTTP.TextToSearchFor = "STATUS"
+	req.GetHttp().TextToSearchFor = ptr("STATUS")
 	res := run(t, p, req, 5*time.Second)
 	wantFail(t, res, SourceAssertion, TextNotFound)
 	wantSummary(t, res, `text "STATUS" not found`)
 
 	// A bad status is reported first.
 	req = uptime(ts.URL + "/status/500")
-	req.HTTP.TextToSearchFor = "nowhere"
+	req.GetHttp().TextToSearchFor = ptr("nowhere")
 	wantFail(t, run(t, p, req, 5*time.Second), SourceAssertion, HTTPStatus)
 }
 
@@ -409,7 +416,7 @@ func TestHTTPRequestShape(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/echo")
-		req.Assertions = []check.Assertion{
+		req.Assertions = []*vantagev1.Assertion{
 			assertion(check.JSONBody, "$.method", check.Equals, "GET"),
 			assertion(check.JSONBody, "$.ua", check.Equals, UserAgent),
 			assertion(check.JSONBody, "$.has_auth", check.False, ""),
@@ -421,10 +428,10 @@ func TestHTTPRequestShape(t *testing.T) {
 		t.Run(method, func(t *testing.T) {
 			t.Parallel()
 			req := uptime(ts.URL + "/echo")
-			req.HTTP.Method = method
-			req.HTTP.Body = "payload " + method
-			req.HTTP.Headers = map[string]string{"X-Custom": "custom value", "User-Agent": "mine/2", "Host": "status.example.com"}
-			req.Assertions = []check.Assertion{
+			req.GetHttp().Method = method
+			req.GetHttp().Body = ptr("payload " + method)
+			req.GetHttp().Headers = map[string]string{"X-Custom": "custom value", "User-Agent": "mine/2", "Host": "status.example.com"}
+			req.Assertions = []*vantagev1.Assertion{
 				assertion(check.JSONBody, "$.method", check.Equals, method),
 				assertion(check.JSONBody, "$.body", check.Equals, "payload "+method),
 				assertion(check.JSONBody, "$.x_custom", check.Equals, "custom value"),
@@ -438,9 +445,9 @@ func TestHTTPRequestShape(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/auth")
 		wantFail(t, run(t, p, req, 5*time.Second), SourceAssertion, HTTPStatus)
-		req.HTTP.BasicAuth = &BasicAuth{Username: "vantage", Password: "wrong"}
+		req.GetHttp().AuthUsername, req.GetHttp().AuthPassword = ptr("vantage"), ptr("wrong")
 		wantFail(t, run(t, p, req, 5*time.Second), SourceAssertion, HTTPStatus)
-		req.HTTP.BasicAuth = &BasicAuth{Username: "vantage", Password: "s3cret"}
+		req.GetHttp().AuthUsername, req.GetHttp().AuthPassword = ptr("vantage"), ptr("s3cret")
 		res := run(t, p, req, 5*time.Second)
 		wantPass(t, res)
 		if res.ResponseBody != "welcome" {
@@ -450,8 +457,8 @@ func TestHTTPRequestShape(t *testing.T) {
 	t.Run("basic auth empty user", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/echo")
-		req.HTTP.BasicAuth = &BasicAuth{Username: "", Password: "pw"}
-		req.Assertions = []check.Assertion{
+		req.GetHttp().AuthUsername, req.GetHttp().AuthPassword = ptr(""), ptr("pw")
+		req.Assertions = []*vantagev1.Assertion{
 			assertion(check.JSONBody, "$.has_auth", check.True, ""),
 			assertion(check.JSONBody, "$.user", check.Empty, ""),
 			assertion(check.JSONBody, "$.pass", check.Equals, "pw"),
@@ -464,7 +471,7 @@ func TestHTTPAssertions(t *testing.T) {
 	t.Parallel()
 	ts := newHTTPServer(t)
 	p := NewHTTP()
-	passing := map[string][]check.Assertion{
+	passing := map[string][]*vantagev1.Assertion{
 		"/json": {
 			assertion(check.JSONBody, "$.status", check.Equals, "ok"),
 			assertion(check.JSONBody, "$.checks.cache", check.NotEquals, "up"),
@@ -499,7 +506,7 @@ func TestHTTPAssertions(t *testing.T) {
 				t.Fatalf("%d outcomes for %d assertions", len(res.Assertions), len(as))
 			}
 			for i, o := range res.Assertions {
-				if o.Assertion != as[i] {
+				if o.Assertion != check.AssertionsOfJob(as)[i] {
 					t.Errorf("outcome %d is for %+v, want %+v", i, o.Assertion, as[i])
 				}
 			}
@@ -508,7 +515,7 @@ func TestHTTPAssertions(t *testing.T) {
 	t.Run("fail", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/json")
-		req.Assertions = []check.Assertion{
+		req.Assertions = []*vantagev1.Assertion{
 			assertion(check.JSONBody, "$.status", check.Equals, "ok"),
 			assertion(check.JSONBody, "$.checks.cache", check.Equals, "up"),
 			assertion(check.HTMLBody, "h1", check.NotNull, ""),
@@ -530,7 +537,7 @@ func TestHTTPAssertions(t *testing.T) {
 	t.Run("judged on a failing status too", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/status/503")
-		req.Assertions = []check.Assertion{assertion(check.TextBody, "", check.Contains, "503")}
+		req.Assertions = []*vantagev1.Assertion{assertion(check.TextBody, "", check.Contains, "503")}
 		res := run(t, p, req, 5*time.Second)
 		wantFail(t, res, SourceAssertion, HTTPStatus)
 		if len(res.Assertions) != 1 || !res.Assertions[0].Passed {
@@ -544,10 +551,10 @@ func TestHTTPSecretsRedacted(t *testing.T) {
 	ts := newHTTPServer(t)
 	const secret = "tok-9f8e7d6c5b4a"
 	req := uptime(ts.URL + "/echo")
-	req.HTTP.Headers = map[string]string{"X-Token": secret}
-	req.HTTP.BasicAuth = &BasicAuth{Username: "svc", Password: "pw-" + secret}
-	req.Secrets = []string{secret, "", "pw-" + secret}
-	req.Assertions = []check.Assertion{assertion(check.JSONBody, "$.token", check.Equals, "something else")}
+	req.GetHttp().Headers = map[string]string{"X-Token": secret}
+	req.GetHttp().AuthUsername, req.GetHttp().AuthPassword = ptr("svc"), ptr("pw-"+secret)
+	req.Redact = []string{secret, "", "pw-" + secret}
+	req.Assertions = []*vantagev1.Assertion{assertion(check.JSONBody, "$.token", check.Equals, "something else")}
 	res := run(t, NewHTTP(), req, 5*time.Second)
 	wantFail(t, res, SourceAssertion, AssertionFailed)
 	basic := base64.StdEncoding.EncodeToString([]byte("svc:pw-" + secret))
@@ -574,7 +581,7 @@ func TestHTTPSecretsRedacted(t *testing.T) {
 		}))
 		t.Cleanup(srv.Close)
 		req := uptime(srv.URL)
-		req.Secrets = []string{long}
+		req.Redact = []string{long}
 		res := run(t, NewHTTP(), req, 5*time.Second)
 		if strings.Contains(res.ResponseBody, "SECRE") {
 			t.Errorf("the stored body ends with part of the secret: %q", res.ResponseBody[len(res.ResponseBody)-20:])
@@ -626,17 +633,18 @@ func TestHTTPDNSError(t *testing.T) {
 func TestHTTPInvalidRequest(t *testing.T) {
 	t.Parallel()
 	p := NewHTTP()
-	for name, req := range map[string]Request{
-		"scheme":       uptime("ftp://127.0.0.1/"),
-		"no host":      uptime("http:///path"),
-		"unparseable":  uptime("http://[::1"),
-		"method":       {Kind: check.Uptime, HTTP: HTTPSpec{URL: "http://127.0.0.1/", Method: "TRACE"}},
-		"header name":  {Kind: check.Uptime, HTTP: HTTPSpec{URL: "http://127.0.0.1/", Headers: map[string]string{"Bad Name": "x"}}},
-		"header value": {Kind: check.Uptime, HTTP: HTTPSpec{URL: "http://127.0.0.1/", Headers: map[string]string{"X-A": "a\r\nX-B: b"}}},
-		"assertion": {Kind: check.Uptime, HTTP: HTTPSpec{URL: "http://127.0.0.1/"},
-			Assertions: []check.Assertion{assertion(check.JSONBody, "$[", check.NotNull, "")}},
-		"assertion of another kind": {Kind: check.Uptime, HTTP: HTTPSpec{URL: "http://127.0.0.1/"},
-			Assertions: []check.Assertion{assertion(check.DNSResponseCode, "status", check.Equals, "NOERROR")}},
+	for name, req := range map[string]*vantagev1.CheckJob{
+		"scheme":           uptime("ftp://127.0.0.1/"),
+		"no host":          uptime("http:///path"),
+		"unparseable":      uptime("http://[::1"),
+		"method":           httpJob(&vantagev1.HTTPSpec{Url: ptr("http://127.0.0.1/"), Method: "TRACE"}),
+		"header name":      httpJob(&vantagev1.HTTPSpec{Url: ptr("http://127.0.0.1/"), Headers: map[string]string{"Bad Name": "x"}}),
+		"header value":     httpJob(&vantagev1.HTTPSpec{Url: ptr("http://127.0.0.1/"), Headers: map[string]string{"X-A": "a\r\nX-B: b"}}),
+		"no specification": {Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME},
+		"assertion": httpJob(&vantagev1.HTTPSpec{Url: ptr("http://127.0.0.1/")},
+			assertion(check.JSONBody, "$[", check.NotNull, "")),
+		"assertion of another kind": httpJob(&vantagev1.HTTPSpec{Url: ptr("http://127.0.0.1/")},
+			assertion(check.DNSResponseCode, "status", check.Equals, "NOERROR")),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -650,10 +658,11 @@ func TestRunnerDispatch(t *testing.T) {
 	ts := newHTTPServer(t)
 	r := New()
 	wantPass(t, run(t, r, uptime(ts.URL+"/status/200"), 5*time.Second))
-	res := run(t, r, Request{Kind: check.Browser, HTTP: HTTPSpec{URL: ts.URL}}, 5*time.Second)
+	res := run(t, r, &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_BROWSER,
+		Spec: &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{Url: ptr(ts.URL)}}}, 5*time.Second)
 	wantFail(t, res, SourceTransport, NotSupported)
 	if res.ResultSummary != "browser checks are not supported by this agent yet" || res.Kind != check.Browser {
 		t.Errorf("got %+v", res)
 	}
-	wantFail(t, run(t, r, Request{Kind: "PING"}, time.Second), SourceTransport, InvalidRequest)
+	wantFail(t, run(t, r, &vantagev1.CheckJob{Kind: 99}, time.Second), SourceTransport, InvalidRequest)
 }

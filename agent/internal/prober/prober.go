@@ -2,8 +2,8 @@
 // after. There is one prober per check kind, one file each (http.go, dns.go, tcp.go,
 // browser.go), all behind one signature, [Prober].
 //
-// The caller sets the attempt's deadline once, in ctx (context.WithTimeout with the check's
-// timeout, [Request.Timeout]); probers only honour ctx. A target that fails — refuses the
+// The caller sets the attempt's deadline once, in ctx (context.WithTimeout with the job's
+// timeout_ms); probers only honour ctx. A target that fails — refuses the
 // connection, times out, answers 503, fails an assertion — gives a [Result] with Passing false
 // and a classified FailureSource and FailureType, never an error. Probe returns an error only
 // when the agent itself could not finish the attempt because ctx was cancelled (the agent is
@@ -19,74 +19,15 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-// Prober runs one attempt of a check.
+// Prober runs one attempt of a check. The job is the decoded job exactly as the control plane
+// built it (pkg/check Job): environment variables already substituted, secrets to redact in its
+// redact list. Probers read the specification of their kind from it (job.GetHttp(), GetDns(),
+// GetTcp(), GetBrowser()) and the assertions with check.AssertionsOfJob.
 type Prober interface {
-	Probe(ctx context.Context, req Request) (Result, error)
-}
-
-// Request is what an attempt needs: exactly what a job carries, with environment variables
-// already substituted by the control plane. The job's protobuf maps one to one onto it.
-type Request struct {
-	Kind check.Kind
-	// Timeout is the check's timeout. The caller turns it into the deadline of ctx; probers do
-	// not read it.
-	Timeout    time.Duration
-	Assertions []check.Assertion
-	// Secrets are the values of the secret variables the check references. Every occurrence is
-	// replaced with "[REDACTED]" in what the result stores (supplement §2.11).
-	Secrets []string
-
-	HTTP HTTPSpec // UPTIME (and URL-based BROWSER)
-	DNS  DNSSpec  // DNS
-	TCP  TCPSpec  // TCP
-}
-
-// HTTPSpec describes an uptime check's request.
-type HTTPSpec struct {
-	URL     string
-	Method  string            // GET, HEAD, POST, PUT, PATCH, DELETE; "" is GET
-	Headers map[string]string // sent as given; a User-Agent here replaces the default, a Host sets the request's host
-	Body    string
-	// BasicAuth is nil when the check has no credentials; empty strings are sent as they are.
-	BasicAuth *BasicAuth
-	// FollowRedirects follows up to MaxRedirects redirects; when false the first response is
-	// judged, and a 3xx passes. The API's default is true; the job always carries the value.
-	FollowRedirects bool
-	// VerifySSL fails the attempt on an invalid certificate. The API's default is true; the job
-	// always carries the value.
-	VerifySSL bool
-	// TextToSearchFor, when not empty, must appear in the body (case-sensitive).
-	TextToSearchFor string
-}
-
-// BasicAuth is HTTP Basic credentials.
-type BasicAuth struct {
-	Username string
-	Password string
-}
-
-// DNSSpec describes a DNS check's query.
-type DNSSpec struct {
-	Domain     string
-	RecordType string // A, AAAA, CNAME, MX, NS, SOA, TXT
-	// Resolver is host:port ([v6]:port for IPv6; a missing port means 53), or "" for the
-	// system's resolvers from resolv.conf.
-	Resolver string
-	Protocol string // UDP or TCP; "" is UDP
-}
-
-// TCPSpec describes a TCP check's connection.
-type TCPSpec struct {
-	Hostname string
-	Port     int
-	IPFamily string // IPv4 or IPv6; "" is IPv4
-	// Data is sent right after connecting; the reply is then read (see tcp.go).
-	Data string
-	// ShouldFail inverts the verdict: a connection that cannot be made passes, one that is made
-	// fails with UNEXPECTED_CONNECTION.
-	ShouldFail bool
+	Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error)
 }
 
 // Limits and fixed values of the probers.
@@ -169,15 +110,16 @@ func New(opts ...Option) *Runner {
 	}}
 }
 
-// Probe runs req with the prober of req.Kind.
-func (r *Runner) Probe(ctx context.Context, req Request) (Result, error) {
-	p, ok := r.probers[req.Kind]
+// Probe runs job with the prober of its kind.
+func (r *Runner) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error) {
+	kind := check.KindOfJob(job.GetKind())
+	p, ok := r.probers[kind]
 	if !ok {
-		res := Result{Kind: req.Kind}
-		res.failTransport(InvalidRequest, fmt.Sprintf("unknown check kind %q", req.Kind))
+		res := Result{Kind: kind}
+		res.failTransport(InvalidRequest, fmt.Sprintf("unknown check kind %s", job.GetKind()))
 		return res, nil
 	}
-	return p.Probe(ctx, req)
+	return p.Probe(ctx, job)
 }
 
 // ErrCancelled is returned (wrapped) by Probe when ctx was cancelled before the attempt could

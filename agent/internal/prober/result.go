@@ -11,6 +11,7 @@ import (
 
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // Result is everything an attempt can tell about its target: the fields of a result record
@@ -153,10 +154,10 @@ func assertionSummary(outcomes []assert.Outcome) string {
 	return fmt.Sprintf("assertion failed: %s (and %d more)", first, failed-1)
 }
 
-// finish stores body as the response body (nil: none was recorded), redacts the secrets of req
+// finish stores body as the response body (nil: none was recorded), redacts the secrets of job
 // from every text field, and makes every text field valid UTF-8 of bounded size.
-func (r *Result) finish(req Request, body []byte) {
-	redact := newRedactor(req)
+func (r *Result) finish(job *vantagev1.CheckJob, body []byte) {
+	redact := newRedactor(job)
 	if body == nil {
 		r.BodyAvailability = BodyNotRecorded
 		r.ResponseBody = ""
@@ -174,13 +175,13 @@ func (r *Result) finish(req Request, body []byte) {
 	}
 }
 
-// newRedactor returns a function replacing every secret of req with Redacted. Longer secrets
+// newRedactor returns a function replacing every secret of job (its redact list) with Redacted. Longer secrets
 // are matched first, so a secret containing another is hidden whole. Besides the plain values it
 // hides the Basic credentials' base64 form when they contain a secret, since servers echo the
 // Authorization header.
-func newRedactor(req Request) func(string) string {
+func newRedactor(job *vantagev1.CheckJob) func(string) string {
 	var secrets []string
-	for _, s := range req.Secrets {
+	for _, s := range job.GetRedact() {
 		if s != "" && !slices.Contains(secrets, s) {
 			secrets = append(secrets, s)
 		}
@@ -188,10 +189,11 @@ func newRedactor(req Request) func(string) string {
 	if len(secrets) == 0 {
 		return func(s string) string { return s }
 	}
-	if a := req.HTTP.BasicAuth; a != nil {
+	if h := job.GetHttp(); h != nil && (h.AuthUsername != nil || h.AuthPassword != nil) {
+		user, pass := h.GetAuthUsername(), h.GetAuthPassword()
 		for _, s := range secrets {
-			if strings.Contains(a.Username, s) || strings.Contains(a.Password, s) {
-				secrets = append(secrets, base64.StdEncoding.EncodeToString([]byte(a.Username+":"+a.Password)))
+			if strings.Contains(user, s) || strings.Contains(pass, s) {
+				secrets = append(secrets, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 				break
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // TCP probes TCP checks.
@@ -45,25 +46,27 @@ var _ Prober = (*TCP)(nil)
 func NewTCP(opts ...Option) *TCP { return &TCP{opts: newOptions(opts)} }
 
 // Probe runs one TCP attempt; see TCP.
-func (p *TCP) Probe(ctx context.Context, req Request) (Result, error) {
+func (p *TCP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error) {
 	res := Result{Kind: check.TCP}
-	compiled, err := assert.CompileAll(check.TCP, req.Assertions)
+	assertions := check.AssertionsOfJob(job.GetAssertions())
+	compiled, err := assert.CompileAll(check.TCP, assertions)
 	if err != nil {
 		res.failTransport(InvalidRequest, "invalid assertion: "+err.Error())
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
-	spec := req.TCP
+	spec := job.GetTcp()
 	network, lookup, err := tcpFamily(spec)
 	if err != nil {
 		res.failTransport(InvalidRequest, err.Error())
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
-	target := net.JoinHostPort(spec.Hostname, strconv.Itoa(spec.Port))
+	port := int(spec.GetPort())
+	target := net.JoinHostPort(spec.GetHostname(), strconv.Itoa(port))
 
 	start := time.Now()
-	addrs, looked, err := p.resolve(ctx, spec.Hostname, lookup)
+	addrs, looked, err := p.resolve(ctx, spec.GetHostname(), lookup)
 	if looked {
 		res.Timings.DNS = time.Since(start)
 	}
@@ -81,12 +84,12 @@ func (p *TCP) Probe(ctx context.Context, req Request) (Result, error) {
 		}
 		res.TCPStatus = TCPDNSError
 		res.failTransport(ft, describe(ft, err))
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
 
 	connStart := time.Now()
-	conn, err := p.connect(ctx, network, addrs, spec.Port)
+	conn, err := p.connect(ctx, network, addrs, port)
 	res.Timings.Connect = time.Since(connStart)
 	if err != nil {
 		if cerr := cancelled(ctx); cerr != nil {
@@ -102,31 +105,31 @@ func (p *TCP) Probe(ctx context.Context, req Request) (Result, error) {
 		}
 		switch ft {
 		case ConnectionRefused, Timeout, HostUnreachable, ConnectionReset, ConnectionError:
-			if spec.ShouldFail {
+			if spec.GetShouldFail() {
 				res.pass("connection to " + target + " failed as expected: " + summary)
-				res.finish(req, nil)
+				res.finish(job, nil)
 				return res, nil
 			}
 		}
 		res.failTransport(ft, summary)
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
 	defer conn.Close()
 	res.TCPStatus = TCPConnected
-	if spec.ShouldFail {
+	if spec.GetShouldFail() {
 		res.ResponseTime = time.Since(start)
 		res.Timings.Total = res.ResponseTime
 		res.failAssertion(UnexpectedConnection, fmt.Sprintf("connected to %s, but the check expects the connection to fail", conn.RemoteAddr()))
-		res.finish(req, nil)
+		res.finish(job, nil)
 		return res, nil
 	}
 
 	expectReply := false
-	for _, a := range req.Assertions {
+	for _, a := range assertions {
 		expectReply = expectReply || a.Type == check.TCPResponseData
 	}
-	ex := p.exchange(ctx, conn, []byte(spec.Data), expectReply)
+	ex := p.exchange(ctx, conn, []byte(spec.GetData()), expectReply)
 	end := time.Now()
 	if cerr := cancelled(ctx); cerr != nil {
 		return Result{}, cerr
@@ -148,7 +151,7 @@ func (p *TCP) Probe(ctx context.Context, req Request) (Result, error) {
 			}
 			res.failTransport(ft, describe(ft, ex.err))
 		}
-		res.finish(req, body)
+		res.finish(job, body)
 		return res, nil
 	}
 
@@ -163,7 +166,7 @@ func (p *TCP) Probe(ctx context.Context, req Request) (Result, error) {
 		}
 		res.pass(s)
 	}
-	res.finish(req, body)
+	res.finish(job, body)
 	return res, nil
 }
 
@@ -171,20 +174,20 @@ func (p *TCP) Probe(ctx context.Context, req Request) (Result, error) {
 var errFamily = errors.New("address family mismatch")
 
 // tcpFamily validates spec and returns the socket network and the lookup network.
-func tcpFamily(spec TCPSpec) (network, lookup string, err error) {
-	if strings.TrimSpace(spec.Hostname) == "" {
+func tcpFamily(spec *vantagev1.TCPSpec) (network, lookup string, err error) {
+	if strings.TrimSpace(spec.GetHostname()) == "" {
 		return "", "", errors.New("no hostname")
 	}
-	if spec.Port < 1 || spec.Port > 65535 {
-		return "", "", fmt.Errorf("port %d is not in 1..65535", spec.Port)
+	if spec.GetPort() < 1 || spec.GetPort() > 65535 {
+		return "", "", fmt.Errorf("port %d is not in 1..65535", spec.GetPort())
 	}
-	switch spec.IPFamily {
+	switch spec.GetIpFamily() {
 	case "", "IPv4":
 		return "tcp4", "ip4", nil
 	case "IPv6":
 		return "tcp6", "ip6", nil
 	}
-	return "", "", fmt.Errorf("IP family %q is not IPv4 or IPv6", spec.IPFamily)
+	return "", "", fmt.Errorf("IP family %q is not IPv4 or IPv6", spec.GetIpFamily())
 }
 
 // resolve returns the addresses of host in the family of lookup ("ip4" or "ip6"), and whether

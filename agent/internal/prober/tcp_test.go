@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // startTCP serves handle on a loopback listener of network ("tcp4" or "tcp6") and returns
@@ -75,8 +76,12 @@ var (
 	}
 )
 
-func tcpReq(host string, port int, data string, as ...check.Assertion) Request {
-	return Request{Kind: check.TCP, TCP: TCPSpec{Hostname: host, Port: port, Data: data}, Assertions: as}
+func tcpReq(host string, port int, data string, as ...*vantagev1.Assertion) *vantagev1.CheckJob {
+	spec := &vantagev1.TCPSpec{Hostname: host, Port: uint32(port)}
+	if data != "" {
+		spec.Data = &data
+	}
+	return &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_TCP, Spec: &vantagev1.CheckJob_Tcp{Tcp: spec}, Assertions: as}
 }
 
 func TestTCPExchange(t *testing.T) {
@@ -186,7 +191,7 @@ func TestTCPExchange(t *testing.T) {
 		t.Parallel()
 		host, port := startTCP(t, "tcp4", echo)
 		req := tcpReq(host, port, "AUTH hunter2\r\n", assertion(check.TCPResponseData, "", check.Equals, "OK"))
-		req.Secrets = []string{"hunter2"}
+		req.Redact = []string{"hunter2"}
 		res := run(t, p, req, 5*time.Second)
 		wantFail(t, res, SourceAssertion, AssertionFailed)
 		if res.ResponseBody != "AUTH [REDACTED]\r\n" || strings.Contains(res.ResultSummary, "hunter2") || strings.Contains(res.Assertions[0].Actual, "hunter2") {
@@ -272,7 +277,7 @@ func TestTCPShouldFail(t *testing.T) {
 		t.Parallel()
 		host, port := closedPort(t)
 		req := tcpReq(host, port, "")
-		req.TCP.ShouldFail = true
+		req.GetTcp().ShouldFail = true
 		res := run(t, p, req, 5*time.Second)
 		wantPass(t, res)
 		wantSummary(t, res, "failed as expected", "connection refused")
@@ -284,7 +289,7 @@ func TestTCPShouldFail(t *testing.T) {
 		t.Parallel()
 		host, port := blackhole(t)
 		req := tcpReq(host, port, "")
-		req.TCP.ShouldFail = true
+		req.GetTcp().ShouldFail = true
 		res := run(t, p, req, 300*time.Millisecond)
 		wantPass(t, res)
 		if res.TCPStatus != TCPTimeout {
@@ -299,7 +304,7 @@ func TestTCPShouldFail(t *testing.T) {
 			received <- int(n)
 		})
 		req := tcpReq(host, port, "must not be sent", assertion(check.TCPResponseData, "", check.Empty, ""))
-		req.TCP.ShouldFail = true
+		req.GetTcp().ShouldFail = true
 		res := run(t, p, req, 5*time.Second)
 		wantFail(t, res, SourceAssertion, UnexpectedConnection)
 		wantSummary(t, res, "expects the connection to fail")
@@ -314,14 +319,14 @@ func TestTCPShouldFail(t *testing.T) {
 		t.Parallel()
 		host, port := closedPort(t)
 		req := tcpReq(host, port, "")
-		req.TCP.ShouldFail = true
+		req.GetTcp().ShouldFail = true
 		wantFail(t, run(t, NewTCP(WithPrivateTargets(false)), req, 5*time.Second), SourceTransport, ForbiddenTarget)
 	})
 	t.Run("unresolvable name still fails", func(t *testing.T) {
 		t.Parallel()
 		srv := startDNS(t)
 		req := tcpReq("nowhere.test", 80, "")
-		req.TCP.ShouldFail = true
+		req.GetTcp().ShouldFail = true
 		wantFail(t, run(t, NewTCP(WithResolver(srv.resolver())), req, 5*time.Second), SourceTransport, DNSError)
 	})
 }
@@ -354,7 +359,7 @@ func TestTCPFamilies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			req := tcpReq(tc.host, tc.port, "", assertion(check.TCPResponseData, "", check.Contains, "+OK"))
-			req.TCP.IPFamily = tc.family
+			req.GetTcp().IpFamily = tc.family
 			res := run(t, p, req, 5*time.Second)
 			if tc.failure == "" {
 				wantPass(t, res)
@@ -391,11 +396,11 @@ func TestTCPPrivateTargets(t *testing.T) {
 func TestTCPInvalidRequest(t *testing.T) {
 	t.Parallel()
 	p := NewTCP()
-	for name, req := range map[string]Request{
+	for name, req := range map[string]*vantagev1.CheckJob{
 		"no host":   tcpReq("", 80, ""),
 		"port 0":    tcpReq("127.0.0.1", 0, ""),
 		"port high": tcpReq("127.0.0.1", 65536, ""),
-		"family":    {Kind: check.TCP, TCP: TCPSpec{Hostname: "127.0.0.1", Port: 80, IPFamily: "IPv5"}},
+		"family":    {Kind: vantagev1.CheckKind_CHECK_KIND_TCP, Spec: &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{Hostname: "127.0.0.1", Port: 80, IpFamily: "IPv5"}}},
 		"assertion": tcpReq("127.0.0.1", 80, "", assertion(check.TCPResponseTime, "responseTime", check.Contains, "1")),
 	} {
 		t.Run(name, func(t *testing.T) {

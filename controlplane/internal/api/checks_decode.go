@@ -3,6 +3,8 @@ package api
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -51,30 +53,10 @@ func decodeCheck(o *object, b checkBody, c *store.Check) error {
 		setValue(o, "muted", &c.Muted)
 	}
 
-	switch {
-	case kind.IsHTTP():
+	if kind.IsHTTP() {
 		decodeHTTP(o, b, s, required)
-	case kind == check.DNS:
-		d := s.DNS
-		if required("dns_domain") {
-			setValue(o, "dns_domain", &d.Domain)
-		}
-		if required("dns_record_type") {
-			setValue(o, "dns_record_type", &d.RecordType)
-		}
-		setNullable(o, "dns_resolver", &d.Resolver)
-		setValue(o, "dns_protocol", &d.Protocol)
-	case kind == check.TCP:
-		t := s.TCP
-		if required("tcp_hostname") {
-			setValue(o, "tcp_hostname", &t.Hostname)
-		}
-		if required("tcp_port") {
-			setValue(o, "tcp_port", &t.Port)
-		}
-		setValue(o, "tcp_ip_family", &t.IPFamily)
-		setNullable(o, "tcp_data", &t.Data) // null clears it
-		setValue(o, "tcp_should_fail", &t.ShouldFail)
+	} else {
+		decodeSpecFields(o, s, b.create)
 	}
 	o.Strict()
 
@@ -180,7 +162,8 @@ func decodeCheckKind(o *object, b checkBody, c *store.Check) check.Kind {
 	}
 }
 
-// decodeHTTP reads the fields of uptime and browser checks.
+// decodeHTTP reads the fields of uptime and browser checks: url, version and script by hand,
+// since their rules depend on the route and the resulting kind, the others from the model.
 func decodeHTTP(o *object, b checkBody, s *check.Spec, required func(string) bool) {
 	h := s.HTTP
 	typedUptime := !b.generic && b.kind == check.Uptime
@@ -194,21 +177,7 @@ func decodeHTTP(o *object, b checkBody, s *check.Spec, required func(string) boo
 	} else {
 		setNullable(o, "url", &h.URL)
 	}
-	setNullable(o, "text_to_search_for", &h.TextToSearchFor)
-	if v := field[map[string]string](o, "headers"); v.Null {
-		h.Headers = nil
-	} else if m, ok := v.Value(); ok {
-		if m == nil {
-			m = map[string]string{}
-		}
-		h.Headers = m
-	}
-	setValue(o, "method", &h.Method)
-	setNullable(o, "body", &h.Body)
-	setValue(o, "follow_redirects", &h.FollowRedirects)
-	setValue(o, "verify_ssl", &h.VerifySSL)
-	setNullable(o, "auth_username", &h.AuthUsername)
-	setNullable(o, "auth_password", &h.AuthPassword)
+	decodeSpecFields(o, s, b.create, "url", "script")
 
 	if typedUptime {
 		o.Forbid("version", "is not accepted for uptime checks (they have no runtime version)")
@@ -271,6 +240,58 @@ func decodeAssertions(o *object, s *check.Spec) map[int]bool {
 		s.Assertions = list
 	}
 	return bad
+}
+
+// decodeSpecFields reads the fields of s's kind specification (check.HTTPSpec, DNSSpec or
+// TCPSpec) by their json names, except those decoded by hand (handled). The model decides: a
+// pointer or a map is nullable (null clears it), any other field must not be null, and a field
+// tagged api:"required" must be given on create.
+func decodeSpecFields(o *object, s *check.Spec, create bool, handled ...string) {
+	var spec reflect.Value
+	switch {
+	case s.HTTP != nil:
+		spec = reflect.ValueOf(s.HTTP).Elem()
+	case s.DNS != nil:
+		spec = reflect.ValueOf(s.DNS).Elem()
+	case s.TCP != nil:
+		spec = reflect.ValueOf(s.TCP).Elem()
+	default:
+		return
+	}
+	for i := range spec.NumField() {
+		sf := spec.Type().Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" || slices.Contains(handled, name) {
+			continue
+		}
+		if create && sf.Tag.Get("api") == "required" && !o.Require(name) {
+			continue
+		}
+		setField(o, name, spec.Field(i))
+	}
+}
+
+// setField decodes field name into dst, a field of the model, when it is given: null clears a
+// pointer or a map and is refused for anything else.
+func setField(o *object, name string, dst reflect.Value) {
+	t := dst.Type()
+	nullable := t.Kind() == reflect.Pointer || t.Kind() == reflect.Map
+	vt := t
+	if t.Kind() == reflect.Pointer {
+		vt = t.Elem()
+	}
+	v := fieldOf(o, name, vt)
+	switch {
+	case !v.Set:
+	case v.Null && nullable:
+		dst.SetZero()
+	case v.Null:
+		o.Fail(name, "must be %s, not null", typeNameOf(vt))
+	case t.Kind() == reflect.Pointer:
+		dst.Set(v.V)
+	default:
+		dst.Set(v.V.Elem())
+	}
 }
 
 // setValue decodes a non-nullable field into dst when it is given.

@@ -116,9 +116,9 @@ func TestCheckListLargeOrganization(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ckSQL(t, h, `INSERT INTO checks (id, org_id, kind, name, test_interval, test_regions, alert_priority,
-			confirmation_period_seconds, recovery_period_seconds, url, method, created_at)
+			confirmation_period_seconds, recovery_period_seconds, spec, created_at)
 		SELECT gen_random_uuid(), $1, 'UPTIME', 'check ' || i, 60, ARRAY['cloud:us-east-1'], 'HIGH', 60, 180,
-			'https://example.com/' || i, 'GET', now() - i * interval '1 second'
+			jsonb_build_object('url', 'https://example.com/' || i, 'method', 'GET'), now() - i * interval '1 second'
 		FROM generate_series(1, 10000) AS i`, h.orgA)
 	ckSQL(t, h, `ANALYZE checks`)
 	for _, q := range []string{"?per_page=100", "?per_page=100&page=100", "?per_page=100&search=check%2099", "?per_page=100&filter=UP"} {

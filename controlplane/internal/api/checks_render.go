@@ -25,46 +25,33 @@ type checkCommonJSON struct {
 	AlertPriority                string   `json:"alert_priority"`
 	TestRegions                  []string `json:"test_regions"`
 	check.Alerts
-	CheckType string  `json:"check_type"`
-	URL       *string `json:"url"`
-	Version   *string `json:"version"`
-	ProjectID *string `json:"project_id"`
+	CheckType  string            `json:"check_type"`
+	Version    *string           `json:"version"`
+	ProjectID  *string           `json:"project_id"`
+	Assertions []check.Assertion `json:"assertions"`
 }
+
+// The kinds' own fields are the model's (pkg/check), rendered under their json names: a field
+// added to a kind's specification shows up here without an edit.
 
 // httpCheckJSON is an uptime or browser check.
 type httpCheckJSON struct {
 	checkCommonJSON
-	Headers         map[string]string `json:"headers"`
-	TextToSearchFor *string           `json:"text_to_search_for"`
-	Script          *string           `json:"script"`
-	VerifySSL       bool              `json:"verify_ssl"`
-	Method          string            `json:"method"`
-	Body            *string           `json:"body"`
-	FollowRedirects bool              `json:"follow_redirects"`
-	Assertions      []check.Assertion `json:"assertions"`
-	AuthUsername    *string           `json:"auth_username"`
-	AuthPassword    *string           `json:"auth_password"`
+	*check.HTTPSpec
 }
 
 // dnsCheckJSON is a DNS check.
 type dnsCheckJSON struct {
 	checkCommonJSON
-	DNSDomain     string            `json:"dns_domain"`
-	DNSRecordType string            `json:"dns_record_type"`
-	DNSResolver   *string           `json:"dns_resolver"`
-	DNSProtocol   string            `json:"dns_protocol"`
-	Assertions    []check.Assertion `json:"assertions"`
+	URL *string `json:"url"` // always null: only uptime and browser checks have a url
+	*check.DNSSpec
 }
 
 // tcpCheckJSON is a TCP check.
 type tcpCheckJSON struct {
 	checkCommonJSON
-	TCPHostname   string            `json:"tcp_hostname"`
-	TCPPort       int               `json:"tcp_port"`
-	TCPIPFamily   string            `json:"tcp_ip_family"`
-	TCPData       *string           `json:"tcp_data"`
-	TCPShouldFail bool              `json:"tcp_should_fail"`
-	Assertions    []check.Assertion `json:"assertions"`
+	URL *string `json:"url"` // always null
+	*check.TCPSpec
 }
 
 // checkStatus is the status a check shows: PAUSED wins over MAINTENANCE (an active window),
@@ -121,29 +108,24 @@ func renderCheck(c store.Check, withScript bool) any {
 		CheckType:                    string(s.Kind),
 		Version:                      version,
 		ProjectID:                    uuidString(c.ProjectID),
+		Assertions:                   s.Assertions,
 	}
 	switch {
 	case s.DNS != nil:
-		d := s.DNS
-		return dnsCheckJSON{checkCommonJSON: common, DNSDomain: d.Domain, DNSRecordType: d.RecordType,
-			DNSResolver: d.Resolver, DNSProtocol: d.Protocol, Assertions: s.Assertions}
+		d := *s.DNS
+		return dnsCheckJSON{checkCommonJSON: common, DNSSpec: &d}
 	case s.TCP != nil:
-		t := s.TCP
-		return tcpCheckJSON{checkCommonJSON: common, TCPHostname: t.Hostname, TCPPort: t.Port,
-			TCPIPFamily: t.IPFamily, TCPData: t.Data, TCPShouldFail: t.ShouldFail, Assertions: s.Assertions}
+		t := *s.TCP
+		return tcpCheckJSON{checkCommonJSON: common, TCPSpec: &t}
 	}
-	h := s.HTTP
-	if h == nil {
-		h = &check.HTTPSpec{}
+	var h check.HTTPSpec // a copy: callers may blank fields of the rendering (RenderCheckForWebhook)
+	if s.HTTP != nil {
+		h = *s.HTTP
 	}
-	common.URL = h.URL
-	out := httpCheckJSON{checkCommonJSON: common, Headers: h.Headers, TextToSearchFor: h.TextToSearchFor,
-		VerifySSL: h.VerifySSL, Method: h.Method, Body: h.Body, FollowRedirects: h.FollowRedirects,
-		Assertions: s.Assertions, AuthUsername: h.AuthUsername, AuthPassword: h.AuthPassword}
-	if withScript {
-		out.Script = h.Script
+	if !withScript {
+		h.Script = nil
 	}
-	return out
+	return httpCheckJSON{checkCommonJSON: common, HTTPSpec: &h}
 }
 
 // checkListItemJSON is one item of GET /v1/checks; the dns_* and tcp_* fields are null for
@@ -166,12 +148,17 @@ type checkListItemJSON struct {
 }
 
 func renderCheckListItem(c store.CheckSummary) checkListItemJSON {
-	return checkListItemJSON{
+	out := checkListItemJSON{
 		ProjectID: uuidString(c.ProjectID), ID: c.ID.String(), Name: c.Name, URL: c.URL, CheckType: string(c.Kind),
 		LastQueued: formatTimePtr(c.LastQueued), Status: checkStatus(c.State, c.Paused, c.Muted, c.InMaintenance),
-		DNSDomain: c.DNSDomain, DNSRecordType: c.DNSRecordType, DNSResolver: c.DNSResolver, DNSProtocol: c.DNSProtocol,
-		TCPHostname: c.TCPHostname, TCPPort: c.TCPPort, TCPIPFamily: c.TCPIPFamily,
 	}
+	if d := c.DNS; d != nil {
+		out.DNSDomain, out.DNSRecordType, out.DNSResolver, out.DNSProtocol = &d.Domain, &d.RecordType, d.Resolver, &d.Protocol
+	}
+	if t := c.TCP; t != nil {
+		out.TCPHostname, out.TCPPort, out.TCPIPFamily = &t.Hostname, &t.Port, &t.IPFamily
+	}
+	return out
 }
 
 // checkIncidentJSON is one check incident; ended_at is null while it is open.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -200,20 +201,30 @@ func (o Opt[T]) Value() (T, bool) { return o.V, o.Set && !o.Null }
 // field decodes one field as T, recording a type error with the field's name. A type error
 // leaves the result unset, so later rules do not pile onto it.
 func field[T any](o *object, name string) Opt[T] {
+	v := fieldOf(o, name, reflect.TypeFor[T]())
+	out := Opt[T]{Set: v.Set, Null: v.Null}
+	if v.Set && !v.Null {
+		out.V = v.V.Elem().Interface().(T)
+	}
+	return out
+}
+
+// fieldOf is field for a type known at run time; V is a pointer to the decoded value.
+func fieldOf(o *object, name string, t reflect.Type) Opt[reflect.Value] {
 	o.read[name] = true
 	raw, ok := o.raw[name]
 	if !ok {
-		return Opt[T]{}
+		return Opt[reflect.Value]{}
 	}
 	if string(bytes.TrimSpace(raw)) == "null" {
-		return Opt[T]{Set: true, Null: true}
+		return Opt[reflect.Value]{Set: true, Null: true}
 	}
-	var v T
-	if err := strictUnmarshal(raw, &v); err != nil {
-		o.Fail(name, "must be %s", typeName[T]())
-		return Opt[T]{}
+	v := reflect.New(t)
+	if err := strictUnmarshal(raw, v.Interface()); err != nil {
+		o.Fail(name, "must be %s", typeNameOf(t))
+		return Opt[reflect.Value]{}
 	}
-	return Opt[T]{Set: true, V: v}
+	return Opt[reflect.Value]{Set: true, V: v}
 }
 
 // nonNull is field that also refuses an explicit null.
@@ -261,21 +272,23 @@ func strictUnmarshal(raw []byte, v any) error {
 	return dec.Decode(v)
 }
 
-func typeName[T any]() string {
-	var z T
-	switch any(z).(type) {
-	case string:
+func typeName[T any]() string { return typeNameOf(reflect.TypeFor[T]()) }
+
+// typeNameOf names a type as messages do: "a string", "an integer", ...
+func typeNameOf(t reflect.Type) string {
+	switch {
+	case t.Kind() == reflect.String:
 		return "a string"
-	case bool:
+	case t.Kind() == reflect.Bool:
 		return "a boolean"
-	case int, int32, int64:
+	case t.Kind() == reflect.Int, t.Kind() == reflect.Int32, t.Kind() == reflect.Int64:
 		return "an integer"
-	case float64:
+	case t.Kind() == reflect.Float64:
 		return "a number"
-	case []string:
+	case t == reflect.TypeFor[[]string]():
 		return "an array of strings"
-	case map[string]string:
+	case t == reflect.TypeFor[map[string]string]():
 		return "an object whose values are strings"
 	}
-	return fmt.Sprintf("of type %T", z)
+	return fmt.Sprintf("of type %s", t)
 }

@@ -420,7 +420,7 @@ func TestEnvRenameRewritesReferences(t *testing.T) {
 	var headers []byte
 	var username string
 	var updated bool
-	if err := h.st.Pool().QueryRow(ctx, `SELECT headers, auth_username, updated_at > created_at FROM checks WHERE id = $1`, bound).
+	if err := h.st.Pool().QueryRow(ctx, `SELECT spec->'headers', spec->>'auth_username', updated_at > created_at FROM checks WHERE id = $1`, bound).
 		Scan(&headers, &username, &updated); err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +440,7 @@ func TestEnvRenameRewritesReferences(t *testing.T) {
 	if r.Result()["value"] != "pw-{{API_TOKEN}}-{{API_TOKEN}}" {
 		t.Fatalf("password after rename: %s", r.Raw)
 	}
-	if err := h.st.Pool().QueryRow(ctx, `SELECT headers FROM checks WHERE id = $1`, stranger).Scan(&headers); err != nil {
+	if err := h.st.Pool().QueryRow(ctx, `SELECT spec->'headers' FROM checks WHERE id = $1`, stranger).Scan(&headers); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(headers, []byte("{{TOKEN}}")) {

@@ -58,10 +58,10 @@ func pvInsertCheck(t *testing.T, h *harness, org uuid.UUID, c pvCheck) uuid.UUID
 		headers, _ = json.Marshal(c.headers)
 	}
 	_, err := h.st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, project_id, kind, name, test_interval, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, url, method, headers, auth_username,
-			created_at, updated_at)
+			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec, created_at, updated_at)
 		VALUES ($1, $2, $3, 'UPTIME', 'raw check', 60, ARRAY['cloud:us-east-1'], 'HIGH', 60, 180,
-			'https://example.com', 'GET', $4, $5, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
+			jsonb_strip_nulls(jsonb_build_object('url', 'https://example.com', 'method', 'GET', 'headers', $4::jsonb, 'auth_username', $5::text)),
+			'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
 		id, org, project, headers, c.username)
 	if err != nil {
 		t.Fatalf("insert check: %v", err)

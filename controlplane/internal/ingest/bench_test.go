@@ -40,8 +40,8 @@ func BenchmarkIngest(b *testing.B) {
 		ids[i] = uuid.New()
 	}
 	h.exec(`INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions, alert_priority,
-			confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, url, method)
-		SELECT id, $2, 'UPTIME', 'bench', 60, 5000, $3, 'HIGH', 60, 60, -1, 'https://example.com/', 'GET'
+			confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, spec)
+		SELECT id, $2, 'UPTIME', 'bench', 60, 5000, $3, 'HIGH', 60, 60, -1, '{"url": "https://example.com/", "method": "GET"}'
 		FROM unnest($1::uuid[]) AS id`, ids, h.org, regions)
 
 	// Results: run k of check c is one job with one final attempt per region; about 2% fail.

@@ -143,9 +143,9 @@ func (h *harness) createCheck(c checkSpec) uuid.UUID {
 	}
 	id := uuid.New()
 	h.exec(`INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions, alert_priority,
-			confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, url, method,
+			confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, spec,
 			muted, paused, alerts)
-		VALUES ($1, $2, 'UPTIME', 'Homepage', 60, 5000, $3, 'HIGH', $4, $5, $6, 'https://example.com/', 'GET',
+		VALUES ($1, $2, 'UPTIME', 'Homepage', 60, 5000, $3, 'HIGH', $4, $5, $6, '{"url": "https://example.com/", "method": "GET"}',
 			$7, $8, '{"webhook_alerts": ["wh1"]}')`,
 		id, h.org, c.regions, c.confirmation, c.recovery, c.reminder, c.muted, c.paused)
 	return id

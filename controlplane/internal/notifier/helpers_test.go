@@ -50,8 +50,9 @@ func (e *env) newCheck(name string, users, webhooks []uuid.UUID) uuid.UUID {
 	id := uuid.Must(uuid.NewV7())
 	alerts, _ := json.Marshal(map[string]any{"user_alerts": idStrings(users), "webhook_alerts": idStrings(webhooks)})
 	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO checks (id, org_id, kind, name, state, test_interval,
-		test_regions, alert_priority, confirmation_period_seconds, recovery_period_seconds, alerts, url, method)
-		VALUES ($1, $2, 'UPTIME', $3, 'DOWN', 60, '{cloud:eu-west-2}', 'HIGH', 0, 0, $4, 'https://example.com/'||$3, 'GET')`,
+		test_regions, alert_priority, confirmation_period_seconds, recovery_period_seconds, alerts, spec)
+		VALUES ($1, $2, 'UPTIME', $3, 'DOWN', 60, '{cloud:eu-west-2}', 'HIGH', 0, 0, $4,
+			jsonb_build_object('url', 'https://example.com/'||$3, 'method', 'GET'))`,
 		id, e.org, name, alerts)
 	if err != nil {
 		e.t.Fatal(err)

@@ -35,10 +35,11 @@ func BenchmarkScheduler(b *testing.B) {
 	ctx := context.Background()
 	start := time.Now()
 	e.exec(b, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions, alert_priority,
-			confirmation_period_seconds, recovery_period_seconds, url, method, headers, verify_ssl, follow_redirects, assertions)
+			confirmation_period_seconds, recovery_period_seconds, spec)
 		SELECT gen_random_uuid(), $1, 'UPTIME', 'bench ' || i, $2, 10000, $3, 'HIGH', 60, 180,
-			'https://service-' || i || '.example.test/health', 'GET', '{"Accept": "application/json"}', true, true,
-			'[{"type": "TEXT_BODY", "property": "", "comparison": "CONTAINS", "expected": "ok"}]'
+			jsonb_build_object('url', 'https://service-' || i || '.example.test/health', 'method', 'GET',
+				'headers', '{"Accept": "application/json"}'::jsonb, 'verify_ssl', true, 'follow_redirects', true,
+				'assertions', '[{"type": "TEXT_BODY", "property": "", "comparison": "CONTAINS", "expected": "ok"}]'::jsonb)
 		FROM generate_series(1, $4) AS i`, e.orgID, interval, regions, checks)
 	b.Logf("inserted %d checks in %v", checks, time.Since(start))
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -112,14 +113,24 @@ func (e *env) addCheck(t testing.TB, c testCheck) uuid.UUID {
 	if c.Regions == nil {
 		c.Regions = []string{"cloud:us-east-1"}
 	}
-	var headers, assertions any
+	// The spec document holds what the test gives; the rest reads as the kind's default.
+	doc := map[string]any{}
+	for key, v := range map[string]any{"url": c.URL, "method": c.Method, "body": c.Body, "auth_username": c.AuthUser,
+		"script": c.Script, "dns_domain": c.DNSDomain, "dns_record_type": c.DNSType, "tcp_hostname": c.TCPHost,
+		"tcp_port": c.TCPPort, "follow_redirects": c.FollowRedirects, "verify_ssl": c.TLS} {
+		if !reflect.ValueOf(v).IsNil() {
+			doc[key] = v
+		}
+	}
 	if c.Headers != nil {
-		b, _ := json.Marshal(c.Headers)
-		headers = string(b)
+		doc["headers"] = c.Headers
 	}
 	if c.Assertions != nil {
-		b, _ := json.Marshal(c.Assertions)
-		assertions = string(b)
+		doc["assertions"] = c.Assertions
+	}
+	spec, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var pass []byte
 	if c.AuthPass != nil {
@@ -127,13 +138,10 @@ func (e *env) addCheck(t testing.TB, c testCheck) uuid.UUID {
 	}
 	e.exec(t, `INSERT INTO checks (id, org_id, project_id, kind, name, state, state_changed_at, paused,
 			test_interval, timeout_ms, test_regions, alert_priority, confirmation_period_seconds,
-			recovery_period_seconds, url, method, headers, body, auth_username, auth_password_enc, script,
-			dns_domain, dns_record_type, tcp_hostname, tcp_port, assertions, follow_redirects, verify_ssl)
-		VALUES ($1, $2, $3, $4, 'c', $5, now(), $6, $7, $8, $9, 'HIGH', $10, 60, $11, $12, $13, $14, $15, $16,
-			$17, $18, $19, $20, $21, $22, $23, $24)`,
+			recovery_period_seconds, spec, auth_password_enc)
+		VALUES ($1, $2, $3, $4, 'c', $5, now(), $6, $7, $8, $9, 'HIGH', $10, 60, $11, $12)`,
 		id, e.orgID, c.Project, string(c.Kind), c.State, c.Paused, c.Interval, c.TimeoutMs, c.Regions,
-		c.ConfirmationPeriod, c.URL, c.Method, headers, c.Body, c.AuthUser, pass, c.Script,
-		c.DNSDomain, c.DNSType, c.TCPHost, c.TCPPort, assertions, c.FollowRedirects, c.TLS)
+		c.ConfirmationPeriod, spec, pass)
 	return id
 }
 

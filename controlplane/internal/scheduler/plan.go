@@ -100,95 +100,20 @@ func buildPlan(c store.SchedCheck) (*plan, error) {
 	if sp.TimeoutMs != nil && *sp.TimeoutMs > 0 {
 		p.timeout = time.Duration(*sp.TimeoutMs) * time.Millisecond
 	}
-	job := &vantagev1.CheckJob{
-		CheckId:     c.ID.String(),
-		OrgId:       c.OrgID.String(),
-		TimeoutMs:   uint32(p.timeout.Milliseconds()),
-		MaxAttempts: p.attempts,
-		Redact:      c.Redact,
+	if sp.Kind == check.Uptime && (sp.HTTP == nil || sp.HTTP.URL == nil) {
+		return nil, fmt.Errorf("uptime check has no url")
 	}
-	for _, a := range sp.Assertions {
-		job.Assertions = append(job.Assertions, &vantagev1.Assertion{Type: a.Type, Property: a.Property, Comparison: a.Comparison, Expected: a.Expected})
+	if sp.Kind == check.Browser && (sp.HTTP == nil || sp.HTTP.URL == nil && sp.HTTP.Script == nil) {
+		return nil, fmt.Errorf("browser check has neither url nor script")
 	}
-	if err := setSpec(job, sp); err != nil {
+	job, err := sp.Job()
+	if err != nil {
 		return nil, err
 	}
+	job.CheckId, job.OrgId = c.ID.String(), c.OrgID.String()
+	job.TimeoutMs, job.MaxAttempts, job.Redact = uint32(p.timeout.Milliseconds()), p.attempts, c.Redact
 	p.job = job
 	return p, nil
-}
-
-// setSpec sets the job's kind and per-kind specification.
-func setSpec(job *vantagev1.CheckJob, sp check.Spec) error {
-	switch sp.Kind {
-	case check.Uptime:
-		h := sp.HTTP
-		if h == nil || h.URL == nil {
-			return fmt.Errorf("uptime check has no url")
-		}
-		job.Kind = vantagev1.CheckKind_CHECK_KIND_UPTIME
-		method := h.Method
-		if method == "" {
-			method = "GET"
-		}
-		job.Spec = &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{
-			Url:               *h.URL,
-			Method:            method,
-			Headers:           h.Headers,
-			Body:              deref(h.Body),
-			BasicAuthUsername: h.AuthUsername,
-			BasicAuthPassword: h.AuthPassword,
-			FollowRedirects:   h.FollowRedirects,
-			VerifyTls:         h.VerifySSL,
-			TextToSearchFor:   deref(h.TextToSearchFor),
-		}}
-	case check.Browser:
-		h := sp.HTTP
-		if h == nil || (h.URL == nil && h.Script == nil) {
-			return fmt.Errorf("browser check has neither url nor script")
-		}
-		job.Kind = vantagev1.CheckKind_CHECK_KIND_BROWSER
-		job.Spec = &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{
-			Url:     deref(h.URL),
-			Script:  deref(h.Script),
-			Headers: h.Headers,
-		}}
-	case check.DNS:
-		d := sp.DNS
-		if d == nil {
-			return fmt.Errorf("dns check has no dns fields")
-		}
-		protocol := d.Protocol
-		if protocol == "" {
-			protocol = "UDP"
-		}
-		job.Kind = vantagev1.CheckKind_CHECK_KIND_DNS
-		job.Spec = &vantagev1.CheckJob_Dns{Dns: &vantagev1.DNSSpec{
-			Domain: d.Domain, RecordType: d.RecordType, Resolver: deref(d.Resolver), Protocol: protocol,
-		}}
-	case check.TCP:
-		t := sp.TCP
-		if t == nil {
-			return fmt.Errorf("tcp check has no tcp fields")
-		}
-		family := t.IPFamily
-		if family == "" {
-			family = "IPv4"
-		}
-		job.Kind = vantagev1.CheckKind_CHECK_KIND_TCP
-		job.Spec = &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{
-			Hostname: t.Hostname, Port: uint32(t.Port), IpFamily: family, Data: t.Data, ShouldFail: t.ShouldFail,
-		}}
-	default:
-		return fmt.Errorf("unknown kind %q", sp.Kind)
-	}
-	return nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // newJob is the job of one run from one region: the plan's template with the run's fields.

@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // VarRef is one {{NAME}} reference in a check's saved configuration, and the field it is in.
@@ -17,9 +18,9 @@ type VarRef struct {
 // bindCheckVars resolves refs in the check's variable scope (its project, or the organization
 // pool when the check is Unassigned) and makes them the check's recorded references, replacing
 // earlier ones. A name with no variable in that scope is a *ValidationError on its field, so
-// the whole write is refused and nothing is half-written.
-func bindCheckVars(ctx context.Context, tx pgx.Tx, orgID, checkID uuid.UUID, projectID *uuid.UUID, refs []VarRef) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM check_env_refs WHERE org_id = $1 AND check_id = $2`, orgID, checkID); err != nil {
+// the whole write is refused and nothing is half-written. q runs in the write's transaction.
+func bindCheckVars(ctx context.Context, q *dbsqlc.Queries, orgID, checkID uuid.UUID, projectID *uuid.UUID, refs []VarRef) error {
+	if err := q.ClearCheckVarRefs(ctx, dbsqlc.ClearCheckVarRefsParams{OrgID: orgID, CheckID: checkID}); err != nil {
 		return fmt.Errorf("clear variable references: %w", err)
 	}
 	if len(refs) == 0 {
@@ -29,26 +30,16 @@ func bindCheckVars(ctx context.Context, tx pgx.Tx, orgID, checkID uuid.UUID, pro
 	for _, r := range refs {
 		names = append(names, r.Name)
 	}
-	rows, err := tx.Query(ctx, `SELECT name, id FROM env_vars
-		WHERE org_id = $1 AND project_id IS NOT DISTINCT FROM $2 AND name = ANY($3)`, orgID, projectID, names)
+	vars, err := q.ScopeVarsByName(ctx, dbsqlc.ScopeVarsByNameParams{OrgID: orgID, ProjectID: projectID, Names: names})
 	if err != nil {
 		return fmt.Errorf("resolve variable references: %w", err)
 	}
-	ids := map[string]uuid.UUID{}
-	for rows.Next() {
-		var name string
-		var id uuid.UUID
-		if err := rows.Scan(&name, &id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids[name] = id
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
+	ids := make(map[string]uuid.UUID, len(vars))
+	for _, v := range vars {
+		ids[v.Name] = v.ID
 	}
 	seen := map[uuid.UUID]bool{}
+	var bound []uuid.UUID
 	for _, r := range refs {
 		id, ok := ids[r.Name]
 		if !ok {
@@ -58,13 +49,25 @@ func bindCheckVars(ctx context.Context, tx pgx.Tx, orgID, checkID uuid.UUID, pro
 			}
 			return &ValidationError{Field: r.Field, Message: fmt.Sprintf("references {{%s}}, but no environment variable %s exists in %s", r.Name, r.Name, scope)}
 		}
-		if seen[id] {
-			continue
+		if !seen[id] {
+			seen[id] = true
+			bound = append(bound, id)
 		}
-		seen[id] = true
-		if _, err := tx.Exec(ctx, `INSERT INTO check_env_refs (org_id, check_id, env_var_id) VALUES ($1, $2, $3)`, orgID, checkID, id); err != nil {
-			return fmt.Errorf("record variable reference: %w", err)
-		}
+	}
+	if err := q.AddCheckVarRefs(ctx, dbsqlc.AddCheckVarRefsParams{OrgID: orgID, CheckID: checkID, EnvVarIds: bound}); err != nil {
+		return fmt.Errorf("record variable references: %w", err)
+	}
+	return nil
+}
+
+// keepVarRefs drops the check's recorded references to variables whose names refs no longer use.
+func keepVarRefs(ctx context.Context, q *dbsqlc.Queries, orgID, checkID uuid.UUID, refs []VarRef) error {
+	names := make([]string, 0, len(refs))
+	for _, r := range refs {
+		names = append(names, r.Name)
+	}
+	if err := q.KeepCheckVarRefs(ctx, dbsqlc.KeepCheckVarRefsParams{OrgID: orgID, CheckID: checkID, Names: names}); err != nil {
+		return fmt.Errorf("drop unused variable references: %w", err)
 	}
 	return nil
 }

@@ -1,9 +1,7 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
@@ -42,16 +41,9 @@ type EnvVar struct {
 	UpdatedAt time.Time
 }
 
-const envVarColumns = `id, org_id, project_id, name, type, created_at, updated_at`
-
-func scanEnvVar(row pgx.Row, sealed *[]byte) (EnvVar, error) {
-	var v EnvVar
-	dst := []any{&v.ID, &v.OrgID, &v.ProjectID, &v.Name, &v.Type, &v.CreatedAt, &v.UpdatedAt}
-	if sealed != nil {
-		dst = append(dst, sealed)
-	}
-	err := row.Scan(dst...)
-	return v, err
+// envVarOf is the EnvVar of a row, without its value.
+func envVarOf(r dbsqlc.EnvVar) EnvVar {
+	return EnvVar{ID: r.ID, OrgID: r.OrgID, ProjectID: r.ProjectID, Name: r.Name, Type: r.Type, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // withValue fills v.Value from its sealed value when v is a config variable.
@@ -86,34 +78,29 @@ func (s *Store) ListEnvVars(ctx context.Context, orgID uuid.UUID, f EnvVarFilter
 			return nil, 0, err
 		}
 	}
-	where := `org_id = $1 AND ($2 = '' OR strpos(lower(name), lower($2)) > 0)
-		AND (NOT $3 OR project_id IS NOT DISTINCT FROM $4)`
-	args := []any{orgID, f.Search, f.Scoped, f.ProjectID}
-	var total int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM env_vars WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+envVarColumns+` FROM env_vars WHERE `+where+`
-		ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`, append(args, limit, offset)...)
+	total, err := s.q.CountEnvVars(ctx, dbsqlc.CountEnvVarsParams{OrgID: orgID, Search: f.Search, Scoped: f.Scoped, ProjectID: f.ProjectID})
 	if err != nil {
 		return nil, 0, translate(err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (EnvVar, error) { return scanEnvVar(r, nil) })
+	rows, err := s.q.ListEnvVars(ctx, dbsqlc.ListEnvVarsParams{OrgID: orgID, Search: f.Search, Scoped: f.Scoped, ProjectID: f.ProjectID,
+		PageLimit: limit, PageOffset: offset})
 	if err != nil {
 		return nil, 0, translate(err)
+	}
+	out := make([]EnvVar, len(rows))
+	for i, r := range rows {
+		out[i] = envVarOf(r)
 	}
 	return out, total, nil
 }
 
 // GetEnvVar returns one variable, with its value when it is a config variable.
 func (s *Store) GetEnvVar(ctx context.Context, orgID, id uuid.UUID) (EnvVar, error) {
-	var sealed []byte
-	v, err := scanEnvVar(s.pool.QueryRow(ctx, `SELECT `+envVarColumns+`, value_enc FROM env_vars
-		WHERE org_id = $1 AND id = $2`, orgID, id), &sealed)
+	r, err := s.q.GetEnvVar(ctx, dbsqlc.GetEnvVarParams{OrgID: orgID, ID: id})
 	if err != nil {
-		return v, translate(err)
+		return EnvVar{}, translate(err)
 	}
-	return s.withValue(v, sealed)
+	return s.withValue(envVarOf(r), r.ValueEnc)
 }
 
 // NewEnvVar is the input of CreateEnvVar.
@@ -135,30 +122,27 @@ func (s *Store) CreateEnvVar(ctx context.Context, actor Actor, orgID uuid.UUID, 
 	}
 	var v EnvVar
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		// Serialize variable creation per organization so that the limit holds under
-		// concurrency. NO KEY UPDATE does not block inserts that merely reference the
-		// organization (those take KEY SHARE).
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE`, orgID); err != nil {
+		q := s.q.WithTx(tx)
+		if err := q.LockOrgForEnvVars(ctx, orgID); err != nil {
 			return err
 		}
 		if err := lockProjectForReference(ctx, tx, orgID, in.ProjectID); err != nil {
 			return err
 		}
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM env_vars WHERE org_id = $1`, orgID).Scan(&n); err != nil {
+		n, err := q.CountOrgEnvVars(ctx, orgID)
+		if err != nil {
 			return err
 		}
 		if n >= MaxEnvVarsPerOrg {
 			return &ConflictError{Type: "environment_variable_limit_reached", Code: 409,
 				Message: fmt.Sprintf("the organization already has %d environment variables, the most it may have", MaxEnvVarsPerOrg)}
 		}
-		now := s.now()
-		v, err = scanEnvVar(tx.QueryRow(ctx, `INSERT INTO env_vars (id, org_id, project_id, name, type, value_enc, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING `+envVarColumns,
-			uuid.Must(uuid.NewV7()), orgID, in.ProjectID, in.Name, in.Type, sealed, now), nil)
+		r, err := q.CreateEnvVar(ctx, dbsqlc.CreateEnvVarParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, ProjectID: in.ProjectID,
+			Name: in.Name, Type: in.Type, ValueEnc: sealed, CreatedAt: s.now()})
 		if err != nil {
 			return nameConflict(err, in.Name)
 		}
+		v = envVarOf(r)
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{
 			Action: "created", AuditableType: "EnvironmentVariable", AuditableID: v.ID.String(), AuditableDisplayName: v.Name,
 			Metadata: map[string]any{"type": v.Type, "project_id": uuidOrNil(v.ProjectID)},
@@ -194,8 +178,9 @@ type EnvVarPatch struct {
 // UpdateEnvVar renames a variable and/or replaces its value, and audits it (never the value).
 //
 // A rename rewrites {{OLD}} into {{NEW}} in the saved configuration of every check that
-// references the variable — header values, auth_username and the sealed auth_password — in the
-// same transaction, so no check is ever left referencing a name that does not exist.
+// references the variable — the fields check.Spec.VarRefs names: uptime header values,
+// auth_username and the sealed auth_password — in the same transaction, so no check is ever
+// left referencing a name that does not exist.
 func (s *Store) UpdateEnvVar(ctx context.Context, actor Actor, orgID, id uuid.UUID, p EnvVarPatch) (EnvVar, error) {
 	var sealed []byte
 	if p.Value != nil {
@@ -206,19 +191,18 @@ func (s *Store) UpdateEnvVar(ctx context.Context, actor Actor, orgID, id uuid.UU
 	}
 	var v EnvVar
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		using := dbsqlc.LockChecksUsingEnvVarParams{OrgID: orgID, EnvVarID: id}
 		if p.Name != nil {
 			// Lock the referencing checks before the variable: check writes lock the check and
 			// then (binding references) the variables, so taking the same order here keeps a
 			// rename and a concurrent check update from deadlocking. renameVarRefs locks again,
 			// which also covers a check bound between this statement and the variable lock.
-			if _, err := tx.Exec(ctx, `SELECT 1 FROM checks c JOIN check_env_refs r ON r.org_id = c.org_id AND r.check_id = c.id
-				WHERE r.org_id = $1 AND r.env_var_id = $2 ORDER BY c.id FOR NO KEY UPDATE OF c`, orgID, id); err != nil {
+			if _, err := q.LockChecksUsingEnvVar(ctx, using); err != nil {
 				return fmt.Errorf("lock checks referencing the variable: %w", err)
 			}
 		}
-		var current []byte
-		old, err := scanEnvVar(tx.QueryRow(ctx, `SELECT `+envVarColumns+`, value_enc FROM env_vars
-			WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), &current)
+		old, err := q.LockEnvVar(ctx, dbsqlc.LockEnvVarParams{OrgID: orgID, ID: id})
 		if err != nil {
 			return err
 		}
@@ -227,21 +211,24 @@ func (s *Store) UpdateEnvVar(ctx context.Context, actor Actor, orgID, id uuid.UU
 			name = *p.Name
 		}
 		if sealed == nil {
-			sealed = current
+			sealed = old.ValueEnc
 		}
-		v, err = scanEnvVar(tx.QueryRow(ctx, `UPDATE env_vars SET name = $3, value_enc = $4, updated_at = $5
-			WHERE org_id = $1 AND id = $2 RETURNING `+envVarColumns+`, value_enc`, orgID, id, name, sealed, s.now()), &sealed)
+		r, err := q.UpdateEnvVar(ctx, dbsqlc.UpdateEnvVarParams{OrgID: orgID, ID: id, Name: name, ValueEnc: sealed, UpdatedAt: s.now()})
 		if err != nil {
 			return nameConflict(err, name)
 		}
+		v = envVarOf(r)
 		meta := map[string]any{"value_changed": p.Value != nil}
 		if name != old.Name {
-			n, err := s.renameVarRefs(ctx, tx, orgID, id, old.Name, name)
+			checks, err := q.LockChecksUsingEnvVar(ctx, using)
 			if err != nil {
+				return fmt.Errorf("find checks referencing %s: %w", old.Name, err)
+			}
+			if err := s.renameVarRefs(ctx, q, checks, old.Name, name); err != nil {
 				return err
 			}
 			meta["previous_name"] = old.Name
-			meta["checks_rewritten"] = n
+			meta["checks_rewritten"] = len(checks)
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{
 			Action: "updated", AuditableType: "EnvironmentVariable", AuditableID: v.ID.String(), AuditableDisplayName: v.Name,
@@ -254,37 +241,11 @@ func (s *Store) UpdateEnvVar(ctx context.Context, actor Actor, orgID, id uuid.UU
 	return s.withValue(v, sealed)
 }
 
-// renameVarRefs rewrites {{oldName}} into {{newName}} in every check bound to the variable and
-// reports how many checks it rewrote.
-func (s *Store) renameVarRefs(ctx context.Context, tx pgx.Tx, orgID, varID uuid.UUID, oldName, newName string) (int, error) {
-	rows, err := tx.Query(ctx, `SELECT c.id, c.headers, c.auth_username, c.auth_password_enc
-		FROM checks c JOIN check_env_refs r ON r.org_id = c.org_id AND r.check_id = c.id
-		WHERE r.org_id = $1 AND r.env_var_id = $2
-		ORDER BY c.id FOR NO KEY UPDATE OF c`, orgID, varID)
-	if err != nil {
-		return 0, fmt.Errorf("find checks referencing %s: %w", oldName, err)
-	}
-	type saved struct {
-		id       uuid.UUID
-		headers  []byte
-		username *string
-		password []byte
-	}
-	var checks []saved
-	for rows.Next() {
-		var c saved
-		if err := rows.Scan(&c.id, &c.headers, &c.username, &c.password); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		checks = append(checks, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	rewrite := func(s string) string {
-		return check.ReplaceVarRefs(s, func(name string) (string, bool) {
+// renameVarRefs rewrites {{oldName}} into {{newName}} in the fields of checks that take
+// references, and writes them back; the password is sealed again only when it changed.
+func (s *Store) renameVarRefs(ctx context.Context, q *dbsqlc.Queries, checks []dbsqlc.LockChecksUsingEnvVarRow, oldName, newName string) error {
+	rewrite := func(v string) string {
+		return check.ReplaceVarRefs(v, func(name string) (string, bool) {
 			if name == oldName {
 				return "{{" + newName + "}}", true
 			}
@@ -292,97 +253,66 @@ func (s *Store) renameVarRefs(ctx context.Context, tx pgx.Tx, orgID, varID uuid.
 		})
 	}
 	now := s.now()
-	for _, c := range checks {
-		headers, err := rewriteJSONStrings(c.headers, rewrite)
+	for _, row := range checks {
+		c, err := s.checkOfRow(row.Check)
 		if err != nil {
-			return 0, fmt.Errorf("rewrite headers of check %s: %w", c.id, err)
+			return err
 		}
-		if c.username != nil {
-			u := rewrite(*c.username)
-			c.username = &u
+		var before *string
+		if c.Spec.HTTP != nil {
+			before = c.Spec.HTTP.AuthPassword
 		}
-		password := c.password
-		if password != nil {
-			pt, err := s.sealer.Open(password)
-			if err != nil {
-				return 0, fmt.Errorf("open password of check %s: %w", c.id, err)
-			}
-			if rewritten := rewrite(string(pt)); rewritten != string(pt) {
-				if password, err = s.sealer.Seal([]byte(rewritten)); err != nil {
-					return 0, fmt.Errorf("seal password of check %s: %w", c.id, err)
-				}
-			}
+		c.Spec.MapVarRefFields(rewrite)
+		doc, err := c.Spec.Document()
+		if err != nil {
+			return fmt.Errorf("rewrite check %s: %w", c.ID, err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE checks SET headers = $3, auth_username = $4, auth_password_enc = $5, updated_at = $6
-			WHERE org_id = $1 AND id = $2`, orgID, c.id, headers, c.username, password, now); err != nil {
-			return 0, fmt.Errorf("rewrite check %s: %w", c.id, err)
-		}
-	}
-	return len(checks), nil
-}
-
-// rewriteJSONStrings applies fn to every string value (not object keys) of a JSON document;
-// nil stays nil. It does not assume one layout of the saved headers.
-func rewriteJSONStrings(doc []byte, fn func(string) string) ([]byte, error) {
-	if doc == nil {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	var walk func(any) any
-	walk = func(x any) any {
-		switch t := x.(type) {
-		case string:
-			return fn(t)
-		case map[string]any:
-			for k, e := range t {
-				t[k] = walk(e)
-			}
-		case []any:
-			for i, e := range t {
-				t[i] = walk(e)
+		password := row.Check.AuthPasswordEnc
+		if before != nil && *c.Spec.HTTP.AuthPassword != *before {
+			if password, err = s.sealer.Seal([]byte(*c.Spec.HTTP.AuthPassword)); err != nil {
+				return fmt.Errorf("seal password of check %s: %w", c.ID, err)
 			}
 		}
-		return x
+		if err := q.SetCheckVarFields(ctx, dbsqlc.SetCheckVarFieldsParams{OrgID: c.OrgID, ID: c.ID, Spec: doc,
+			AuthPasswordEnc: password, UpdatedAt: now}); err != nil {
+			return fmt.Errorf("rewrite check %s: %w", c.ID, err)
+		}
 	}
-	return json.Marshal(walk(v))
+	return nil
 }
 
 // DeleteEnvVar deletes a variable that no check references and audits it; a referenced one is a
 // *ConflictError environment_variable_in_use (paused checks count).
 func (s *Store) DeleteEnvVar(ctx context.Context, actor Actor, orgID, id uuid.UUID) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
 		// FOR UPDATE conflicts with the KEY SHARE lock a new reference takes, so no check can
 		// start referencing the variable between the count and the delete.
-		var name string
-		if err := tx.QueryRow(ctx, `SELECT name FROM env_vars WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id).Scan(&name); err != nil {
+		v, err := q.LockEnvVar(ctx, dbsqlc.LockEnvVarParams{OrgID: orgID, ID: id})
+		if err != nil {
 			return err
 		}
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM check_env_refs WHERE org_id = $1 AND env_var_id = $2`, orgID, id).Scan(&n); err != nil {
+		n, err := q.CountEnvVarRefs(ctx, dbsqlc.CountEnvVarRefsParams{OrgID: orgID, EnvVarID: id})
+		if err != nil {
 			return err
 		}
 		if n > 0 {
-			return envVarInUse(name, n)
+			return envVarInUse(v.Name, n)
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM env_vars WHERE org_id = $1 AND id = $2`, orgID, id); err != nil {
+		if err := q.DeleteEnvVar(ctx, dbsqlc.DeleteEnvVarParams{OrgID: orgID, ID: id}); err != nil {
 			var pgErr *pgconn.PgError
 			if errors.As(err, &pgErr) && pgErr.Code == "23503" { // check_env_refs ON DELETE RESTRICT
-				return envVarInUse(name, 0)
+				return envVarInUse(v.Name, 0)
 			}
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{
-			Action: "deleted", AuditableType: "EnvironmentVariable", AuditableID: id.String(), AuditableDisplayName: name,
+			Action: "deleted", AuditableType: "EnvironmentVariable", AuditableID: id.String(), AuditableDisplayName: v.Name,
 		})
 	})
 }
 
-func envVarInUse(name string, checks int) *ConflictError {
+func envVarInUse(name string, checks int64) *ConflictError {
 	msg := fmt.Sprintf("environment variable %s is referenced by saved checks; remove the references first", name)
 	if checks > 0 {
 		msg = fmt.Sprintf("environment variable %s is referenced by %d saved check(s); remove the references first", name, checks)
@@ -404,26 +334,16 @@ func (s *Store) ResolveVars(ctx context.Context, orgID uuid.UUID, projectID *uui
 	if len(names) == 0 {
 		return out, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT name, type, value_enc FROM env_vars
-		WHERE org_id = $1 AND project_id IS NOT DISTINCT FROM $2 AND name = ANY($3)`, orgID, projectID, names)
+	rows, err := s.q.ResolveEnvVars(ctx, dbsqlc.ResolveEnvVarsParams{OrgID: orgID, ProjectID: projectID, Names: names})
 	if err != nil {
 		return nil, translate(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, typ string
-		var sealed []byte
-		if err := rows.Scan(&name, &typ, &sealed); err != nil {
-			return nil, translate(err)
-		}
-		pt, err := s.sealer.Open(sealed)
+	for _, r := range rows {
+		pt, err := s.sealer.Open(r.ValueEnc)
 		if err != nil {
-			return nil, fmt.Errorf("open value of environment variable %s: %w", name, err)
+			return nil, fmt.Errorf("open value of environment variable %s: %w", r.Name, err)
 		}
-		out[name] = ResolvedVar{Value: string(pt), Secret: typ == EnvVarSecret}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, translate(err)
+		out[r.Name] = ResolvedVar{Value: string(pt), Secret: r.Type == EnvVarSecret}
 	}
 	return out, nil
 }
@@ -439,10 +359,6 @@ func uuidOrNil(id *uuid.UUID) any {
 // ChecksUsingEnvVar lists the checks whose saved configuration references a variable, so that
 // a changed value or name reaches their jobs at once rather than at the next resync.
 func (s *Store) ChecksUsingEnvVar(ctx context.Context, orgID, varID uuid.UUID) ([]uuid.UUID, error) {
-	rows, err := s.pool.Query(ctx, `SELECT check_id FROM check_env_refs WHERE org_id = $1 AND env_var_id = $2`, orgID, varID)
-	if err != nil {
-		return nil, translate(err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	ids, err := s.q.ChecksUsingEnvVar(ctx, dbsqlc.ChecksUsingEnvVarParams{OrgID: orgID, EnvVarID: varID})
 	return ids, translate(err)
 }

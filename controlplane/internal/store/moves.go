@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
 // MoveResult is where a check is after MoveCheck.
@@ -42,13 +44,12 @@ func (s *Store) MoveCheck(ctx context.Context, actor Actor, orgID, checkID uuid.
 // configuration (or bind them in the destination scope afterwards).
 func (s *Store) moveCheckTx(ctx context.Context, tx pgx.Tx, actor Actor, orgID, checkID uuid.UUID, dest *uuid.UUID) (MoveResult, error) {
 	res := MoveResult{ID: checkID, ProjectID: dest}
-	var source *uuid.UUID
-	var name string
-	err := tx.QueryRow(ctx, `SELECT project_id, name FROM checks WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE`, orgID, checkID).
-		Scan(&source, &name)
+	q := s.q.WithTx(tx)
+	cur, err := q.LockCheckForMove(ctx, dbsqlc.LockCheckForMoveParams{OrgID: orgID, ID: checkID})
 	if err != nil {
 		return res, err
 	}
+	source := cur.ProjectID
 	if err := lockProjectForReference(ctx, tx, orgID, dest); err != nil {
 		return res, err
 	}
@@ -56,26 +57,28 @@ func (s *Store) moveCheckTx(ctx context.Context, tx pgx.Tx, actor Actor, orgID, 
 		return res, nil
 	}
 
-	refs, err := scopedVars(ctx, tx, `SELECT v.id, v.name, v.type FROM check_env_refs r
-		JOIN env_vars v ON v.org_id = r.org_id AND v.id = r.env_var_id
-		WHERE r.org_id = $1 AND r.check_id = $2`, orgID, checkID)
+	refs, err := q.CheckVarRefs(ctx, dbsqlc.CheckVarRefsParams{OrgID: orgID, CheckID: checkID})
 	if err != nil {
 		return res, fmt.Errorf("read variable references: %w", err)
 	}
 	var rebound []uuid.UUID
 	if len(refs) > 0 {
+		typeOf := make(map[string]string, len(refs))
 		names := make([]string, 0, len(refs))
-		for n := range refs {
-			names = append(names, n)
+		for _, r := range refs {
+			typeOf[r.Name] = r.Type
+			names = append(names, r.Name)
 		}
 		sort.Strings(names)
 		// FOR SHARE keeps the destination variables from being renamed or deleted before the
 		// new references are recorded.
-		found, err := scopedVars(ctx, tx, `SELECT id, name, type FROM env_vars
-			WHERE org_id = $1 AND project_id IS NOT DISTINCT FROM $2 AND name = ANY($3)
-			ORDER BY id FOR SHARE`, orgID, dest, names)
+		rows, err := q.ShareScopeVarsByName(ctx, dbsqlc.ShareScopeVarsByNameParams{OrgID: orgID, ProjectID: dest, Names: names})
 		if err != nil {
 			return res, fmt.Errorf("resolve destination variables: %w", err)
+		}
+		found := make(map[string]dbsqlc.ShareScopeVarsByNameRow, len(rows))
+		for _, r := range rows {
+			found[r.Name] = r
 		}
 		var problems []string
 		for _, n := range names {
@@ -83,10 +86,10 @@ func (s *Store) moveCheckTx(ctx context.Context, tx pgx.Tx, actor Actor, orgID, 
 			switch {
 			case !ok:
 				problems = append(problems, fmt.Sprintf("%s does not exist there", n))
-			case d.typ != refs[n].typ:
-				problems = append(problems, fmt.Sprintf("%s is %s there but %s here", n, d.typ, refs[n].typ))
+			case d.Type != typeOf[n]:
+				problems = append(problems, fmt.Sprintf("%s is %s there but %s here", n, d.Type, typeOf[n]))
 			default:
-				rebound = append(rebound, d.id)
+				rebound = append(rebound, d.ID)
 			}
 		}
 		if len(problems) > 0 {
@@ -96,47 +99,22 @@ func (s *Store) moveCheckTx(ctx context.Context, tx pgx.Tx, actor Actor, orgID, 
 		}
 	}
 
-	if _, err := tx.Exec(ctx, `UPDATE checks SET project_id = $3, updated_at = $4 WHERE org_id = $1 AND id = $2`,
-		orgID, checkID, dest, s.now()); err != nil {
+	if err := q.SetCheckProject(ctx, dbsqlc.SetCheckProjectParams{OrgID: orgID, ID: checkID, ProjectID: dest, UpdatedAt: s.now()}); err != nil {
 		return res, fmt.Errorf("move check: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM check_env_refs WHERE org_id = $1 AND check_id = $2`, orgID, checkID); err != nil {
+	if err := q.ClearCheckVarRefs(ctx, dbsqlc.ClearCheckVarRefsParams{OrgID: orgID, CheckID: checkID}); err != nil {
 		return res, fmt.Errorf("clear variable references: %w", err)
 	}
-	for _, id := range rebound {
-		if _, err := tx.Exec(ctx, `INSERT INTO check_env_refs (org_id, check_id, env_var_id) VALUES ($1, $2, $3)`, orgID, checkID, id); err != nil {
-			return res, fmt.Errorf("rebind variable reference: %w", err)
+	if len(rebound) > 0 {
+		if err := q.AddCheckVarRefs(ctx, dbsqlc.AddCheckVarRefsParams{OrgID: orgID, CheckID: checkID, EnvVarIds: rebound}); err != nil {
+			return res, fmt.Errorf("rebind variable references: %w", err)
 		}
 	}
 	res.Moved = true
 	return res, writeAudit(ctx, tx, orgID, actor, AuditEvent{
-		Action: "moved", AuditableType: "Check", AuditableID: checkID.String(), AuditableDisplayName: name,
+		Action: "moved", AuditableType: "Check", AuditableID: checkID.String(), AuditableDisplayName: cur.Name,
 		Metadata: map[string]any{"from_project_id": uuidOrNil(source), "to_project_id": uuidOrNil(dest), "variables_rebound": len(rebound)},
 	})
-}
-
-type scopedVar struct {
-	id  uuid.UUID
-	typ string
-}
-
-// scopedVars runs a query of (id, name, type) rows into a map by name.
-func scopedVars(ctx context.Context, tx pgx.Tx, sql string, args ...any) (map[string]scopedVar, error) {
-	rows, err := tx.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]scopedVar{}
-	for rows.Next() {
-		var v scopedVar
-		var name string
-		if err := rows.Scan(&v.id, &name, &v.typ); err != nil {
-			return nil, err
-		}
-		out[name] = v
-	}
-	return out, rows.Err()
 }
 
 func sameScope(a, b *uuid.UUID) bool {

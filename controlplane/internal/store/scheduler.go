@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
@@ -40,7 +40,15 @@ type SchedCheck struct {
 // every check page by page so that a reload of many checks never holds one long query, nor all
 // rows at once.
 func (s *Store) SchedulableChecksPage(ctx context.Context, after uuid.UUID, limit int) ([]SchedCheck, error) {
-	return s.schedChecks(ctx, ` AND id > $1 ORDER BY id LIMIT $2`, after, limit)
+	rows, err := s.q.SchedulableChecksPage(ctx, dbsqlc.SchedulableChecksPageParams{After: after, PageLimit: int64(limit)})
+	if err != nil {
+		return nil, translate(err)
+	}
+	checks := make([]dbsqlc.Check, len(rows))
+	for i, r := range rows {
+		checks[i] = r.Check
+	}
+	return s.schedChecks(ctx, checks)
 }
 
 // SchedulableChecksByID returns those of ids that exist and are active, resolved. An id that
@@ -49,42 +57,31 @@ func (s *Store) SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([]S
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return s.schedChecks(ctx, ` AND id = ANY($1)`, ids)
-}
-
-func (s *Store) schedChecks(ctx context.Context, cond string, args ...any) ([]SchedCheck, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+checkColumns(true)+`, state_changed_at FROM checks WHERE NOT paused`+cond, args...)
+	rows, err := s.q.SchedulableChecksByID(ctx, ids)
 	if err != nil {
 		return nil, translate(err)
 	}
-	defer rows.Close()
-	var out []SchedCheck
-	for rows.Next() {
-		var sc SchedCheck
-		// scanCheck owns the mapping of checkColumns; state_changed_at rides along after them.
-		c, err := s.scanCheck(extraScan{row: rows, extra: []any{&sc.StateChangedAt}})
-		if err != nil {
-			return nil, translate(err)
-		}
-		sc.Check = c
-		out = append(out, sc)
+	checks := make([]dbsqlc.Check, len(rows))
+	for i, r := range rows {
+		checks[i] = r.Check
 	}
-	if err := rows.Err(); err != nil {
-		return nil, translate(err)
+	return s.schedChecks(ctx, checks)
+}
+
+func (s *Store) schedChecks(ctx context.Context, rows []dbsqlc.Check) ([]SchedCheck, error) {
+	out := make([]SchedCheck, len(rows))
+	for i, r := range rows {
+		c, err := s.checkOfRow(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = SchedCheck{Check: c, StateChangedAt: r.StateChangedAt}
 	}
 	if err := s.resolveSchedVars(ctx, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
-
-// extraScan appends destinations for columns selected after the ones a scan helper knows.
-type extraScan struct {
-	row   pgx.Row
-	extra []any
-}
-
-func (e extraScan) Scan(dst ...any) error { return e.row.Scan(append(dst, e.extra...)...) }
 
 // varKey is one variable name in one scope: a project, or the organization pool (project
 // uuid.Nil).
@@ -106,51 +103,27 @@ func (s *Store) resolveSchedVars(ctx context.Context, checks []SchedCheck) error
 	if len(want) == 0 {
 		return nil
 	}
-	orgs := make([]uuid.UUID, 0, len(want))
-	projects := make([]*uuid.UUID, 0, len(want))
-	names := make([]string, 0, len(want))
+	var p dbsqlc.VariablesInScopesParams
 	for k := range want {
-		orgs = append(orgs, k.org)
-		names = append(names, k.name)
-		if k.project == uuid.Nil {
-			projects = append(projects, nil)
-		} else {
-			p := k.project
-			projects = append(projects, &p)
-		}
+		p.OrgIds = append(p.OrgIds, k.org)
+		p.ProjectIds = append(p.ProjectIds, k.project) // uuid.Nil: the organization pool
+		p.Names = append(p.Names, k.name)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT e.org_id, e.project_id, e.name, e.type, e.value_enc
-		FROM env_vars e
-		JOIN unnest($1::uuid[], $2::uuid[], $3::text[]) AS w(org_id, project_id, name)
-		  ON e.org_id = w.org_id AND e.name = w.name AND e.project_id IS NOT DISTINCT FROM w.project_id`,
-		orgs, projects, names)
+	rows, err := s.q.VariablesInScopes(ctx, p)
 	if err != nil {
 		return translate(err)
 	}
-	vals := make(map[varKey]ResolvedVar, len(want))
-	for rows.Next() {
-		var org uuid.UUID
-		var project *uuid.UUID
-		var name, typ string
-		var sealed []byte
-		if err := rows.Scan(&org, &project, &name, &typ, &sealed); err != nil {
-			rows.Close()
-			return translate(err)
-		}
-		pt, err := s.sealer.Open(sealed)
+	vals := make(map[varKey]ResolvedVar, len(rows))
+	for _, r := range rows {
+		pt, err := s.sealer.Open(r.ValueEnc)
 		if err != nil {
-			rows.Close()
-			return fmt.Errorf("open value of environment variable %s: %w", name, err)
+			return fmt.Errorf("open value of environment variable %s: %w", r.Name, err)
 		}
-		k := varKey{org: org, name: name}
-		if project != nil {
-			k.project = *project
+		k := varKey{org: r.OrgID, name: r.Name}
+		if r.ProjectID != nil {
+			k.project = *r.ProjectID
 		}
-		vals[k] = ResolvedVar{Value: string(pt), Secret: typ == EnvVarSecret}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return translate(err)
+		vals[k] = ResolvedVar{Value: string(pt), Secret: r.Type == EnvVarSecret}
 	}
 	for i := range checks {
 		resolveCheckVars(&checks[i], vals)
@@ -169,10 +142,6 @@ func schedVarKey(c *SchedCheck, name string) varKey {
 // resolveCheckVars rewrites the fields check.Spec.VarRefs names, records the secret values it
 // used in Redact and unknown names in MissingVars.
 func resolveCheckVars(c *SchedCheck, vals map[varKey]ResolvedVar) {
-	h := c.Spec.HTTP
-	if h == nil || len(c.Spec.VarRefs()) == 0 {
-		return
-	}
 	lookup := func(name string) (string, bool) {
 		v, ok := vals[schedVarKey(c, name)]
 		if !ok {
@@ -186,19 +155,7 @@ func resolveCheckVars(c *SchedCheck, vals map[varKey]ResolvedVar) {
 		}
 		return v.Value, true
 	}
-	if c.Spec.Kind == check.Uptime && len(h.Headers) > 0 {
-		resolved := make(map[string]string, len(h.Headers))
-		for name, v := range h.Headers {
-			resolved[name] = check.ReplaceVarRefs(v, lookup)
-		}
-		h.Headers = resolved
-	}
-	for _, f := range []**string{&h.AuthUsername, &h.AuthPassword} {
-		if *f != nil {
-			v := check.ReplaceVarRefs(**f, lookup)
-			*f = &v
-		}
-	}
+	c.Spec.MapVarRefFields(func(v string) string { return check.ReplaceVarRefs(v, lookup) })
 }
 
 // QueuedMark records that a check's job was queued at At.
@@ -214,25 +171,10 @@ func (s *Store) SetLastQueued(ctx context.Context, marks []QueuedMark) error {
 	if len(marks) == 0 {
 		return nil
 	}
-	orgs := make([]uuid.UUID, len(marks))
-	ids := make([]uuid.UUID, len(marks))
-	ats := make([]time.Time, len(marks))
+	p := dbsqlc.SetLastQueuedParams{
+		OrgIds: make([]uuid.UUID, len(marks)), Ids: make([]uuid.UUID, len(marks)), Ats: make([]time.Time, len(marks))}
 	for i, m := range marks {
-		orgs[i], ids[i], ats[i] = m.OrgID, m.CheckID, m.At
+		p.OrgIds[i], p.Ids[i], p.Ats[i] = m.OrgID, m.CheckID, m.At
 	}
-	_, err := s.pool.Exec(ctx, `WITH m AS (
-			SELECT org_id, id, max(at) AS at
-			FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS u(org_id, id, at)
-			GROUP BY org_id, id
-		), locked AS MATERIALIZED (
-			SELECT c.id FROM checks c JOIN m ON c.org_id = m.org_id AND c.id = m.id
-			WHERE c.last_queued IS NULL OR c.last_queued < m.at
-			ORDER BY c.id
-			FOR NO KEY UPDATE OF c
-		)
-		UPDATE checks c SET last_queued = m.at
-		FROM m, locked
-		WHERE c.id = locked.id AND c.org_id = m.org_id AND c.id = m.id
-		  AND (c.last_queued IS NULL OR c.last_queued < m.at)`, orgs, ids, ats)
-	return translate(err)
+	return translate(s.q.SetLastQueued(ctx, p))
 }

@@ -50,10 +50,11 @@ func schedInsertCheck(t *testing.T, st *store.Store, org uuid.UUID, project *uui
 		h = headers
 	}
 	schedExec(t, st, `INSERT INTO checks (id, org_id, project_id, kind, name, paused, test_interval, timeout_ms,
-			test_regions, alert_priority, confirmation_period_seconds, recovery_period_seconds, url, method,
-			headers, auth_username, auth_password_enc, state, state_changed_at)
-		VALUES ($1, $2, $3, $4, 'c', $5, 30, 2000, '{cloud:us-east-1}', 'LOW', 60, 180, 'https://x.test', 'GET',
-			$6, $7, $8, 'VERIFYING', '2026-01-02T03:04:05Z')`,
+			test_regions, alert_priority, confirmation_period_seconds, recovery_period_seconds, spec,
+			auth_password_enc, state, state_changed_at)
+		VALUES ($1, $2, $3, $4, 'c', $5, 30, 2000, '{cloud:us-east-1}', 'LOW', 60, 180,
+			jsonb_strip_nulls(jsonb_build_object('url', 'https://x.test', 'method', 'GET', 'headers', $6::jsonb, 'auth_username', $7::text)),
+			$8, 'VERIFYING', '2026-01-02T03:04:05Z')`,
 		id, org, project, kind, paused, h, user, pass)
 	return id
 }

@@ -56,21 +56,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 // their numbers (1, 3, 5, …) is recognized as fully migrated, not migrated again.
 func TestMigrateRenumbersLegacyVersions(t *testing.T) {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, storetest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	legacy := map[int]string{3: "0003_pipeline.sql", 5: "0005_webhooks.sql", 6: "0006_heartbeats.sql",
-		7: "0007_status_pages.sql", 8: "0008_daily_rollups.sql", 9: "0009_people.sql"}
-	if _, err := pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version > 1`); err != nil {
-		t.Fatal(err)
-	}
-	for v, name := range legacy {
-		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pool, _ := legacyDatabase(t)
 	if err := store.Migrate(ctx, pool); err != nil {
 		t.Fatalf("migrate a legacy-numbered database: %v", err)
 	}

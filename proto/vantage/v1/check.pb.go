@@ -146,19 +146,20 @@ func (x *Assertion) GetExpected() string {
 	return ""
 }
 
+// An uptime check's request.
 type HTTPSpec struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	Url               string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
-	Method            string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
-	Headers           map[string]string      `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // variables already resolved
-	Body              string                 `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
-	BasicAuthUsername *string                `protobuf:"bytes,5,opt,name=basic_auth_username,json=basicAuthUsername,proto3,oneof" json:"basic_auth_username,omitempty"`
-	BasicAuthPassword *string                `protobuf:"bytes,6,opt,name=basic_auth_password,json=basicAuthPassword,proto3,oneof" json:"basic_auth_password,omitempty"`
-	FollowRedirects   bool                   `protobuf:"varint,7,opt,name=follow_redirects,json=followRedirects,proto3" json:"follow_redirects,omitempty"`
-	VerifyTls         bool                   `protobuf:"varint,8,opt,name=verify_tls,json=verifyTls,proto3" json:"verify_tls,omitempty"`
-	TextToSearchFor   string                 `protobuf:"bytes,9,opt,name=text_to_search_for,json=textToSearchFor,proto3" json:"text_to_search_for,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Url             *string                `protobuf:"bytes,1,opt,name=url,proto3,oneof" json:"url,omitempty"`
+	Method          string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	Headers         map[string]string      `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // variables already resolved
+	Body            *string                `protobuf:"bytes,4,opt,name=body,proto3,oneof" json:"body,omitempty"`
+	AuthUsername    *string                `protobuf:"bytes,5,opt,name=auth_username,json=authUsername,proto3,oneof" json:"auth_username,omitempty"` // HTTP Basic credentials; unset: none
+	AuthPassword    *string                `protobuf:"bytes,6,opt,name=auth_password,json=authPassword,proto3,oneof" json:"auth_password,omitempty"`
+	FollowRedirects bool                   `protobuf:"varint,7,opt,name=follow_redirects,json=followRedirects,proto3" json:"follow_redirects,omitempty"`
+	VerifySsl       bool                   `protobuf:"varint,8,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
+	TextToSearchFor *string                `protobuf:"bytes,9,opt,name=text_to_search_for,json=textToSearchFor,proto3,oneof" json:"text_to_search_for,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *HTTPSpec) Reset() {
@@ -192,8 +193,8 @@ func (*HTTPSpec) Descriptor() ([]byte, []int) {
 }
 
 func (x *HTTPSpec) GetUrl() string {
-	if x != nil {
-		return x.Url
+	if x != nil && x.Url != nil {
+		return *x.Url
 	}
 	return ""
 }
@@ -213,22 +214,22 @@ func (x *HTTPSpec) GetHeaders() map[string]string {
 }
 
 func (x *HTTPSpec) GetBody() string {
-	if x != nil {
-		return x.Body
+	if x != nil && x.Body != nil {
+		return *x.Body
 	}
 	return ""
 }
 
-func (x *HTTPSpec) GetBasicAuthUsername() string {
-	if x != nil && x.BasicAuthUsername != nil {
-		return *x.BasicAuthUsername
+func (x *HTTPSpec) GetAuthUsername() string {
+	if x != nil && x.AuthUsername != nil {
+		return *x.AuthUsername
 	}
 	return ""
 }
 
-func (x *HTTPSpec) GetBasicAuthPassword() string {
-	if x != nil && x.BasicAuthPassword != nil {
-		return *x.BasicAuthPassword
+func (x *HTTPSpec) GetAuthPassword() string {
+	if x != nil && x.AuthPassword != nil {
+		return *x.AuthPassword
 	}
 	return ""
 }
@@ -240,25 +241,26 @@ func (x *HTTPSpec) GetFollowRedirects() bool {
 	return false
 }
 
-func (x *HTTPSpec) GetVerifyTls() bool {
+func (x *HTTPSpec) GetVerifySsl() bool {
 	if x != nil {
-		return x.VerifyTls
+		return x.VerifySsl
 	}
 	return false
 }
 
 func (x *HTTPSpec) GetTextToSearchFor() string {
-	if x != nil {
-		return x.TextToSearchFor
+	if x != nil && x.TextToSearchFor != nil {
+		return *x.TextToSearchFor
 	}
 	return ""
 }
 
+// A DNS check's query.
 type DNSSpec struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Domain        string                 `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
 	RecordType    string                 `protobuf:"bytes,2,opt,name=record_type,json=recordType,proto3" json:"record_type,omitempty"` // A, AAAA, CNAME, MX, NS, SOA, TXT
-	Resolver      string                 `protobuf:"bytes,3,opt,name=resolver,proto3" json:"resolver,omitempty"`                       // host:port or [v6]:port; empty = the agent's system resolver
+	Resolver      *string                `protobuf:"bytes,3,opt,name=resolver,proto3,oneof" json:"resolver,omitempty"`                 // host:port or [v6]:port; unset = the agent's system resolver
 	Protocol      string                 `protobuf:"bytes,4,opt,name=protocol,proto3" json:"protocol,omitempty"`                       // UDP or TCP
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -309,8 +311,8 @@ func (x *DNSSpec) GetRecordType() string {
 }
 
 func (x *DNSSpec) GetResolver() string {
-	if x != nil {
-		return x.Resolver
+	if x != nil && x.Resolver != nil {
+		return *x.Resolver
 	}
 	return ""
 }
@@ -322,6 +324,7 @@ func (x *DNSSpec) GetProtocol() string {
 	return ""
 }
 
+// A TCP check's connection.
 type TCPSpec struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Hostname      string                 `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
@@ -398,13 +401,21 @@ func (x *TCPSpec) GetShouldFail() bool {
 	return false
 }
 
+// A browser check's run: the uptime request's fields and the script.
 type BrowserSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
-	Script        string                 `protobuf:"bytes,2,opt,name=script,proto3" json:"script,omitempty"`
-	Headers       map[string]string      `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Url             *string                `protobuf:"bytes,1,opt,name=url,proto3,oneof" json:"url,omitempty"`
+	Script          *string                `protobuf:"bytes,2,opt,name=script,proto3,oneof" json:"script,omitempty"`
+	Headers         map[string]string      `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Method          string                 `protobuf:"bytes,4,opt,name=method,proto3" json:"method,omitempty"`
+	Body            *string                `protobuf:"bytes,5,opt,name=body,proto3,oneof" json:"body,omitempty"`
+	AuthUsername    *string                `protobuf:"bytes,6,opt,name=auth_username,json=authUsername,proto3,oneof" json:"auth_username,omitempty"`
+	AuthPassword    *string                `protobuf:"bytes,7,opt,name=auth_password,json=authPassword,proto3,oneof" json:"auth_password,omitempty"`
+	FollowRedirects bool                   `protobuf:"varint,8,opt,name=follow_redirects,json=followRedirects,proto3" json:"follow_redirects,omitempty"`
+	VerifySsl       bool                   `protobuf:"varint,9,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
+	TextToSearchFor *string                `protobuf:"bytes,10,opt,name=text_to_search_for,json=textToSearchFor,proto3,oneof" json:"text_to_search_for,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *BrowserSpec) Reset() {
@@ -438,15 +449,15 @@ func (*BrowserSpec) Descriptor() ([]byte, []int) {
 }
 
 func (x *BrowserSpec) GetUrl() string {
-	if x != nil {
-		return x.Url
+	if x != nil && x.Url != nil {
+		return *x.Url
 	}
 	return ""
 }
 
 func (x *BrowserSpec) GetScript() string {
-	if x != nil {
-		return x.Script
+	if x != nil && x.Script != nil {
+		return *x.Script
 	}
 	return ""
 }
@@ -456,6 +467,55 @@ func (x *BrowserSpec) GetHeaders() map[string]string {
 		return x.Headers
 	}
 	return nil
+}
+
+func (x *BrowserSpec) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *BrowserSpec) GetBody() string {
+	if x != nil && x.Body != nil {
+		return *x.Body
+	}
+	return ""
+}
+
+func (x *BrowserSpec) GetAuthUsername() string {
+	if x != nil && x.AuthUsername != nil {
+		return *x.AuthUsername
+	}
+	return ""
+}
+
+func (x *BrowserSpec) GetAuthPassword() string {
+	if x != nil && x.AuthPassword != nil {
+		return *x.AuthPassword
+	}
+	return ""
+}
+
+func (x *BrowserSpec) GetFollowRedirects() bool {
+	if x != nil {
+		return x.FollowRedirects
+	}
+	return false
+}
+
+func (x *BrowserSpec) GetVerifySsl() bool {
+	if x != nil {
+		return x.VerifySsl
+	}
+	return false
+}
+
+func (x *BrowserSpec) GetTextToSearchFor() string {
+	if x != nil && x.TextToSearchFor != nil {
+		return *x.TextToSearchFor
+	}
+	return ""
 }
 
 var File_vantage_v1_check_proto protoreflect.FileDescriptor
@@ -470,29 +530,33 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\n" +
 	"comparison\x18\x03 \x01(\tR\n" +
 	"comparison\x12\x1a\n" +
-	"\bexpected\x18\x04 \x01(\tR\bexpected\"\xd2\x03\n" +
-	"\bHTTPSpec\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
+	"\bexpected\x18\x04 \x01(\tR\bexpected\"\xe7\x03\n" +
+	"\bHTTPSpec\x12\x15\n" +
+	"\x03url\x18\x01 \x01(\tH\x00R\x03url\x88\x01\x01\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12;\n" +
-	"\aheaders\x18\x03 \x03(\v2!.vantage.v1.HTTPSpec.HeadersEntryR\aheaders\x12\x12\n" +
-	"\x04body\x18\x04 \x01(\tR\x04body\x123\n" +
-	"\x13basic_auth_username\x18\x05 \x01(\tH\x00R\x11basicAuthUsername\x88\x01\x01\x123\n" +
-	"\x13basic_auth_password\x18\x06 \x01(\tH\x01R\x11basicAuthPassword\x88\x01\x01\x12)\n" +
+	"\aheaders\x18\x03 \x03(\v2!.vantage.v1.HTTPSpec.HeadersEntryR\aheaders\x12\x17\n" +
+	"\x04body\x18\x04 \x01(\tH\x01R\x04body\x88\x01\x01\x12(\n" +
+	"\rauth_username\x18\x05 \x01(\tH\x02R\fauthUsername\x88\x01\x01\x12(\n" +
+	"\rauth_password\x18\x06 \x01(\tH\x03R\fauthPassword\x88\x01\x01\x12)\n" +
 	"\x10follow_redirects\x18\a \x01(\bR\x0ffollowRedirects\x12\x1d\n" +
 	"\n" +
-	"verify_tls\x18\b \x01(\bR\tverifyTls\x12+\n" +
-	"\x12text_to_search_for\x18\t \x01(\tR\x0ftextToSearchFor\x1a:\n" +
+	"verify_ssl\x18\b \x01(\bR\tverifySsl\x120\n" +
+	"\x12text_to_search_for\x18\t \x01(\tH\x04R\x0ftextToSearchFor\x88\x01\x01\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x16\n" +
-	"\x14_basic_auth_usernameB\x16\n" +
-	"\x14_basic_auth_password\"z\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
+	"\x04_urlB\a\n" +
+	"\x05_bodyB\x10\n" +
+	"\x0e_auth_usernameB\x10\n" +
+	"\x0e_auth_passwordB\x15\n" +
+	"\x13_text_to_search_for\"\x8c\x01\n" +
 	"\aDNSSpec\x12\x16\n" +
 	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x1f\n" +
 	"\vrecord_type\x18\x02 \x01(\tR\n" +
-	"recordType\x12\x1a\n" +
-	"\bresolver\x18\x03 \x01(\tR\bresolver\x12\x1a\n" +
-	"\bprotocol\x18\x04 \x01(\tR\bprotocol\"\x99\x01\n" +
+	"recordType\x12\x1f\n" +
+	"\bresolver\x18\x03 \x01(\tH\x00R\bresolver\x88\x01\x01\x12\x1a\n" +
+	"\bprotocol\x18\x04 \x01(\tR\bprotocolB\v\n" +
+	"\t_resolver\"\x99\x01\n" +
 	"\aTCPSpec\x12\x1a\n" +
 	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x1b\n" +
@@ -500,14 +564,29 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\x04data\x18\x04 \x01(\tH\x00R\x04data\x88\x01\x01\x12\x1f\n" +
 	"\vshould_fail\x18\x05 \x01(\bR\n" +
 	"shouldFailB\a\n" +
-	"\x05_data\"\xb3\x01\n" +
-	"\vBrowserSpec\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
-	"\x06script\x18\x02 \x01(\tR\x06script\x12>\n" +
-	"\aheaders\x18\x03 \x03(\v2$.vantage.v1.BrowserSpec.HeadersEntryR\aheaders\x1a:\n" +
+	"\x05_data\"\x95\x04\n" +
+	"\vBrowserSpec\x12\x15\n" +
+	"\x03url\x18\x01 \x01(\tH\x00R\x03url\x88\x01\x01\x12\x1b\n" +
+	"\x06script\x18\x02 \x01(\tH\x01R\x06script\x88\x01\x01\x12>\n" +
+	"\aheaders\x18\x03 \x03(\v2$.vantage.v1.BrowserSpec.HeadersEntryR\aheaders\x12\x16\n" +
+	"\x06method\x18\x04 \x01(\tR\x06method\x12\x17\n" +
+	"\x04body\x18\x05 \x01(\tH\x02R\x04body\x88\x01\x01\x12(\n" +
+	"\rauth_username\x18\x06 \x01(\tH\x03R\fauthUsername\x88\x01\x01\x12(\n" +
+	"\rauth_password\x18\a \x01(\tH\x04R\fauthPassword\x88\x01\x01\x12)\n" +
+	"\x10follow_redirects\x18\b \x01(\bR\x0ffollowRedirects\x12\x1d\n" +
+	"\n" +
+	"verify_ssl\x18\t \x01(\bR\tverifySsl\x120\n" +
+	"\x12text_to_search_for\x18\n" +
+	" \x01(\tH\x05R\x0ftextToSearchFor\x88\x01\x01\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*~\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
+	"\x04_urlB\t\n" +
+	"\a_scriptB\a\n" +
+	"\x05_bodyB\x10\n" +
+	"\x0e_auth_usernameB\x10\n" +
+	"\x0e_auth_passwordB\x15\n" +
+	"\x13_text_to_search_for*~\n" +
 	"\tCheckKind\x12\x1a\n" +
 	"\x16CHECK_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CHECK_KIND_UPTIME\x10\x01\x12\x16\n" +
@@ -555,7 +634,9 @@ func file_vantage_v1_check_proto_init() {
 		return
 	}
 	file_vantage_v1_check_proto_msgTypes[1].OneofWrappers = []any{}
+	file_vantage_v1_check_proto_msgTypes[2].OneofWrappers = []any{}
 	file_vantage_v1_check_proto_msgTypes[3].OneofWrappers = []any{}
+	file_vantage_v1_check_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

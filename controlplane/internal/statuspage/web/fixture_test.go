@@ -92,9 +92,9 @@ func (f *fixture) component(name string, group uuid.UUID, withCheck bool) uuid.U
 	if withCheck {
 		check = uuid.New()
 		f.exec(`INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions, alert_priority,
-				confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, url, method,
+				confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, spec,
 				muted, paused, alerts)
-			VALUES ($1, $2, 'UPTIME', $3, 60, 5000, '{cloud:us-east-1}', 'HIGH', 0, 0, -1, 'https://example.com/', 'GET',
+			VALUES ($1, $2, 'UPTIME', $3, 60, 5000, '{cloud:us-east-1}', 'HIGH', 0, 0, -1, '{"url": "https://example.com/", "method": "GET"}',
 				false, false, '{}')`, check, f.org, name+" check")
 		f.checks = append(f.checks, check)
 		patch.CheckIDs = &[]uuid.UUID{check}

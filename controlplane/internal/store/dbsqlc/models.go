@@ -69,27 +69,7 @@ type Check struct {
 	RecoveryPeriodSeconds        int32
 	ReminderAlertIntervalMinutes *int32
 	Alerts                       json.RawMessage
-	Url                          *string
-	Version                      *string
-	Method                       *string
-	Headers                      json.RawMessage
-	Body                         *string
-	TextToSearchFor              *string
-	VerifySsl                    *bool
-	FollowRedirects              *bool
-	AuthUsername                 *string
 	AuthPasswordEnc              []byte
-	Script                       *string
-	DnsDomain                    *string
-	DnsRecordType                *string
-	DnsResolver                  *string
-	DnsProtocol                  *string
-	TcpHostname                  *string
-	TcpPort                      *int32
-	TcpIpFamily                  *string
-	TcpData                      *string
-	TcpShouldFail                *bool
-	Assertions                   json.RawMessage
 	CreatedAt                    time.Time
 	UpdatedAt                    time.Time
 	FailingSince                 *time.Time
@@ -98,6 +78,8 @@ type Check struct {
 	DownAlerted                  bool
 	CurrentIncidentID            *uuid.UUID
 	LastRunAt                    *time.Time
+	Spec                         json.RawMessage
+	Url                          *string
 }
 
 type CheckDailyStat struct {

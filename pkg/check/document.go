@@ -1,0 +1,53 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// document is the stored form of a check's configuration apart from its columns: the fields
+// of its kind's specification, its assertions and its runtime version, as one JSON object
+// keyed by the fields' API names.
+type document struct {
+	*HTTPSpec
+	*DNSSpec
+	*TCPSpec
+	Version    *string     `json:"version"`
+	Assertions []Assertion `json:"assertions"`
+}
+
+// Document is the canonical encoding of the part of s that has no database column of its own
+// (see Spec): the store keeps it in checks.spec. The Basic-auth password is left out (null):
+// it is a secret, which the store seals into a column of its own.
+func (s Spec) Document() ([]byte, error) {
+	d := document{Version: s.Version, Assertions: s.Assertions}
+	switch {
+	case s.HTTP != nil:
+		h := *s.HTTP
+		h.AuthPassword = nil
+		d.HTTPSpec = &h
+	case s.DNS != nil:
+		d.DNSSpec = s.DNS
+	case s.TCP != nil:
+		d.TCPSpec = s.TCP
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s check configuration: %w", s.Kind, err)
+	}
+	return b, nil
+}
+
+// LoadDocument sets the kind's specification, the assertions and the version of s from doc, a
+// Document of a check of kind s.Kind. A field doc does not hold keeps the kind's default, so
+// documents written before a field existed read as if it had its default. The password is not
+// in doc: the caller sets it.
+func (s *Spec) LoadDocument(doc []byte) error {
+	s.setKindDefaults()
+	d := document{HTTPSpec: s.HTTP, DNSSpec: s.DNS, TCPSpec: s.TCP}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return fmt.Errorf("decode %s check configuration: %w", s.Kind, err)
+	}
+	s.Version, s.Assertions = d.Version, d.Assertions
+	return nil
+}
