@@ -93,10 +93,3 @@ func (s *Store) ListCheckResults(ctx context.Context, orgID, checkID uuid.UUID, 
 	return items, total, nil
 }
 
-func intPtr(v *int32) *int {
-	if v == nil {
-		return nil
-	}
-	i := int(*v)
-	return &i
-}

@@ -249,18 +249,3 @@ func varRefs(sp check.Spec) []VarRef {
 	return out
 }
 
-func intPtr(v *int32) *int {
-	if v == nil {
-		return nil
-	}
-	i := int(*v)
-	return &i
-}
-
-func int32Ptr(v *int) *int32 {
-	if v == nil {
-		return nil
-	}
-	i := int32(*v)
-	return &i
-}

@@ -115,6 +115,14 @@ func (c customPlans) Query(ctx context.Context, sql string, args ...any) (pgx.Ro
 	return c.db.Query(ctx, sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
 }
 
+func (c customPlans) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
+	return c.db.CopyFrom(ctx, table, columns, src)
+}
+
+func (c customPlans) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	return c.db.SendBatch(ctx, b)
+}
+
 func (c customPlans) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	return c.db.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
 }

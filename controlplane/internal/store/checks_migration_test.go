@@ -15,7 +15,7 @@ import (
 )
 
 // legacyFields are the API names of the configuration the checks table had as columns before
-// migration 8.
+// migration 9.
 var legacyFields = map[string]bool{
 	"name": true, "test_interval": true, "test_regions": true, "alert_priority": true,
 	"confirmation_period_seconds": true, "recovery_period_seconds": true, "reminder_alert_interval_minutes": true,
@@ -29,7 +29,7 @@ var legacyFields = map[string]bool{
 }
 
 // TestCheckSpecMigration: checks written in the column-per-field layout of migrations 1 to 7
-// read the same after migration 8 moved their configuration into the spec document, and a
+// read the same after migration 9 moved their configuration into the spec document, and a
 // column left NULL reads as the kind's default, as it did before.
 func TestCheckSpecMigration(t *testing.T) {
 	t.Parallel()
@@ -100,17 +100,17 @@ func TestCheckSpecMigration(t *testing.T) {
 		if got.Spec.Kind != sp.Kind {
 			t.Errorf("%s %s: kind %s", sp.Kind, sp.Name, got.Spec.Kind)
 		}
-		// Fields added to the model after migration 8 read as their default.
+		// Fields added to the model after migration 9 read as their default.
 		defaults := map[string]checktest.Field{}
 		for _, f := range checktest.Fields(check.Defaults(sp.Kind)) {
 			defaults[f.Path] = f
 		}
 		for _, d := range checktest.Diff(sp, got.Spec, func(f checktest.Field) bool { return legacyFields[f.Name] }, false) {
-			t.Errorf("%s %q after migration 8: %s", sp.Kind, sp.Name, d)
+			t.Errorf("%s %q after migration 9: %s", sp.Kind, sp.Name, d)
 		}
 		for _, d := range checktest.Diff(sp, got.Spec, func(f checktest.Field) bool { return !legacyFields[f.Name] }, false) {
 			if def, ok := defaults[d.Path]; !ok || !reflect.DeepEqual(d.Got, def.Value()) {
-				t.Errorf("%s %q after migration 8: a field newer than the migration: %s, want its default", sp.Kind, sp.Name, d)
+				t.Errorf("%s %q after migration 9: a field newer than the migration: %s, want its default", sp.Kind, sp.Name, d)
 			}
 		}
 		var url *string

@@ -77,14 +77,6 @@ func alertsJSON(a check.Alerts) ([]byte, error) {
 	return json.Marshal(a)
 }
 
-// int32Ptr narrows a nullable int for an int4 column.
-func int32Ptr(v *int) *int32 {
-	if v == nil {
-		return nil
-	}
-	return ptr(int32(*v))
-}
-
 // CreateHeartbeat stores a new PENDING heartbeat in h.ProjectID (nil: Unassigned) and audits
 // it. A project the organization does not have is ErrProjectNotFound.
 func (s *Store) CreateHeartbeat(ctx context.Context, actor Actor, orgID uuid.UUID, h Heartbeat) (Heartbeat, error) {
