@@ -27,8 +27,8 @@ func TestPipelineTxRoundTrip(t *testing.T) {
 	checkID := uuid.Must(uuid.NewV7())
 	regions := []string{"cloud:us-east-1", "cloud:eu-west-1"}
 	if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, url, method)
-		VALUES ($1, $2, 'UPTIME', 'round trip', 60, 5000, $3, 'HIGH', 30, 60, 'https://example.com/', 'GET')`,
+			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec)
+		VALUES ($1, $2, 'UPTIME', 'round trip', 60, 5000, $3, 'HIGH', 30, 60, '{"url": "https://example.com/", "method": "GET"}')`,
 		checkID, org.ID, regions); err != nil {
 		t.Fatal(err)
 	}
