@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 
@@ -33,6 +35,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/httpserve"
 )
 
 // serve runs the control plane until ctx ends: it connects to PostgreSQL and NATS, builds every
@@ -114,6 +117,8 @@ type controlPlane struct {
 	pipeline []runner // scheduler, batcher, evaluator, maintainer, monitors, notifier
 	http     *http.Server
 	ping     *http.Server
+	metrics  *http.Server
+	limits   httpserve.Config // of every HTTP listener
 	grpc     *grpc.Server
 	ingest   *ingest.Server
 }
@@ -125,7 +130,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	// Committed check changes, and evaluator state changes (VERIFYING and RECOVERING checks run
 	// sooner), reach the scheduler through NATS.
 	announce := scheduler.ChangeNotifier(nc, log.With("component", "scheduler"))
-	cp := &controlPlane{log: log}
+	cp := &controlPlane{log: log, limits: httpLimits(cfg)}
 
 	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
 		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now})
@@ -161,7 +166,8 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 
 	cp.grpc = grpc.NewServer(ingest.GRPCServerOptions()...)
 	cp.ingest.Register(cp.grpc)
-	cp.ping = newHTTPServer(cfg.PingAddr, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
+	cp.ping = httpserve.NewServer(cp.limits, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
+	cp.metrics = httpserve.NewServer(cp.limits, metricsHandler(reg), log)
 
 	public, err := publicPages(cfg, log, st)
 	if err != nil {
@@ -174,6 +180,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		Registry:       reg,
 		Now:            time.Now,
 		Ready:          ready(st, nc),
+		RequestTimeout: cfg.RequestTimeout,
 		TrustedProxies: cfg.TrustedProxies,
 		CheckChanged:   announce,
 		Public:         public,
@@ -182,8 +189,43 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	cp.http = newHTTPServer(cfg.HTTPAddr, handler, log)
+	cp.http = httpserve.NewServer(cp.limits, handler, log)
 	return cp, nil
+}
+
+// httpLimits are the timeouts and bounds of every HTTP listener. Connections of trusted
+// reverse proxies are not bounded per address: each carries many clients.
+func httpLimits(cfg config.Config) httpserve.Config {
+	var proxies []netip.Prefix
+	for _, p := range cfg.TrustedProxies {
+		if pfx, err := netip.ParsePrefix(p); err == nil {
+			proxies = append(proxies, pfx)
+		} else if a, err := netip.ParseAddr(p); err == nil {
+			proxies = append(proxies, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		}
+	}
+	maxConns := cfg.MaxConnsPerClient
+	if maxConns == 0 {
+		maxConns = -1 // configured as "no bound"
+	}
+	return httpserve.Config{ReadTimeout: cfg.HTTPReadTimeout, WriteTimeout: cfg.HTTPWriteTimeout,
+		IdleTimeout: cfg.HTTPIdleTimeout, MaxConnsPerClient: maxConns,
+		Unbounded: func(a netip.Addr) bool {
+			for _, p := range proxies {
+				if p.Contains(a) {
+					return true
+				}
+			}
+			return false
+		}}
+}
+
+// metricsHandler serves the registry at /metrics; it runs on its own listener
+// (VANTAGE_METRICS_ADDR, loopback by default), never on the public API's.
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return mux
 }
 
 // publicPages is the public status-page site with its confirm and unsubscribe links.
@@ -202,18 +244,18 @@ func publicPages(cfg config.Config, log *slog.Logger, st *store.Store) (http.Han
 		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log})}), nil
 }
 
-func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
-	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-}
-
 // run listens, runs the pipeline, and on ctx's end (or a failing component) stops in order: the
 // HTTP, ping and gRPC servers first, so no new work arrives — agent streams are drained, their
-// pending acks sent — then the pipeline, whose batcher writes what it still holds.
+// pending acks sent — then the pipeline, whose batcher writes what it still holds. Every HTTP
+// listener has cp.limits: read, write and idle timeouts, size caps, connections per client.
 func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 	listeners := map[string]net.Listener{}
-	for name, addr := range map[string]string{"http": cfg.HTTPAddr, "ping": cfg.PingAddr, "grpc": cfg.GRPCAddr} {
-		lis, err := net.Listen("tcp", addr)
+	for name, addr := range map[string]string{"http": cfg.HTTPAddr, "ping": cfg.PingAddr, "metrics": cfg.MetricsAddr, "grpc": cfg.GRPCAddr} {
+		listen := func(addr string) (net.Listener, error) { return httpserve.Listen(addr, cp.limits) }
+		if name == "grpc" {
+			listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+		}
+		lis, err := listen(addr)
 		if err != nil {
 			for _, l := range listeners {
 				l.Close()
@@ -231,7 +273,7 @@ func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	for name, srv := range map[string]*http.Server{"http": cp.http, "ping": cp.ping} {
+	for name, srv := range map[string]*http.Server{"http": cp.http, "ping": cp.ping, "metrics": cp.metrics} {
 		g.Go(func() error {
 			cp.log.Info(name+" listening", "addr", listeners[name].Addr().String())
 			if err := srv.Serve(listeners[name]); !errors.Is(err, http.ErrServerClosed) {
@@ -262,7 +304,7 @@ func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 		case <-sctx.Done():
 			cp.grpc.Stop()
 		}
-		return errors.Join(cp.http.Shutdown(sctx), cp.ping.Shutdown(sctx))
+		return errors.Join(cp.http.Shutdown(sctx), cp.ping.Shutdown(sctx), cp.metrics.Shutdown(sctx))
 	})
 	err := g.Wait()
 	stopPipeline()
