@@ -111,6 +111,11 @@ type runner interface {
 	Run(ctx context.Context) error
 }
 
+// runFunc is a runner made of a function.
+type runFunc func(ctx context.Context) error
+
+func (f runFunc) Run(ctx context.Context) error { return f(ctx) }
+
 // controlPlane is every component of one replica, built and ready to run.
 type controlPlane struct {
 	log      *slog.Logger
@@ -160,7 +165,10 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	// Revocations reach every replica's authentication cache through PostgreSQL notifications.
+	authn := auth.NewAuthenticator(st, time.Now)
 	cp.pipeline = []runner{batcher, ev, sched, maintainer, notify,
+		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st, log.With("component", "auth")) }),
 		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}),
 		statuspage.NewRunner(st, statuspage.WithLogger(log.With("component", "statuspage")))}
 
@@ -176,7 +184,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,
-		Auth:           auth.NewAuthenticator(st, time.Now),
+		Auth:           authn,
 		Registry:       reg,
 		Now:            time.Now,
 		Ready:          ready(st, nc),

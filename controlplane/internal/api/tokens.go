@@ -307,14 +307,31 @@ func (h *tokensHandler) remove(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	revoked := h.auth.Expect(store.AuthChangeToken + id.String())
 	t, err := h.store.DeleteAPIToken(c.Request.Context(), actor(c), orgID(c), id)
 	if err != nil {
+		revoked.Cancel()
 		fail(c, err)
 		return
 	}
-	// This replica stops honouring the secret now; others within the authenticator's TTL.
+	// This replica stops honouring the secret now; every replica's authenticator hears of the
+	// deletion from the database as it commits, and the answer waits (briefly) until all of
+	// them acknowledged it.
 	h.auth.Forget(t.ID)
+	awaitRevocation(c, revoked)
 	ok(c, http.StatusOK, gin.H{"id": t.ID.String(), "deleted": true})
+}
+
+// revocationWait bounds how long a revoking request waits for its change to come back through
+// the revocation feed; the change is committed either way.
+const revocationWait = time.Second
+
+// awaitRevocation waits (briefly) until every replica applied a revocation this request
+// committed.
+func awaitRevocation(c *gin.Context, e *auth.Expectation) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), revocationWait)
+	defer cancel()
+	e.Wait(ctx)
 }
 
 // tokenStatusJSON is the answer of verify: id is omitted for access tokens.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,11 +45,28 @@ func (p Principal) Actor(remoteIP string) store.Actor {
 	return a
 }
 
+// RevocationFeed tells an Authenticator which credentials changed; *store.Store implements it
+// with PostgreSQL LISTEN/NOTIFY, so a change committed through any replica reaches all.
+type RevocationFeed interface {
+	// ListenAuthChanges hands what it hears to h until ctx ends (nil) or it stops hearing
+	// (an error).
+	ListenAuthChanges(ctx context.Context, h store.AuthChangeHandler) error
+	// CountAuthListeners is how many replicas listen, each of which acknowledges a change.
+	CountAuthListeners(ctx context.Context) (int, error)
+}
+
+var _ RevocationFeed = (*store.Store)(nil)
+
 // Authenticator turns bearer secrets into credentials, caching lookups in memory.
 //
 // A positive entry lives for PositiveTTL (default 30s), a negative one for NegativeTTL (default
-// 5s). Deleting a token through this replica evicts it at once (Forget); on other replicas a
-// deleted token stays valid for at most PositiveTTL. Expiry is checked on every request.
+// 5s). Positive entries are trusted only while Run listens to the revocation feed: a deleted
+// token or a removed member is evicted on every replica as the change commits, and the request
+// that made the change can wait until every replica acknowledged it (Expect), so revocation
+// takes effect on the next request anywhere. While the feed is down (not started, connection
+// lost, database not answering) every request is looked up in the database — fail safe — and
+// when it listens again the cache starts empty, since notifications may have been missed.
+// Expiry is checked on every request.
 type Authenticator struct {
 	store       CredentialStore
 	now         func() time.Time
@@ -55,8 +74,12 @@ type Authenticator struct {
 	NegativeTTL time.Duration
 	MaxEntries  int // default 100,000; a full cache is cleared
 
-	mu    sync.Mutex
-	cache map[[32]byte]cacheEntry
+	mu        sync.Mutex
+	cache     map[[32]byte]cacheEntry
+	listening bool           // Run listens to the feed: positive entries may be trusted
+	feed      RevocationFeed // Run's, while it runs
+	gen       uint64         // bumped by every eviction; a lookup that raced one is not cached
+	waiters   map[string][]*Expectation
 }
 
 type cacheEntry struct {
@@ -65,10 +88,11 @@ type cacheEntry struct {
 	expires time.Time
 }
 
-// NewAuthenticator returns an authenticator over cs using now as its clock.
+// NewAuthenticator returns an authenticator over cs using now as its clock. It caches positive
+// lookups only while Run listens to a revocation feed.
 func NewAuthenticator(cs CredentialStore, now func() time.Time) *Authenticator {
 	return &Authenticator{store: cs, now: now, PositiveTTL: 30 * time.Second, NegativeTTL: 5 * time.Second,
-		MaxEntries: 100_000, cache: map[[32]byte]cacheEntry{}}
+		MaxEntries: 100_000, cache: map[[32]byte]cacheEntry{}, waiters: map[string][]*Expectation{}}
 }
 
 // Authenticate resolves a bearer secret. It returns ErrInvalidToken for unknown or expired
@@ -78,8 +102,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 	now := a.now()
 	a.mu.Lock()
 	e, ok := a.cache[key]
+	trusted := ok && now.Before(e.expires) && (!e.found || a.listening)
+	gen := a.gen
 	a.mu.Unlock()
-	if !ok || now.After(e.expires) {
+	if !trusted {
 		cred, err := a.store.LookupCredential(ctx, key[:])
 		switch {
 		case err == nil:
@@ -90,10 +116,14 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 			return store.Credential{}, err
 		}
 		a.mu.Lock()
-		if len(a.cache) >= a.MaxEntries {
-			clear(a.cache)
+		// Not cached when an eviction happened meanwhile (the lookup may predate the change
+		// it announced), nor a positive while nobody listens for revocations.
+		if a.gen == gen && (!e.found || a.listening) {
+			if len(a.cache) >= a.MaxEntries {
+				clear(a.cache)
+			}
+			a.cache[key] = e
 		}
-		a.cache[key] = e
 		a.mu.Unlock()
 	}
 	if !e.found || (e.cred.ExpiresAt != nil && !now.Before(*e.cred.ExpiresAt)) {
@@ -102,12 +132,111 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 	return e.cred, nil
 }
 
-// Forget evicts every cached entry of a token (after it was deleted).
+// Forget evicts every cached entry of a token (after it was deleted through this replica; the
+// feed tells every replica too).
 func (a *Authenticator) Forget(tokenID uuid.UUID) {
+	a.evict(func(c store.Credential) bool { return c.TokenID == tokenID })
+}
+
+// Listening reports whether Run listens to the revocation feed (positive entries are trusted).
+func (a *Authenticator) Listening() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.listening
+}
+
+// Run listens to feed until ctx ends, evicting what each change names, and listens again after
+// a lost feed with a backoff of 100ms doubling to 5s (logged at warn). It returns nil when ctx
+// ends.
+func (a *Authenticator) Run(ctx context.Context, feed RevocationFeed, log *slog.Logger) error {
+	h := &feedHandler{a: a, feed: feed, log: log}
+	for {
+		err := feed.ListenAuthChanges(ctx, h)
+		a.setListening(nil)
+		if ctx.Err() != nil {
+			return nil
+		}
+		h.failures++
+		d := min(100*time.Millisecond<<min(h.failures-1, 6), 5*time.Second)
+		log.Warn("credential revocations not heard: every request is checked against the database until they are",
+			"err", err, "retry_in", d)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// feedHandler applies what the feed hears to its Authenticator.
+type feedHandler struct {
+	a        *Authenticator
+	feed     RevocationFeed
+	log      *slog.Logger
+	failures int // consecutive lost feeds
+}
+
+var _ store.AuthChangeHandler = (*feedHandler)(nil)
+
+func (h *feedHandler) Listening() {
+	h.a.setListening(h.feed)
+	h.failures = 0
+	h.log.Info("listening for credential revocations")
+}
+
+// Changed evicts what a payload names: a token, or every access token of a user; a payload it
+// does not understand clears the cache.
+func (h *feedHandler) Changed(payload string) {
+	kind, rest, _ := strings.Cut(payload, ":")
+	id, err := uuid.Parse(rest)
+	switch {
+	case err == nil && kind+":" == store.AuthChangeToken:
+		h.a.evict(func(c store.Credential) bool { return c.TokenID == id })
+	case err == nil && kind+":" == store.AuthChangeUser:
+		h.a.evict(func(c store.Credential) bool { return c.Kind == store.CredentialAccessToken && c.UserID == id })
+	default:
+		h.a.evict(func(store.Credential) bool { return true })
+	}
+}
+
+// Acknowledged counts a replica's acknowledgement towards the Expectations of payload.
+func (h *feedHandler) Acknowledged(payload string) {
+	a := h.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, e := range a.waiters[payload] {
+		e.acks++
+		e.settle()
+	}
+}
+
+// setListening records the feed that is heard (nil: none); either way the cache starts over,
+// since changes may have been missed in between. Nobody waits for a feed that is not heard.
+func (a *Authenticator) setListening(feed RevocationFeed) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.listening, a.feed = feed != nil, feed
+	a.gen++
+	clear(a.cache)
+	if feed == nil {
+		for p, ws := range a.waiters {
+			for _, e := range ws {
+				e.release()
+			}
+			delete(a.waiters, p)
+		}
+	}
+}
+
+// evict drops the positive entries whose credential matches.
+func (a *Authenticator) evict(match func(store.Credential) bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.gen++
 	for k, e := range a.cache {
-		if e.found && e.cred.TokenID == tokenID {
+		if e.found && match(e.cred) {
 			delete(a.cache, k)
 		}
 	}
