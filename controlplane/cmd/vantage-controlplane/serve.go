@@ -167,7 +167,17 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	}
 	// Revocations reach every replica's authentication cache through PostgreSQL notifications.
 	authn := auth.NewAuthenticator(st, time.Now)
-	cp.pipeline = []runner{batcher, ev, sched, maintainer, notify,
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	// NATS may lose the job stream later (a wiped volume, a new server): the keeper puts it back.
+	keeper, err := jobqueue.NewKeeper(jobqueue.KeeperConfig{}, jobqueue.KeeperDeps{JetStream: js,
+		Logger: log.With("component", "jobqueue")})
+	if err != nil {
+		return nil, err
+	}
+	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
 		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st, log.With("component", "auth")) }),
 		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}),
 		statuspage.NewRunner(st, statuspage.WithLogger(log.With("component", "statuspage")))}
@@ -187,7 +197,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		Auth:           authn,
 		Registry:       reg,
 		Now:            time.Now,
-		Ready:          ready(st, nc),
+		Ready:          ready(st, nc, keeper),
 		RequestTimeout: cfg.RequestTimeout,
 		TrustedProxies: cfg.TrustedProxies,
 		CheckChanged:   announce,
@@ -322,14 +332,18 @@ func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 	return err
 }
 
-// ready reports whether PostgreSQL answers and NATS is connected.
-func ready(st *store.Store, nc *nats.Conn) func(ctx context.Context) error {
+// ready reports whether PostgreSQL answers, NATS is connected and the job stream and its
+// consumers exist there (the keeper re-creates them when NATS lost them).
+func ready(st *store.Store, nc *nats.Conn, keeper *jobqueue.Keeper) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		if err := st.Ping(ctx); err != nil {
 			return fmt.Errorf("postgresql: %w", err)
 		}
 		if s := nc.Status(); s != nats.CONNECTED {
 			return fmt.Errorf("nats: %s", s)
+		}
+		if err := keeper.Check(ctx); err != nil {
+			return fmt.Errorf("nats: %w", err)
 		}
 		return nil
 	}
