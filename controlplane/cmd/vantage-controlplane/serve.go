@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -90,7 +91,13 @@ func prepareStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*st
 // connectNATS connects to NATS (or starts the embedded server) and ensures the job stream and
 // its consumers.
 func connectNATS(ctx context.Context, cfg config.Config, log *slog.Logger) (*nats.Conn, func(), error) {
+	host, portText, _ := net.SplitHostPort(cfg.NATSEmbeddedAddr) // validated by config.Load
+	port, _ := strconv.Atoi(portText)
+	if port == 0 {
+		port = -1 // a free port
+	}
 	nc, closeNATS, err := jobqueue.Connect(ctx, jobqueue.Config{URL: cfg.NATSURL, StoreDir: cfg.NATSStoreDir,
+		EmbeddedHost: host, EmbeddedPort: port, EmbeddedUser: cfg.NATSEmbeddedUser, EmbeddedPassword: cfg.NATSEmbeddedPassword,
 		Logger: log.With("component", "nats")})
 	if err != nil {
 		return nil, nil, fmt.Errorf("nats: %w", err)

@@ -25,7 +25,8 @@ type served struct {
 	env   map[string]string
 	logs  *syncBuffer
 	addrs map[string]string // "http", "ping", "metrics", "grpc" → host:port
-	done  chan error
+	done  chan struct{} // closed when serve returned, with err
+	err   error
 	stop  context.CancelFunc
 }
 
@@ -50,7 +51,7 @@ func testServeEnv(t *testing.T, overrides map[string]string) map[string]string {
 	if _, ok := env["VANTAGE_DATABASE_URL"]; !ok {
 		env["VANTAGE_DATABASE_URL"] = storetest.NewDatabase(t)
 	}
-	if _, ok := env["VANTAGE_NATS_URL"]; !ok {
+	if _, ok := env["VANTAGE_NATS_URL"]; !ok { // "" in overrides: the embedded server
 		env["VANTAGE_NATS_URL"] = jobqueuetest.NewServer(t).ClientURL()
 	}
 	return env
@@ -65,8 +66,11 @@ func startServe(t *testing.T, env map[string]string, want ...string) *served {
 		want = []string{"http", "ping", "grpc"}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &served{env: env, logs: &syncBuffer{}, addrs: map[string]string{}, done: make(chan error, 1), stop: cancel}
-	go func() { s.done <- serve(ctx, func(k string) string { return env[k] }, s.logs) }()
+	s := &served{env: env, logs: &syncBuffer{}, addrs: map[string]string{}, done: make(chan struct{}), stop: cancel}
+	go func() {
+		defer close(s.done)
+		s.err = serve(ctx, func(k string) string { return env[k] }, s.logs)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -86,8 +90,8 @@ func startServe(t *testing.T, env map[string]string, want ...string) *served {
 			break
 		}
 		select {
-		case err := <-s.done:
-			t.Fatalf("serve returned %v before listening on %v; log:\n%s", err, want, s.logs)
+		case <-s.done:
+			t.Fatalf("serve returned %v before listening on %v; log:\n%s", s.err, want, s.logs)
 		default:
 		}
 		if time.Now().After(deadline) {
