@@ -25,7 +25,7 @@ type served struct {
 	env   map[string]string
 	logs  *syncBuffer
 	addrs map[string]string // "http", "ping", "metrics", "grpc" → host:port
-	done  chan struct{} // closed when serve returned, with err
+	done  chan struct{}     // closed when serve returned, with err
 	err   error
 	stop  context.CancelFunc
 }
