@@ -357,7 +357,7 @@ SELECT pg_notify('vantage_auth', $1::text)
 
 // Tells every replica's authenticator that a credential lost (or changed) what it grants;
 // PostgreSQL delivers it when the transaction commits, and drops it when it rolls back.
-// @payload is "token:<id>" or "user:<id>" (authChannel in credentials.go).
+// @payload is "token:<id>" or "user:<id>" (revocations.go).
 func (q *Queries) NotifyAuthChange(ctx context.Context, payload string) error {
 	_, err := q.db.Exec(ctx, notifyAuthChange, payload)
 	return err

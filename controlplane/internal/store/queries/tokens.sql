@@ -51,7 +51,7 @@ ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role;
 -- name: NotifyAuthChange :exec
 -- Tells every replica's authenticator that a credential lost (or changed) what it grants;
 -- PostgreSQL delivers it when the transaction commits, and drops it when it rolls back.
--- @payload is "token:<id>" or "user:<id>" (authChannel in credentials.go).
+-- @payload is "token:<id>" or "user:<id>" (revocations.go).
 SELECT pg_notify('vantage_auth', @payload::text);
 
 -- name: ListenAuthChanges :exec
