@@ -18,7 +18,7 @@ cleanup() {
 trap cleanup EXIT
 go build -o bin/vantage-loadtest ./controlplane/cmd/vantage-loadtest
 VANTAGE_DATABASE_URL="$PGURL/$DB?sslmode=disable" VANTAGE_SECRET_KEY=$(openssl rand -base64 32) \
-VANTAGE_BOOTSTRAP_TOKEN=$TOKEN VANTAGE_HTTP_ADDR=$ADDR VANTAGE_GRPC_ADDR=127.0.0.1:0 VANTAGE_PING_ADDR=127.0.0.1:0 \
+VANTAGE_BOOTSTRAP_TOKEN=$TOKEN VANTAGE_HTTP_ADDR=$ADDR VANTAGE_GRPC_ADDR=127.0.0.1:0 VANTAGE_PING_ADDR=127.0.0.1:0 VANTAGE_METRICS_ADDR=127.0.0.1:0 \
 VANTAGE_AGENT_TOKEN=$(openssl rand -hex 16) VANTAGE_LOG_LEVEL=warn \
 VANTAGE_NATS_URL=${VANTAGE_BENCH_NATS:-nats://127.0.0.1:4222} \
   ./bin/vantage-controlplane serve > /tmp/vantage-bench-cp.log 2>&1 &

@@ -153,6 +153,7 @@ func (c *controlPlane) env() map[string]string {
 		"VANTAGE_HTTP_ADDR":        httpAddr,
 		"VANTAGE_GRPC_ADDR":        grpcAddr,
 		"VANTAGE_PING_ADDR":        "127.0.0.1:0",
+		"VANTAGE_METRICS_ADDR":     "127.0.0.1:0",
 		"VANTAGE_AGENT_TOKEN":      c.s.agentToken,
 		"VANTAGE_BOOTSTRAP_TOKEN":  c.s.token,
 		"VANTAGE_NATS_URL":         c.s.ns.ClientURL(),
@@ -218,11 +219,12 @@ const agentShutdownTimeout = 3 * time.Second
 
 // agent is a vantage-agent process.
 type agent struct {
-	name     string
-	regions  []string
-	p        *proc
-	httpAddr string
-	client   *http.Client
+	name        string
+	regions     []string
+	p           *proc
+	httpAddr    string
+	metricsAddr string
+	client      *http.Client
 }
 
 // startAgent starts an agent serving regions and waits until it is ready: NATS connected,
@@ -236,14 +238,16 @@ func (s *stack) startAgent(t *testing.T, name string, regions ...string) *agent 
 		"VANTAGE_REGIONS":           strings.Join(regions, ","),
 		"VANTAGE_AGENT_ID":          name,
 		"VANTAGE_HTTP_ADDR":         "127.0.0.1:0",
+		"VANTAGE_METRICS_ADDR":      "127.0.0.1:0",
 		"VANTAGE_LOG_LEVEL":         "debug",
 		"VANTAGE_SHUTDOWN_TIMEOUT":  agentShutdownTimeout.String(),
 	})
 	line := p.waitLog(t, "vantage agent starting", 30*time.Second)
 	a := &agent{name: name, regions: regions, p: p, client: s.client}
 	a.httpAddr, _ = line["http_addr"].(string)
-	if a.httpAddr == "" {
-		t.Fatalf("%s: no http_addr in its start-up line: %v", name, line)
+	a.metricsAddr, _ = line["metrics_addr"].(string)
+	if a.httpAddr == "" || a.metricsAddr == "" {
+		t.Fatalf("%s: no http_addr or metrics_addr in its start-up line: %v", name, line)
 	}
 	a.waitReady(t)
 	return a
@@ -264,7 +268,7 @@ func (a *agent) terminate(t *testing.T) { t.Helper(); a.p.terminate(t, 30*time.S
 
 // metric is the sum of every series of the named metric on the agent's /metrics.
 func (a *agent) metric(name string) (float64, error) {
-	resp, err := a.client.Get("http://" + a.httpAddr + "/metrics")
+	resp, err := a.client.Get("http://" + a.metricsAddr + "/metrics")
 	if err != nil {
 		return 0, err
 	}

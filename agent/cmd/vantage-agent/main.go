@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -37,6 +36,7 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/prober"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/httpserve"
 )
 
 var _ worker.Uplink = (*uplink.Client)(nil)
@@ -127,18 +127,23 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return err
 	}
 
-	lis, err := net.Listen("tcp", cfg.HTTPAddr)
+	// Probes reach /healthz and /readyz on VANTAGE_HTTP_ADDR; /metrics has its own listener
+	// (VANTAGE_METRICS_ADDR, loopback by default). Both have httpserve's default limits.
+	lis, err := httpserve.Listen(cfg.HTTPAddr, httpserve.Config{})
 	if err != nil {
 		return fmt.Errorf("VANTAGE_HTTP_ADDR: %w", err)
 	}
-	srv := &http.Server{
-		Handler:           opsHandler(reg, nc, up, w),
-		ReadHeaderTimeout: 5 * time.Second,
+	metricsLis, err := httpserve.Listen(cfg.MetricsAddr, httpserve.Config{})
+	if err != nil {
+		lis.Close()
+		return fmt.Errorf("VANTAGE_METRICS_ADDR: %w", err)
 	}
+	srv := httpserve.NewServer(httpserve.Config{}, opsHandler(nc, up, w), logger)
+	metricsSrv := httpserve.NewServer(httpserve.Config{}, metricsHandler(reg), logger)
 
 	logger.Info("vantage agent starting", "component", "agent", "agent_id", cfg.AgentID, "version", version,
 		"regions", cfg.Regions, "concurrency", cfg.Concurrency, "controlplane_addr", cfg.ControlPlaneAddr,
-		"http_addr", lis.Addr().String(), "allow_private_targets", cfg.AllowPrivateTargets)
+		"http_addr", lis.Addr().String(), "metrics_addr", metricsLis.Addr().String(), "allow_private_targets", cfg.AllowPrivateTargets)
 
 	g, gctx := errgroup.WithContext(ctx)
 	// The uplink outlives the worker: jobs finishing during the drain still need their acks.
@@ -156,19 +161,25 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return nil
 	})
 	g.Go(func() error {
-		<-upCtx.Done() // metrics stay up until the drain is over
+		if err := metricsSrv.Serve(metricsLis); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("metrics HTTP server: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-upCtx.Done() // probes and metrics stay up until the drain is over
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		return srv.Shutdown(sctx)
+		return errors.Join(srv.Shutdown(sctx), metricsSrv.Shutdown(sctx))
 	})
 	err = g.Wait()
 	logger.Info("vantage agent stopped", "component", "agent", "agent_id", cfg.AgentID)
 	return err
 }
 
-// opsHandler serves /healthz (the process runs), /readyz (NATS connected, consumers set up and
-// the control plane stream registered) and /metrics.
-func opsHandler(reg *prometheus.Registry, nc *nats.Conn, up *uplink.Client, w *worker.Worker) http.Handler {
+// opsHandler serves /healthz (the process runs) and /readyz (NATS connected, consumers set up
+// and the control plane stream registered).
+func opsHandler(nc *nats.Conn, up *uplink.Client, w *worker.Worker) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(rw http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(rw, "ok")
@@ -190,6 +201,12 @@ func opsHandler(reg *prometheus.Registry, nc *nats.Conn, up *uplink.Client, w *w
 		}
 		fmt.Fprintln(rw, "ready")
 	})
+	return mux
+}
+
+// metricsHandler serves the registry at /metrics.
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return mux
 }

@@ -86,7 +86,7 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	}()
 
-	httpAddr := freeAddr(t)
+	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
 	env := map[string]string{
 		"VANTAGE_NATS_URL":          ns.ClientURL(),
 		"VANTAGE_CONTROLPLANE_ADDR": cp.Addr,
@@ -95,6 +95,7 @@ func TestRunEndToEnd(t *testing.T) {
 		"VANTAGE_AGENT_CONCURRENCY": "3",
 		"VANTAGE_AGENT_ID":          "agent-e2e",
 		"VANTAGE_HTTP_ADDR":         httpAddr,
+		"VANTAGE_METRICS_ADDR":      metricsAddr,
 		"VANTAGE_SHUTDOWN_TIMEOUT":  "1s",
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -148,7 +149,11 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Fatalf("stored result = %v", r)
 	}
 
-	_, metrics, err := get(base + "/metrics")
+	// Metrics are on their own listener, not on the probes' one.
+	if code, _, err := get(base + "/metrics"); err != nil || code != http.StatusNotFound {
+		t.Errorf("GET /metrics on VANTAGE_HTTP_ADDR = %d %v, want 404", code, err)
+	}
+	_, metrics, err := get("http://" + metricsAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +201,7 @@ func TestRunBadTokenIsFatal(t *testing.T) {
 		"VANTAGE_AGENT_TOKEN":       "not-the-agent-token-000",
 		"VANTAGE_REGIONS":           "all",
 		"VANTAGE_HTTP_ADDR":         "127.0.0.1:0",
+		"VANTAGE_METRICS_ADDR":      "127.0.0.1:0",
 	}
 	done := make(chan error, 1)
 	go func() {

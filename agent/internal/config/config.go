@@ -28,7 +28,8 @@ type Config struct {
 	Regions             []string      // VANTAGE_REGIONS (required): "cloud:…" regions served
 	Concurrency         int           // VANTAGE_AGENT_CONCURRENCY: concurrent probe slots
 	AgentID             string        // VANTAGE_AGENT_ID: stable id of this agent process
-	HTTPAddr            string        // VANTAGE_HTTP_ADDR: /healthz, /readyz, /metrics
+	HTTPAddr            string        // VANTAGE_HTTP_ADDR: /healthz, /readyz
+	MetricsAddr         string        // VANTAGE_METRICS_ADDR: /metrics, on its own (loopback) listener
 	AllowPrivateTargets bool          // VANTAGE_ALLOW_PRIVATE_TARGETS: probes may reach private/loopback addresses
 	LogLevel            slog.Level    // VANTAGE_LOG_LEVEL
 	ShutdownTimeout     time.Duration // VANTAGE_SHUTDOWN_TIMEOUT: how long in-flight jobs may finish on SIGTERM
@@ -40,6 +41,7 @@ const (
 	DefaultControlPlaneAddr = "127.0.0.1:9090"
 	DefaultConcurrency      = 32
 	DefaultHTTPAddr         = ":8081"
+	DefaultMetricsAddr      = "127.0.0.1:9101"
 	DefaultAllowPrivate     = true
 	DefaultShutdownTimeout  = 10 * time.Second
 	MaxConcurrency          = 4096
@@ -57,7 +59,8 @@ var Vars = []Var{
 	{"VANTAGE_REGIONS", "(required)", "comma-separated regions this agent serves (cloud:us-east-1, …) or \"all\""},
 	{"VANTAGE_AGENT_CONCURRENCY", strconv.Itoa(DefaultConcurrency), "concurrent probe slots shared by all regions; the agent fetches only as many jobs as it has free slots"},
 	{"VANTAGE_AGENT_ID", "(hostname-random)", "id the agent registers with; defaults to the hostname plus a random suffix"},
-	{"VANTAGE_HTTP_ADDR", DefaultHTTPAddr, "listen address of /healthz, /readyz and /metrics"},
+	{"VANTAGE_HTTP_ADDR", DefaultHTTPAddr, "listen address of /healthz and /readyz (for probes)"},
+	{"VANTAGE_METRICS_ADDR", DefaultMetricsAddr, "listen address of /metrics (Prometheus), apart from the probes' listener; keep it private"},
 	{"VANTAGE_ALLOW_PRIVATE_TARGETS", strconv.FormatBool(DefaultAllowPrivate), "whether probes may reach private, loopback and link-local addresses (deny on hosted agents)"},
 	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"VANTAGE_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String(), "on SIGTERM, how long in-flight jobs may finish before they are aborted and handed back for redelivery"},
@@ -70,6 +73,7 @@ func Load(getenv func(string) string) (Config, error) {
 		ControlPlaneAddr:    DefaultControlPlaneAddr,
 		Concurrency:         DefaultConcurrency,
 		HTTPAddr:            DefaultHTTPAddr,
+		MetricsAddr:         DefaultMetricsAddr,
 		AllowPrivateTargets: DefaultAllowPrivate,
 		LogLevel:            slog.LevelInfo,
 		ShutdownTimeout:     DefaultShutdownTimeout,
@@ -115,11 +119,16 @@ func Load(getenv func(string) string) (Config, error) {
 	} else if len(c.AgentID) > 128 || strings.ContainsFunc(c.AgentID, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		bad("VANTAGE_AGENT_ID", "must be at most 128 characters without spaces or control characters")
 	}
-	if s := getenv("VANTAGE_HTTP_ADDR"); s != "" {
-		if _, _, err := net.SplitHostPort(s); err != nil {
-			bad("VANTAGE_HTTP_ADDR", "must be host:port or :port, got %q", s)
+	for _, a := range []struct {
+		name string
+		dst  *string
+	}{{"VANTAGE_HTTP_ADDR", &c.HTTPAddr}, {"VANTAGE_METRICS_ADDR", &c.MetricsAddr}} {
+		if s := getenv(a.name); s != "" {
+			if _, _, err := net.SplitHostPort(s); err != nil {
+				bad(a.name, "must be host:port or :port, got %q", s)
+			}
+			*a.dst = s
 		}
-		c.HTTPAddr = s
 	}
 	if s := getenv("VANTAGE_ALLOW_PRIVATE_TARGETS"); s != "" {
 		b, err := strconv.ParseBool(s)

@@ -22,7 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.NATSURL != "nats://127.0.0.1:4222" || c.ControlPlaneAddr != "127.0.0.1:9090" || c.Concurrency != 32 ||
-		c.HTTPAddr != ":8081" || !c.AllowPrivateTargets || c.LogLevel != slog.LevelInfo || c.ShutdownTimeout != 10*time.Second {
+		c.HTTPAddr != ":8081" || c.MetricsAddr != "127.0.0.1:9101" || !c.AllowPrivateTargets || c.LogLevel != slog.LevelInfo || c.ShutdownTimeout != 10*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 	if !slices.Equal(c.Regions, []string{"cloud:eu-central-1"}) {
@@ -93,12 +93,12 @@ func TestLoad(t *testing.T) {
 			env: map[string]string{
 				"VANTAGE_AGENT_TOKEN": "short", "VANTAGE_REGIONS": "cloud:us-east-1,us-east-1,cloud:mars-1",
 				"VANTAGE_CONTROLPLANE_ADDR": "nohostport", "VANTAGE_AGENT_CONCURRENCY": "0", "VANTAGE_AGENT_ID": "has space",
-				"VANTAGE_HTTP_ADDR": "8081", "VANTAGE_ALLOW_PRIVATE_TARGETS": "maybe", "VANTAGE_LOG_LEVEL": "loud",
+				"VANTAGE_HTTP_ADDR": "8081", "VANTAGE_METRICS_ADDR": "9101", "VANTAGE_ALLOW_PRIVATE_TARGETS": "maybe", "VANTAGE_LOG_LEVEL": "loud",
 				"VANTAGE_SHUTDOWN_TIMEOUT": "soon", "VANTAGE_NATS_CREDS": "/nonexistent/agent.creds",
 			},
 			wantErr: []string{
 				"VANTAGE_AGENT_TOKEN: must be at least 16", `VANTAGE_REGIONS: unknown region "us-east-1", "cloud:mars-1"`,
-				"VANTAGE_CONTROLPLANE_ADDR", "VANTAGE_AGENT_CONCURRENCY", "VANTAGE_AGENT_ID", "VANTAGE_HTTP_ADDR",
+				"VANTAGE_CONTROLPLANE_ADDR", "VANTAGE_AGENT_CONCURRENCY", "VANTAGE_AGENT_ID", "VANTAGE_HTTP_ADDR", "VANTAGE_METRICS_ADDR",
 				"VANTAGE_ALLOW_PRIVATE_TARGETS", "VANTAGE_LOG_LEVEL", "VANTAGE_SHUTDOWN_TIMEOUT", "VANTAGE_NATS_CREDS",
 			},
 		},

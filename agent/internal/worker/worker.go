@@ -120,8 +120,8 @@ type Worker struct {
 	up     Uplink
 	log    *slog.Logger
 	m      *metrics
-	slots  chan struct{} // a token per taken slot
-	ready  atomic.Int32  // regions whose consumer exists
+	slots  chan struct{}           // a token per taken slot
+	ready  map[string]*atomic.Bool // per region: its consumer exists and the last fetch worked
 }
 
 // New returns a worker; it starts consuming when Run is called.
@@ -135,6 +135,10 @@ func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *s
 	case cfg.ProgressInterval >= cfg.AckWait:
 		return nil, fmt.Errorf("worker: progress interval %s must be below AckWait %s", cfg.ProgressInterval, cfg.AckWait)
 	}
+	ready := make(map[string]*atomic.Bool, len(cfg.Regions))
+	for _, r := range cfg.Regions {
+		ready[r] = new(atomic.Bool)
+	}
 	return &Worker{
 		cfg:    cfg,
 		js:     js,
@@ -143,11 +147,21 @@ func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *s
 		log:    logger.With("component", "worker"),
 		m:      newMetrics(reg),
 		slots:  make(chan struct{}, cfg.Concurrency),
+		ready:  ready,
 	}, nil
 }
 
-// Ready reports whether every region's consumer has been set up.
-func (w *Worker) Ready() bool { return int(w.ready.Load()) == len(w.cfg.Regions) }
+// Ready reports whether every region's consumer is in place now: set up, and its last fetch
+// worked. A consumer or stream that vanished (NATS lost its store, or was replaced) makes the
+// worker not ready until the consumer is back.
+func (w *Worker) Ready() bool {
+	for _, r := range w.ready {
+		if !r.Load() {
+			return false
+		}
+	}
+	return true
+}
 
 // Run consumes jobs until ctx ends, then drains (see the package documentation) and returns
 // nil. Losing NATS or the control plane is not an error: the worker waits and carries on.
@@ -186,8 +200,8 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 		cons     jetstream.Consumer
 		failures int
 		busy     bool
-		counted  bool
 	)
+	ready := w.ready[region]
 	pause := func(err error, what string) {
 		failures++
 		d := retryDelay(failures)
@@ -198,16 +212,14 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 		if cons == nil {
 			c, err := w.ensureConsumer(ctx, region)
 			if err != nil {
+				ready.Store(false)
 				if ctx.Err() == nil {
 					pause(err, "cannot set up the region's job consumer")
 				}
 				continue
 			}
 			cons = c
-			if !counted {
-				counted = true
-				w.ready.Add(1)
-			}
+			ready.Store(true)
 		}
 		// Take no job that cannot be reported: while the control plane is unreachable, the
 		// region's other agents get the jobs.
@@ -234,6 +246,7 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 		if err != nil {
 			w.release(n)
 			cons, busy = nil, false
+			ready.Store(false)
 			pause(err, "fetch jobs")
 			continue
 		}
@@ -257,6 +270,7 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 		w.release(n - got)
 		if err := batch.Error(); err != nil {
 			cons, busy = nil, false // re-create the consumer in case it was deleted
+			ready.Store(false)
 			pause(err, "fetch jobs")
 			continue
 		}

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 
@@ -34,6 +37,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/httpserve"
 )
 
 // serve runs the control plane until ctx ends: it connects to PostgreSQL and NATS, builds every
@@ -88,7 +92,13 @@ func prepareStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*st
 // connectNATS connects to NATS (or starts the embedded server) and ensures the job stream and
 // its consumers.
 func connectNATS(ctx context.Context, cfg config.Config, log *slog.Logger) (*nats.Conn, func(), error) {
+	host, portText, _ := net.SplitHostPort(cfg.NATSEmbeddedAddr) // validated by config.Load
+	port, _ := strconv.Atoi(portText)
+	if port == 0 {
+		port = -1 // a free port
+	}
 	nc, closeNATS, err := jobqueue.Connect(ctx, jobqueue.Config{URL: cfg.NATSURL, StoreDir: cfg.NATSStoreDir,
+		EmbeddedHost: host, EmbeddedPort: port, EmbeddedUser: cfg.NATSEmbeddedUser, EmbeddedPassword: cfg.NATSEmbeddedPassword,
 		Logger: log.With("component", "nats")})
 	if err != nil {
 		return nil, nil, fmt.Errorf("nats: %w", err)
@@ -109,12 +119,19 @@ type runner interface {
 	Run(ctx context.Context) error
 }
 
+// runFunc is a runner made of a function.
+type runFunc func(ctx context.Context) error
+
+func (f runFunc) Run(ctx context.Context) error { return f(ctx) }
+
 // controlPlane is every component of one replica, built and ready to run.
 type controlPlane struct {
 	log      *slog.Logger
 	pipeline []runner // scheduler, batcher, evaluator, maintainer, monitors, notifier
 	http     *http.Server
 	ping     *http.Server
+	metrics  *http.Server
+	limits   httpserve.Config // of every HTTP listener
 	grpc     *grpc.Server
 	ingest   *ingest.Server
 }
@@ -132,7 +149,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	// Committed check changes, and evaluator state changes (VERIFYING and RECOVERING checks run
 	// sooner), reach the scheduler through NATS.
 	announce := scheduler.ChangeNotifier(nc, log.With("component", "scheduler"))
-	cp := &controlPlane{log: log}
+	cp := &controlPlane{log: log, limits: httpLimits(cfg)}
 
 	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
 		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now})
@@ -166,12 +183,23 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	cp.pipeline = []runner{batcher, ev, sched, maintainer, notify,
-		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}), pages}
+	// Revocations reach every replica's authentication cache through PostgreSQL notifications.
+	authn := auth.NewAuthenticator(st, time.Now)
+	// NATS may lose the job stream later (a wiped volume, a new server): the keeper puts it back.
+	keeper, err := jobqueue.NewKeeper(jobqueue.KeeperConfig{}, jobqueue.KeeperDeps{JetStream: js,
+		Logger: log.With("component", "jobqueue")})
+	if err != nil {
+		return nil, err
+	}
+	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
+		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st, log.With("component", "auth")) }),
+		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}),
+		pages}
 
 	cp.grpc = grpc.NewServer(ingest.GRPCServerOptions()...)
 	cp.ingest.Register(cp.grpc)
-	cp.ping = newHTTPServer(cfg.PingAddr, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
+	cp.ping = httpserve.NewServer(cp.limits, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
+	cp.metrics = httpserve.NewServer(cp.limits, metricsHandler(reg), log)
 
 	public, err := publicPages(cfg, log, st, pages)
 	if err != nil {
@@ -180,10 +208,11 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,
-		Auth:           auth.NewAuthenticator(st, time.Now),
+		Auth:           authn,
 		Registry:       reg,
 		Now:            time.Now,
-		Ready:          ready(st, nc),
+		Ready:          ready(st, nc, keeper),
+		RequestTimeout: cfg.RequestTimeout,
 		TrustedProxies: cfg.TrustedProxies,
 		CheckChanged:   announce,
 		Public:         public,
@@ -192,8 +221,43 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	cp.http = newHTTPServer(cfg.HTTPAddr, handler, log)
+	cp.http = httpserve.NewServer(cp.limits, handler, log)
 	return cp, nil
+}
+
+// httpLimits are the timeouts and bounds of every HTTP listener. Connections of trusted
+// reverse proxies are not bounded per address: each carries many clients.
+func httpLimits(cfg config.Config) httpserve.Config {
+	var proxies []netip.Prefix
+	for _, p := range cfg.TrustedProxies {
+		if pfx, err := netip.ParsePrefix(p); err == nil {
+			proxies = append(proxies, pfx)
+		} else if a, err := netip.ParseAddr(p); err == nil {
+			proxies = append(proxies, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		}
+	}
+	maxConns := cfg.MaxConnsPerClient
+	if maxConns == 0 {
+		maxConns = -1 // configured as "no bound"
+	}
+	return httpserve.Config{ReadTimeout: cfg.HTTPReadTimeout, WriteTimeout: cfg.HTTPWriteTimeout,
+		IdleTimeout: cfg.HTTPIdleTimeout, MaxConnsPerClient: maxConns,
+		Unbounded: func(a netip.Addr) bool {
+			for _, p := range proxies {
+				if p.Contains(a) {
+					return true
+				}
+			}
+			return false
+		}}
+}
+
+// metricsHandler serves the registry at /metrics; it runs on its own listener
+// (VANTAGE_METRICS_ADDR, loopback by default), never on the public API's.
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return mux
 }
 
 // publicPages is the public status-page site with its confirm and unsubscribe links.
@@ -212,18 +276,18 @@ func publicPages(cfg config.Config, log *slog.Logger, st *store.Store, pages *st
 		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log})}), nil
 }
 
-func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
-	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-}
-
 // run listens, runs the pipeline, and on ctx's end (or a failing component) stops in order: the
 // HTTP, ping and gRPC servers first, so no new work arrives — agent streams are drained, their
-// pending acks sent — then the pipeline, whose batcher writes what it still holds.
+// pending acks sent — then the pipeline, whose batcher writes what it still holds. Every HTTP
+// listener has cp.limits: read, write and idle timeouts, size caps, connections per client.
 func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 	listeners := map[string]net.Listener{}
-	for name, addr := range map[string]string{"http": cfg.HTTPAddr, "ping": cfg.PingAddr, "grpc": cfg.GRPCAddr} {
-		lis, err := net.Listen("tcp", addr)
+	for name, addr := range map[string]string{"http": cfg.HTTPAddr, "ping": cfg.PingAddr, "metrics": cfg.MetricsAddr, "grpc": cfg.GRPCAddr} {
+		listen := func(addr string) (net.Listener, error) { return httpserve.Listen(addr, cp.limits) }
+		if name == "grpc" {
+			listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+		}
+		lis, err := listen(addr)
 		if err != nil {
 			for _, l := range listeners {
 				l.Close()
@@ -241,7 +305,7 @@ func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	for name, srv := range map[string]*http.Server{"http": cp.http, "ping": cp.ping} {
+	for name, srv := range map[string]*http.Server{"http": cp.http, "ping": cp.ping, "metrics": cp.metrics} {
 		g.Go(func() error {
 			cp.log.Info(name+" listening", "addr", listeners[name].Addr().String())
 			if err := srv.Serve(listeners[name]); !errors.Is(err, http.ErrServerClosed) {
@@ -272,7 +336,7 @@ func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 		case <-sctx.Done():
 			cp.grpc.Stop()
 		}
-		return errors.Join(cp.http.Shutdown(sctx), cp.ping.Shutdown(sctx))
+		return errors.Join(cp.http.Shutdown(sctx), cp.ping.Shutdown(sctx), cp.metrics.Shutdown(sctx))
 	})
 	err := g.Wait()
 	stopPipeline()
@@ -282,14 +346,18 @@ func (cp *controlPlane) run(ctx context.Context, cfg config.Config) error {
 	return err
 }
 
-// ready reports whether PostgreSQL answers and NATS is connected.
-func ready(st *store.Store, nc *nats.Conn) func(ctx context.Context) error {
+// ready reports whether PostgreSQL answers, NATS is connected and the job stream and its
+// consumers exist there (the keeper re-creates them when NATS lost them).
+func ready(st *store.Store, nc *nats.Conn, keeper *jobqueue.Keeper) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		if err := st.Ping(ctx); err != nil {
 			return fmt.Errorf("postgresql: %w", err)
 		}
 		if s := nc.Status(); s != nats.CONNECTED {
 			return fmt.Errorf("nats: %s", s)
+		}
+		if err := keeper.Check(ctx); err != nil {
+			return fmt.Errorf("nats: %w", err)
 		}
 		return nil
 	}

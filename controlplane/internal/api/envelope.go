@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -125,6 +126,8 @@ func toAPIError(c *gin.Context, err error) *apiError {
 		return &apiError{Status: http.StatusConflict, Type: "conflict", Message: "the change conflicts with an existing resource"}
 	case errors.Is(err, store.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "storage_unavailable", Message: "storage is unavailable, try again"}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "request_timeout", Message: "the request took longer than its deadline, try again"}
 	case errors.Is(err, auth.ErrInvalidToken):
 		return &apiError{Status: http.StatusUnauthorized, Type: "unauthorized", Message: err.Error()}
 	}

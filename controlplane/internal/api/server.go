@@ -15,7 +15,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -23,13 +22,19 @@ import (
 
 // Deps is everything the API needs, wired in cmd/.
 type Deps struct {
-	Logger   *slog.Logger
-	Store    *store.Store
-	Auth     *auth.Authenticator
-	Registry *prometheus.Registry // /metrics serves this registry (and the API registers its metrics in it)
+	Logger *slog.Logger
+	Store  *store.Store
+	Auth   *auth.Authenticator
+	// Registry receives the API's metrics. /metrics is not served here: cmd/ serves the
+	// registry on its own listener (VANTAGE_METRICS_ADDR), away from the public API.
+	Registry prometheus.Registerer
 	Now      func() time.Time
 	// Ready reports whether every dependency answers; /readyz serves it.
 	Ready func(ctx context.Context) error
+	// RequestTimeout is the deadline of every request (its context's): a request that needs
+	// longer, for instance because the database froze, is answered 503 with the failure
+	// envelope instead of hanging. Default 10s.
+	RequestTimeout time.Duration
 	// TrustedProxies are the addresses whose X-Forwarded-For is believed (default: none).
 	TrustedProxies []string
 	// CheckChanged is told, after commit, of every check whose configuration a request changed,
@@ -104,7 +109,11 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	m := newHTTPMetrics(d.Registry)
-	r.Use(requestLog(d.Logger), m.middleware(), recovery())
+	timeout := d.RequestTimeout
+	if timeout <= 0 {
+		timeout = defaultRequestTimeout
+	}
+	r.Use(requestLog(d.Logger), m.middleware(), securityHeaders(), deadline(timeout), recovery())
 	r.NoRoute(func(c *gin.Context) {
 		if d.claimsPublic(c.Request) {
 			servePublic(d.Public)(c)
@@ -127,13 +136,39 @@ func New(d Deps) (http.Handler, error) {
 		}
 		c.JSON(http.StatusOK, gin.H{"status": "ok"})
 	})
-	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{})))
 
 	if d.Public != nil {
 		r.Any("/status/*path", servePublic(d.Public))
 	}
 	routes(r, d)
 	return r, nil
+}
+
+// defaultRequestTimeout is Deps.RequestTimeout's default.
+const defaultRequestTimeout = 10 * time.Second
+
+// deadline gives every request a deadline: the store's queries honour it (a query past it
+// fails as store.ErrUnavailable, answered 503), so no request waits on a frozen dependency for
+// longer than d.
+func deadline(d time.Duration) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), d)
+		defer cancel()
+		c.Request = c.Request.WithContext(ctx)
+		c.Next()
+	}
+}
+
+// securityHeaders marks every answer as not to be sniffed and not to be stored by browsers or
+// proxies: API answers carry tenant data, and a created token's secret. Handlers that serve
+// something cacheable (the OpenAPI document, public status pages) set their own Cache-Control.
+func securityHeaders() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		h := c.Writer.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		c.Next()
+	}
 }
 
 // recovery turns a panic into a logged 500 failure envelope.
@@ -197,6 +232,10 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 	return m
 }
 
+// middleware counts and times requests. Every label value comes from a bounded set, so that
+// no client can create series at will: the method is one of the standard ones or OTHER, the
+// route is the matched route's template, or "unmatched" for every other path (public status
+// pages included), and the code is the status the handler chose.
 func (m *httpMetrics) middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
@@ -205,9 +244,21 @@ func (m *httpMetrics) middleware() gin.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		m.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Inc()
-		m.latency.WithLabelValues(c.Request.Method, route).Observe(time.Since(start).Seconds())
+		method := metricMethod(c.Request.Method)
+		m.requests.WithLabelValues(method, route, strconv.Itoa(c.Writer.Status())).Inc()
+		m.latency.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
 	}
+}
+
+// metricMethod is the method label of a request: the method when it is a standard one,
+// otherwise OTHER.
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "OTHER"
 }
 
 const ctxPrincipal = "vantage.principal"

@@ -147,16 +147,33 @@ func (h *tokensHandler) get(c *gin.Context) {
 // the calling credential's own permissions (EDIT covering READ), otherwise the request is
 // refused with 403 naming what is missing. Without this rule API_TOKENS:EDIT would be a master
 // key, since it could mint a token with every permission.
+//
+// Nor can a token outlive its creator, or a leaked short-lived credential could make itself
+// permanent: when the calling credential expires, an omitted expiresAt (365 days by default)
+// is cut to the creator's expiry, and an explicit expiresAt after it, or null (never), is
+// refused with 403 naming the creator's expiry. A creator that never expires may make tokens
+// that never expire, as the contract's null says.
 func (h *tokensHandler) create(c *gin.Context) {
 	o, err := readObject(c)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	in, grants := decodeNewToken(o, h.now())
+	in, grants, defaulted := decodeNewToken(o, h.now())
 	if err := o.Err(); err != nil {
 		fail(c, err)
 		return
+	}
+	if limit := principal(c).Credential.ExpiresAt; limit != nil {
+		switch {
+		case defaulted && in.ExpiresAt.After(*limit):
+			in.ExpiresAt = limit
+		case in.ExpiresAt == nil || in.ExpiresAt.After(*limit):
+			fail(c, &apiError{Status: http.StatusForbidden, Type: "token_outlives_creator",
+				Message: "expiresAt: a token cannot outlive its creator: this credential expires at " +
+					formatTime(*limit) + "; give an expiresAt at or before it, or omit it"})
+			return
+		}
 	}
 	var missing []string
 	for _, g := range grants {
@@ -181,9 +198,9 @@ func (h *tokensHandler) create(c *gin.Context) {
 }
 
 // decodeNewToken reads a create body: {name, grants: [{scope, permission}], expiresAt?}, all
-// objects strict. Problems are recorded on o.
-func decodeNewToken(o *object, now time.Time) (store.NewAPIToken, []auth.Grant) {
-	var in store.NewAPIToken
+// objects strict. Problems are recorded on o. defaulted reports an omitted expiresAt (the
+// default lifetime).
+func decodeNewToken(o *object, now time.Time) (in store.NewAPIToken, grants []auth.Grant, defaulted bool) {
 	if o.Require("name") {
 		if v, set := field[string](o, "name").Value(); set {
 			switch {
@@ -196,7 +213,6 @@ func decodeNewToken(o *object, now time.Time) (store.NewAPIToken, []auth.Grant) 
 		}
 	}
 
-	var grants []auth.Grant
 	if o.Require("grants") {
 		items, set, _ := objects(o, "grants")
 		if set && len(items) == 0 {
@@ -222,7 +238,7 @@ func decodeNewToken(o *object, now time.Time) (store.NewAPIToken, []auth.Grant) 
 	switch v, set := exp.Value(); {
 	case !exp.Set:
 		t := now.Add(tokenDefaultLifetime).UTC().Truncate(time.Millisecond)
-		in.ExpiresAt = &t
+		in.ExpiresAt, defaulted = &t, true
 	case exp.Null:
 		in.ExpiresAt = nil // never expires
 	case set:
@@ -238,7 +254,7 @@ func decodeNewToken(o *object, now time.Time) (store.NewAPIToken, []auth.Grant) 
 		}
 	}
 	o.Strict()
-	return in, grants
+	return in, grants, defaulted
 }
 
 // decodeTokenGrant reads one {scope, permission} item.
@@ -291,14 +307,31 @@ func (h *tokensHandler) remove(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	revoked := h.auth.Expect(store.AuthChangeToken + id.String())
 	t, err := h.store.DeleteAPIToken(c.Request.Context(), actor(c), orgID(c), id)
 	if err != nil {
+		revoked.Cancel()
 		fail(c, err)
 		return
 	}
-	// This replica stops honouring the secret now; others within the authenticator's TTL.
+	// This replica stops honouring the secret now; every replica's authenticator hears of the
+	// deletion from the database as it commits, and the answer waits (briefly) until all of
+	// them acknowledged it.
 	h.auth.Forget(t.ID)
+	awaitRevocation(c, revoked)
 	ok(c, http.StatusOK, gin.H{"id": t.ID.String(), "deleted": true})
+}
+
+// revocationWait bounds how long a revoking request waits for its change to come back through
+// the revocation feed; the change is committed either way.
+const revocationWait = time.Second
+
+// awaitRevocation waits (briefly) until every replica applied a revocation this request
+// committed.
+func awaitRevocation(c *gin.Context, e *auth.Expectation) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), revocationWait)
+	defer cancel()
+	e.Wait(ctx)
 }
 
 // tokenStatusJSON is the answer of verify: id is omitted for access tokens.

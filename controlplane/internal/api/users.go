@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -25,7 +26,10 @@ var _ peopleStore = (*store.Store)(nil)
 
 // peopleHandler serves users and invitations (supplement §2.5; PEOPLE area). Seats: see
 // seatLimit.
-type peopleHandler struct{ st peopleStore }
+type peopleHandler struct {
+	st   peopleStore
+	auth *auth.Authenticator
+}
 
 // seatLimit is the number of seats (members plus pending invitations) of a plan: free 5, paid
 // (and any other plan) unlimited. CreateInvitation applies it under the organization's lock.
@@ -36,7 +40,7 @@ func seatLimit(plan string) (limit int, limited bool) {
 	return 0, false
 }
 
-func newPeopleHandler(d Deps) *peopleHandler { return &peopleHandler{st: d.Store} }
+func newPeopleHandler(d Deps) *peopleHandler { return &peopleHandler{st: d.Store, auth: d.Auth} }
 
 // Roles of organization members.
 const (
@@ -100,10 +104,13 @@ func (h *peopleHandler) removeUser(c *gin.Context) {
 			Message: "you cannot remove yourself from the organization"})
 		return
 	}
+	revoked := h.auth.Expect(store.AuthChangeUser + id.String())
 	if err := h.st.RemoveMember(c, actor(c), orgID(c), id); err != nil {
+		revoked.Cancel()
 		fail(c, err)
 		return
 	}
+	awaitRevocation(c, revoked) // the user's cached access tokens are gone on every replica
 	deleted(c, id.String())
 }
 

@@ -46,8 +46,13 @@ func (p Principal) Actor(remoteIP string) store.Actor {
 // Authenticator turns bearer secrets into credentials, caching lookups in memory.
 //
 // A positive entry lives for PositiveTTL (default 30s), a negative one for NegativeTTL (default
-// 5s). Deleting a token through this replica evicts it at once (Forget); on other replicas a
-// deleted token stays valid for at most PositiveTTL. Expiry is checked on every request.
+// 5s). Positive entries are trusted only while Run listens to the revocation feed: a deleted
+// token or a removed member is evicted on every replica as the change commits, and the request
+// that made the change can wait until every replica acknowledged it (Expect), so revocation
+// takes effect on the next request anywhere. While the feed is down (not started, connection
+// lost, database not answering) every request is looked up in the database — fail safe — and
+// when it listens again the cache starts empty, since notifications may have been missed.
+// Expiry is checked on every request.
 type Authenticator struct {
 	store       CredentialStore
 	now         func() time.Time
@@ -55,8 +60,12 @@ type Authenticator struct {
 	NegativeTTL time.Duration
 	MaxEntries  int // default 100,000; a full cache is cleared
 
-	mu    sync.Mutex
-	cache map[[32]byte]cacheEntry
+	mu        sync.Mutex
+	cache     map[[32]byte]cacheEntry
+	listening bool           // Run listens to the feed: positive entries may be trusted
+	feed      RevocationFeed // Run's, while it runs
+	gen       uint64         // bumped by every eviction; a lookup that raced one is not cached
+	waiters   map[string][]*Expectation
 }
 
 type cacheEntry struct {
@@ -65,10 +74,11 @@ type cacheEntry struct {
 	expires time.Time
 }
 
-// NewAuthenticator returns an authenticator over cs using now as its clock.
+// NewAuthenticator returns an authenticator over cs using now as its clock. It caches positive
+// lookups only while Run listens to a revocation feed.
 func NewAuthenticator(cs CredentialStore, now func() time.Time) *Authenticator {
 	return &Authenticator{store: cs, now: now, PositiveTTL: 30 * time.Second, NegativeTTL: 5 * time.Second,
-		MaxEntries: 100_000, cache: map[[32]byte]cacheEntry{}}
+		MaxEntries: 100_000, cache: map[[32]byte]cacheEntry{}, waiters: map[string][]*Expectation{}}
 }
 
 // Authenticate resolves a bearer secret. It returns ErrInvalidToken for unknown or expired
@@ -78,8 +88,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 	now := a.now()
 	a.mu.Lock()
 	e, ok := a.cache[key]
+	trusted := ok && now.Before(e.expires) && (!e.found || a.listening)
+	gen := a.gen
 	a.mu.Unlock()
-	if !ok || now.After(e.expires) {
+	if !trusted {
 		cred, err := a.store.LookupCredential(ctx, key[:])
 		switch {
 		case err == nil:
@@ -90,10 +102,14 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 			return store.Credential{}, err
 		}
 		a.mu.Lock()
-		if len(a.cache) >= a.MaxEntries {
-			clear(a.cache)
+		// Not cached when an eviction happened meanwhile (the lookup may predate the change
+		// it announced), nor a positive while nobody listens for revocations.
+		if a.gen == gen && (!e.found || a.listening) {
+			if len(a.cache) >= a.MaxEntries {
+				clear(a.cache)
+			}
+			a.cache[key] = e
 		}
-		a.cache[key] = e
 		a.mu.Unlock()
 	}
 	if !e.found || (e.cred.ExpiresAt != nil && !now.Before(*e.cred.ExpiresAt)) {
@@ -102,12 +118,44 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 	return e.cred, nil
 }
 
-// Forget evicts every cached entry of a token (after it was deleted).
+// Forget evicts every cached entry of a token (after it was deleted through this replica; the
+// feed tells every replica too).
 func (a *Authenticator) Forget(tokenID uuid.UUID) {
+	a.evict(func(c store.Credential) bool { return c.TokenID == tokenID })
+}
+
+// Listening reports whether Run listens to the revocation feed (positive entries are trusted).
+func (a *Authenticator) Listening() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.listening
+}
+
+// setListening records the feed that is heard (nil: none); either way the cache starts over,
+// since changes may have been missed in between. Nobody waits for a feed that is not heard.
+func (a *Authenticator) setListening(feed RevocationFeed) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.listening, a.feed = feed != nil, feed
+	a.gen++
+	clear(a.cache)
+	if feed == nil {
+		for p, ws := range a.waiters {
+			for _, e := range ws {
+				e.release()
+			}
+			delete(a.waiters, p)
+		}
+	}
+}
+
+// evict drops the positive entries whose credential matches.
+func (a *Authenticator) evict(match func(store.Credential) bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.gen++
 	for k, e := range a.cache {
-		if e.found && e.cred.TokenID == tokenID {
+		if e.found && match(e.cred) {
 			delete(a.cache, k)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package auth decides who a request comes from and what it may do: bearer secrets, their
 // hashes, permission areas and levels, and a cached authenticator so that checking a token does
-// not cost a database round trip on every request.
+// not cost a database round trip on every request — kept honest by a revocation feed that
+// evicts deleted tokens and removed members on every replica as the change commits.
 package auth
 
 import (

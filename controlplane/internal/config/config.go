@@ -20,7 +20,7 @@ import (
 // Config is the control plane's configuration.
 type Config struct {
 	DatabaseURL     string        // VANTAGE_DATABASE_URL (required): PostgreSQL connection URL
-	HTTPAddr        string        // VANTAGE_HTTP_ADDR, default ":8080": REST API, /healthz, /readyz, /metrics
+	HTTPAddr        string        // VANTAGE_HTTP_ADDR, default ":8080": REST API, status pages, /healthz, /readyz
 	GRPCAddr        string        // VANTAGE_GRPC_ADDR, default ":9090": the agents' gRPC stream
 	SecretKey       []byte        // VANTAGE_SECRET_KEY (required): base64 of 32 random bytes; seals secrets at rest
 	BootstrapToken  string        // VANTAGE_BOOTSTRAP_TOKEN: ensures a default org and an all-permission token with this secret
@@ -37,6 +37,17 @@ type Config struct {
 	PublicURL       string        // VANTAGE_PUBLIC_URL, default "http://localhost:8080": base of links in e-mails (confirm, unsubscribe)
 	StatusDomain    string        // VANTAGE_STATUS_DOMAIN, default "": pages answer on {subdomain}.{domain} when set
 	AllowPrivate    bool          // VANTAGE_ALLOW_PRIVATE_TARGETS, default true: webhooks may reach private and loopback addresses
+
+	MetricsAddr       string        // VANTAGE_METRICS_ADDR, default "127.0.0.1:9100": /metrics, on its own listener
+	HTTPReadTimeout   time.Duration // VANTAGE_HTTP_READ_TIMEOUT, default 30s: reading a whole request, body included
+	HTTPWriteTimeout  time.Duration // VANTAGE_HTTP_WRITE_TIMEOUT, default 60s: handling a request and writing its answer
+	HTTPIdleTimeout   time.Duration // VANTAGE_HTTP_IDLE_TIMEOUT, default 120s: an idle keep-alive connection is closed
+	MaxConnsPerClient int           // VANTAGE_MAX_CONNS_PER_CLIENT, default 64: open connections per client address and listener; 0: no bound
+	RequestTimeout    time.Duration // VANTAGE_REQUEST_TIMEOUT, default 10s: deadline of every API request (then 503)
+
+	NATSEmbeddedAddr     string // VANTAGE_NATS_EMBEDDED_ADDR, default "127.0.0.1:4222": loopback address of the embedded NATS server
+	NATSEmbeddedUser     string // VANTAGE_NATS_EMBEDDED_USER, default "vantage": user clients of the embedded server authenticate as
+	NATSEmbeddedPassword string // VANTAGE_NATS_EMBEDDED_PASSWORD, default random per start: that user's password (16+ characters)
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -46,7 +57,8 @@ type Var struct{ Name, Default, Meaning string }
 var Vars = []Var{
 	{"VANTAGE_DATABASE_URL", "(required)", "PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/vantage?sslmode=disable"},
 	{"VANTAGE_SECRET_KEY", "(required)", "base64 of 32 random bytes (openssl rand -base64 32); encrypts variable values and check passwords"},
-	{"VANTAGE_HTTP_ADDR", ":8080", "listen address of the REST API, /healthz, /readyz and /metrics"},
+	{"VANTAGE_HTTP_ADDR", ":8080", "listen address of the REST API, the status pages, /healthz and /readyz"},
+	{"VANTAGE_METRICS_ADDR", "127.0.0.1:9100", "listen address of /metrics (Prometheus), apart from the public API; keep it private"},
 	{"VANTAGE_GRPC_ADDR", ":9090", "listen address of the agents' gRPC stream"},
 	{"VANTAGE_BOOTSTRAP_TOKEN", "(unset)", "when set (16+ characters), start-up ensures a paid default organization with an all-permission API token whose secret is this value"},
 	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -54,6 +66,9 @@ var Vars = []Var{
 	{"VANTAGE_SHUTDOWN_TIMEOUT", "15s", "how long SIGTERM waits for in-flight work"},
 	{"VANTAGE_NATS_URL", "(embedded)", "NATS server with JetStream, e.g. nats://127.0.0.1:4222; unset starts an embedded server (local runs)"},
 	{"VANTAGE_NATS_STORE_DIR", ".vantage/nats", "JetStream storage directory of the embedded NATS server"},
+	{"VANTAGE_NATS_EMBEDDED_ADDR", "127.0.0.1:4222", "listen address of the embedded NATS server; loopback only (port 0 picks a free one)"},
+	{"VANTAGE_NATS_EMBEDDED_USER", "vantage", "user that clients of the embedded NATS server authenticate as"},
+	{"VANTAGE_NATS_EMBEDDED_PASSWORD", "(random per start)", "password of that user (16+ characters); set it so that local agents can connect (nats://user:password@host:port)"},
 	{"VANTAGE_AGENT_TOKEN", "(required by serve)", "secret that agents present on the gRPC stream (16+ characters)"},
 	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
 	{"VANTAGE_PING_ADDR", ":8082", "listen address of the public heartbeat ping endpoint (GET|POST /{heartbeat_id})"},
@@ -62,13 +77,21 @@ var Vars = []Var{
 	{"VANTAGE_PUBLIC_URL", "http://localhost:8080", "public base URL used in links Vantage sends (confirmations, unsubscribes, status pages)"},
 	{"VANTAGE_STATUS_DOMAIN", "(unset)", "when set, status pages also answer on {subdomain}.{domain} by Host header"},
 	{"VANTAGE_ALLOW_PRIVATE_TARGETS", "true", "whether webhook deliveries may reach loopback, private and link-local addresses (set false on a hosted deployment)"},
+	{"VANTAGE_HTTP_READ_TIMEOUT", "30s", "HTTP listeners (API, pings, metrics): time to read a whole request, body included; slower clients are cut off"},
+	{"VANTAGE_HTTP_WRITE_TIMEOUT", "60s", "HTTP listeners: time to handle a request and write its answer"},
+	{"VANTAGE_HTTP_IDLE_TIMEOUT", "120s", "HTTP listeners: an idle keep-alive connection is closed after this"},
+	{"VANTAGE_MAX_CONNS_PER_CLIENT", "64", "open connections one client address may hold per HTTP listener (trusted proxies are exempt); 0 means no bound"},
+	{"VANTAGE_REQUEST_TIMEOUT", "10s", "deadline of every API request; a request that needs longer (a frozen database) is answered 503"},
 }
 
 // Load reads the configuration through getenv and validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{HTTPAddr: ":8080", GRPCAddr: ":9090", LogLevel: slog.LevelInfo, ShutdownTimeout: 15 * time.Second,
 		NATSStoreDir: ".vantage/nats", RetentionDays: 30, PingAddr: ":8082",
-		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080", AllowPrivate: true}
+		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080", AllowPrivate: true,
+		MetricsAddr: "127.0.0.1:9100", HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: 60 * time.Second,
+		HTTPIdleTimeout: 120 * time.Second, MaxConnsPerClient: 64, RequestTimeout: 10 * time.Second,
+		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage"}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -87,7 +110,7 @@ func Load(getenv func(string) string) (Config, error) {
 	for _, a := range []struct {
 		name string
 		dst  *string
-	}{{"VANTAGE_HTTP_ADDR", &c.HTTPAddr}, {"VANTAGE_GRPC_ADDR", &c.GRPCAddr}} {
+	}{{"VANTAGE_HTTP_ADDR", &c.HTTPAddr}, {"VANTAGE_GRPC_ADDR", &c.GRPCAddr}, {"VANTAGE_METRICS_ADDR", &c.MetricsAddr}} {
 		if s := getenv(a.name); s != "" {
 			if _, _, err := net.SplitHostPort(s); err != nil {
 				bad(a.name, "must be host:port or :port, got %q", s)
@@ -167,10 +190,72 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.AllowPrivate = b
 	}
+	loadHTTPLimits(getenv, &c, bad)
+	loadEmbeddedNATS(getenv, &c, bad)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
 	}
 	return c, nil
+}
+
+// loadHTTPLimits reads the timeouts and bounds of the HTTP listeners and API requests.
+func loadHTTPLimits(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"VANTAGE_HTTP_READ_TIMEOUT", &c.HTTPReadTimeout}, {"VANTAGE_HTTP_WRITE_TIMEOUT", &c.HTTPWriteTimeout},
+		{"VANTAGE_HTTP_IDLE_TIMEOUT", &c.HTTPIdleTimeout}, {"VANTAGE_REQUEST_TIMEOUT", &c.RequestTimeout}} {
+		if s := getenv(d.name); s != "" {
+			v, err := time.ParseDuration(s)
+			if err != nil || v <= 0 {
+				bad(d.name, "must be a positive duration such as 30s, got %q", s)
+				continue
+			}
+			*d.dst = v
+		}
+	}
+	if c.RequestTimeout >= c.HTTPWriteTimeout {
+		bad("VANTAGE_REQUEST_TIMEOUT", "must be below VANTAGE_HTTP_WRITE_TIMEOUT (%s), so that the 503 can still be written", c.HTTPWriteTimeout)
+	}
+	if s := getenv("VANTAGE_MAX_CONNS_PER_CLIENT"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			bad("VANTAGE_MAX_CONNS_PER_CLIENT", "must be a whole number, 0 for no bound, got %q", s)
+		}
+		c.MaxConnsPerClient = n
+	}
+}
+
+// loadEmbeddedNATS reads where the embedded NATS server listens and its credentials.
+func loadEmbeddedNATS(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
+	if s := getenv("VANTAGE_NATS_EMBEDDED_ADDR"); s != "" {
+		host, port, err := net.SplitHostPort(s)
+		switch p, perr := strconv.Atoi(port); {
+		case err != nil || perr != nil || p < 0 || p > 65535:
+			bad("VANTAGE_NATS_EMBEDDED_ADDR", "must be host:port, got %q", s)
+		case !isLoopback(host):
+			bad("VANTAGE_NATS_EMBEDDED_ADDR", "must be a loopback address (127.0.0.1, ::1 or localhost), got %q: the embedded server is for local runs; use VANTAGE_NATS_URL for a shared NATS", s)
+		}
+		c.NATSEmbeddedAddr = s
+	}
+	if s := getenv("VANTAGE_NATS_EMBEDDED_USER"); s != "" {
+		if strings.ContainsAny(s, ":@/ ") {
+			bad("VANTAGE_NATS_EMBEDDED_USER", "must not contain ':', '@', '/' or spaces")
+		}
+		c.NATSEmbeddedUser = s
+	}
+	if c.NATSEmbeddedPassword = getenv("VANTAGE_NATS_EMBEDDED_PASSWORD"); c.NATSEmbeddedPassword != "" && len(c.NATSEmbeddedPassword) < 16 {
+		bad("VANTAGE_NATS_EMBEDDED_PASSWORD", "must be at least 16 characters")
+	}
+}
+
+// isLoopback reports whether host names the loopback interface.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func joinIndented(errs []error) error {

@@ -22,25 +22,39 @@ func TestLoadDefaults(t *testing.T) {
 		!c.AllowPrivate || c.PublicURL != "http://localhost:8080" || len(c.SecretKey) != 32 {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
+	if c.MetricsAddr != "127.0.0.1:9100" || c.HTTPReadTimeout != 30*time.Second || c.HTTPWriteTimeout != time.Minute ||
+		c.HTTPIdleTimeout != 2*time.Minute || c.MaxConnsPerClient != 64 || c.RequestTimeout != 10*time.Second ||
+		c.NATSEmbeddedAddr != "127.0.0.1:4222" || c.NATSEmbeddedUser != "vantage" || c.NATSEmbeddedPassword != "" {
+		t.Fatalf("unexpected listener defaults: %+v", c)
+	}
 }
 
 func TestLoadNamesEveryBadVariable(t *testing.T) {
 	t.Parallel()
 	bad := map[string]string{
-		"VANTAGE_SECRET_KEY":            "c2hvcnQ=",
-		"VANTAGE_HTTP_ADDR":             "8080",
-		"VANTAGE_GRPC_ADDR":             "nope",
-		"VANTAGE_PING_ADDR":             "x",
-		"VANTAGE_BOOTSTRAP_TOKEN":       "short",
-		"VANTAGE_AGENT_TOKEN":           "short",
-		"VANTAGE_LOG_LEVEL":             "loud",
-		"VANTAGE_TRUSTED_PROXIES":       "10.0.0.1,not-an-ip",
-		"VANTAGE_SHUTDOWN_TIMEOUT":      "-3s",
-		"VANTAGE_RESULT_RETENTION_DAYS": "0",
-		"VANTAGE_SMTP_URL":              "http://mail",
-		"VANTAGE_MAIL_FROM":             "not an address",
-		"VANTAGE_PUBLIC_URL":            "ftp://x",
-		"VANTAGE_ALLOW_PRIVATE_TARGETS": "maybe",
+		"VANTAGE_SECRET_KEY":             "c2hvcnQ=",
+		"VANTAGE_HTTP_ADDR":              "8080",
+		"VANTAGE_GRPC_ADDR":              "nope",
+		"VANTAGE_PING_ADDR":              "x",
+		"VANTAGE_BOOTSTRAP_TOKEN":        "short",
+		"VANTAGE_AGENT_TOKEN":            "short",
+		"VANTAGE_LOG_LEVEL":              "loud",
+		"VANTAGE_TRUSTED_PROXIES":        "10.0.0.1,not-an-ip",
+		"VANTAGE_SHUTDOWN_TIMEOUT":       "-3s",
+		"VANTAGE_RESULT_RETENTION_DAYS":  "0",
+		"VANTAGE_SMTP_URL":               "http://mail",
+		"VANTAGE_MAIL_FROM":              "not an address",
+		"VANTAGE_PUBLIC_URL":             "ftp://x",
+		"VANTAGE_ALLOW_PRIVATE_TARGETS":  "maybe",
+		"VANTAGE_METRICS_ADDR":           "9100",
+		"VANTAGE_HTTP_READ_TIMEOUT":      "0s",
+		"VANTAGE_HTTP_WRITE_TIMEOUT":     "soon",
+		"VANTAGE_HTTP_IDLE_TIMEOUT":      "-1s",
+		"VANTAGE_MAX_CONNS_PER_CLIENT":   "-2",
+		"VANTAGE_REQUEST_TIMEOUT":        "never",
+		"VANTAGE_NATS_EMBEDDED_ADDR":     "0.0.0.0:4222",
+		"VANTAGE_NATS_EMBEDDED_USER":     "a:b",
+		"VANTAGE_NATS_EMBEDDED_PASSWORD": "short",
 	}
 	_, err := Load(env(bad))
 	if err == nil {
@@ -71,5 +85,20 @@ func TestLoadAcceptsValidValues(t *testing.T) {
 	if len(c.TrustedProxies) != 2 || c.LogLevel != slog.LevelDebug || c.AllowPrivate ||
 		c.PublicURL != "https://status.example.com" || c.StatusDomain != "status.example.com" {
 		t.Fatalf("unexpected config: %+v", c)
+	}
+}
+
+func TestLoadRequestTimeoutBelowWriteTimeout(t *testing.T) {
+	t.Parallel()
+	_, err := Load(env(map[string]string{"VANTAGE_DATABASE_URL": "postgres://x/y", "VANTAGE_SECRET_KEY": validKey,
+		"VANTAGE_REQUEST_TIMEOUT": "90s"}))
+	if err == nil || !strings.Contains(err.Error(), "VANTAGE_REQUEST_TIMEOUT: must be below VANTAGE_HTTP_WRITE_TIMEOUT") {
+		t.Fatalf("a request timeout above the write timeout: %v", err)
+	}
+	c, err := Load(env(map[string]string{"VANTAGE_DATABASE_URL": "postgres://x/y", "VANTAGE_SECRET_KEY": validKey,
+		"VANTAGE_REQUEST_TIMEOUT": "2s", "VANTAGE_MAX_CONNS_PER_CLIENT": "0", "VANTAGE_NATS_EMBEDDED_ADDR": "[::1]:0",
+		"VANTAGE_NATS_EMBEDDED_PASSWORD": "0123456789abcdef"}))
+	if err != nil || c.RequestTimeout != 2*time.Second || c.MaxConnsPerClient != 0 || c.NATSEmbeddedAddr != "[::1]:0" {
+		t.Fatalf("valid values: %+v, %v", c, err)
 	}
 }

@@ -5,9 +5,12 @@ package jobqueue
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"time"
 
@@ -22,11 +25,18 @@ type Config struct {
 	// StoreDir is the embedded server's JetStream storage (VANTAGE_NATS_STORE_DIR). Default
 	// ".vantage/nats".
 	StoreDir string
-	// EmbeddedHost and EmbeddedPort are where the embedded server listens for agents. Default
-	// 127.0.0.1:4222 (the NATS default port, so that a local agent needs no configuration);
-	// port -1 picks a free one.
+	// EmbeddedHost and EmbeddedPort are where the embedded server listens for agents
+	// (VANTAGE_NATS_EMBEDDED_ADDR). Default 127.0.0.1:4222 (the NATS default port); port -1
+	// picks a free one. The host must be a loopback address: the embedded server is for local
+	// runs, not a shared NATS.
 	EmbeddedHost string
 	EmbeddedPort int
+	// EmbeddedUser and EmbeddedPassword are the only credentials the embedded server accepts
+	// (VANTAGE_NATS_EMBEDDED_USER, VANTAGE_NATS_EMBEDDED_PASSWORD); agents connect with
+	// nats://user:password@host:port. Default user "vantage"; an empty password is replaced by
+	// a random one for this run, so that only the control plane itself can connect.
+	EmbeddedUser     string
+	EmbeddedPassword string
 	// Name is the client connection's name in the server's monitoring. Default
 	// "vantage-controlplane".
 	Name string
@@ -46,6 +56,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Name == "" {
 		c.Name = "vantage-controlplane"
+	}
+	if c.EmbeddedUser == "" {
+		c.EmbeddedUser = "vantage"
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -88,16 +101,22 @@ func Connect(ctx context.Context, cfg Config) (nc *nats.Conn, shutdown func(), e
 		return nc, nc.Close, nil
 	}
 
-	ns, err := StartEmbedded(EmbeddedOptions{Host: cfg.EmbeddedHost, Port: cfg.EmbeddedPort, StoreDir: cfg.StoreDir, Logger: log})
+	password := cfg.EmbeddedPassword
+	if password == "" {
+		password = randomPassword()
+	}
+	ns, err := StartEmbedded(EmbeddedOptions{Host: cfg.EmbeddedHost, Port: cfg.EmbeddedPort, StoreDir: cfg.StoreDir,
+		User: cfg.EmbeddedUser, Password: password, Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
-	nc, err = nats.Connect(ns.ClientURL(), append(opts, nats.InProcessServer(ns))...)
+	nc, err = nats.Connect(ns.ClientURL(), append(opts, nats.InProcessServer(ns), nats.UserInfo(cfg.EmbeddedUser, password))...)
 	if err != nil {
 		ns.Shutdown()
 		return nil, nil, fmt.Errorf("connect to embedded NATS: %w", err)
 	}
-	log.Info("nats embedded server started", "url", ns.ClientURL(), "store_dir", cfg.StoreDir, "embedded", true)
+	log.Info("nats embedded server started", "url", ns.ClientURL(), "user", cfg.EmbeddedUser,
+		"password_generated", cfg.EmbeddedPassword == "", "store_dir", cfg.StoreDir, "embedded", true)
 	return nc, func() {
 		nc.Close()
 		ns.Shutdown()
@@ -107,15 +126,17 @@ func Connect(ctx context.Context, cfg Config) (nc *nats.Conn, shutdown func(), e
 
 // EmbeddedOptions configures StartEmbedded.
 type EmbeddedOptions struct {
-	Host     string       // listen host; default 127.0.0.1
+	Host     string       // listen host, a loopback address; default 127.0.0.1
 	Port     int          // listen port; -1 picks a free one (tests); 0 means 4222
 	StoreDir string       // JetStream storage directory (required)
+	User     string       // with Password: the only credentials accepted; both empty: none needed (tests)
+	Password string       //
 	Logger   *slog.Logger // nil: the server logs nothing
 }
 
 // StartEmbedded starts a nats-server with JetStream in this process and waits until it
-// accepts connections. It has no authentication: it is for local runs and tests, where it
-// listens on loopback.
+// accepts connections. It is for local runs and tests: it listens on loopback only, and
+// accepts only User and Password when they are set.
 func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 	if o.StoreDir == "" {
 		return nil, errors.New("embedded NATS: a JetStream store directory is required")
@@ -123,12 +144,20 @@ func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 	if o.Host == "" {
 		o.Host = "127.0.0.1"
 	}
+	if ip := net.ParseIP(o.Host); o.Host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("embedded NATS: host %q is not a loopback address; use a NATS server of its own for anything but a local run", o.Host)
+	}
+	if (o.User == "") != (o.Password == "") {
+		return nil, errors.New("embedded NATS: user and password go together")
+	}
 	ns, err := server.NewServer(&server.Options{
 		ServerName: "vantage-embedded",
 		Host:       o.Host,
 		Port:       o.Port,
 		JetStream:  true,
 		StoreDir:   o.StoreDir,
+		Username:   o.User,
+		Password:   o.Password,
 		NoSigs:     true,
 		NoLog:      o.Logger == nil,
 	})
@@ -144,6 +173,13 @@ func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 		return nil, fmt.Errorf("embedded NATS did not start listening on %s:%d within 10s (is the port taken?)", o.Host, o.Port)
 	}
 	return ns, nil
+}
+
+// randomPassword is a password for an embedded server nobody configured one for.
+func randomPassword() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // Ping reports whether the connection is up and the server answers (readiness). Without a

@@ -21,8 +21,10 @@ func TestConnectStartsAnEmbeddedServerWithoutURL(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	ctx := context.Background()
+	const password = "embedded-password-0123"
 	nc, shutdown, err := jobqueue.Connect(ctx, jobqueue.Config{
-		StoreDir: t.TempDir(), EmbeddedPort: -1, Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		StoreDir: t.TempDir(), EmbeddedPort: -1, EmbeddedUser: "agent", EmbeddedPassword: password,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -34,8 +36,15 @@ func TestConnectStartsAnEmbeddedServerWithoutURL(t *testing.T) {
 	if err := jobqueue.Ping(ctx, nc); err != nil {
 		t.Fatal(err)
 	}
-	// Agents reach the embedded server over TCP.
-	agent, err := nats.Connect(nc.ConnectedUrl())
+	if strings.Contains(logs.String(), password) {
+		t.Error("the embedded server's password reached the log")
+	}
+	// Agents reach the embedded server over TCP, with its credentials only.
+	if anon, err := nats.Connect(nc.ConnectedUrl()); err == nil {
+		anon.Close()
+		t.Error("the embedded server let an anonymous client in")
+	}
+	agent, err := nats.Connect(nc.ConnectedUrl(), nats.UserInfo("agent", password))
 	if err != nil {
 		t.Fatalf("agent connection to %s: %v", nc.ConnectedUrl(), err)
 	}
@@ -131,5 +140,28 @@ func TestEnsureStreamIsIdempotentAndDeduplicates(t *testing.T) {
 	info, _ = st.Info(ctx)
 	if info.State.Msgs != 0 {
 		t.Errorf("stream holds %d messages after the ack, want 0", info.State.Msgs)
+	}
+}
+
+func TestEmbeddedServerListensOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	for _, host := range []string{"0.0.0.0", "192.0.2.1", "::", "example.com"} {
+		_, err := jobqueue.StartEmbedded(jobqueue.EmbeddedOptions{Host: host, Port: -1, StoreDir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), "loopback") {
+			t.Errorf("host %q: %v, want a refusal naming loopback", host, err)
+		}
+	}
+	// Without a configured password, Connect makes one up: nobody else gets in.
+	ctx := context.Background()
+	nc, shutdown, err := jobqueue.Connect(ctx, jobqueue.Config{StoreDir: t.TempDir(), EmbeddedPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown()
+	for _, opt := range []nats.Option{nats.Name("anonymous"), nats.UserInfo("vantage", "")} {
+		if c, err := nats.Connect(nc.ConnectedUrl(), opt); err == nil {
+			c.Close()
+			t.Error("a client without the generated password got in")
+		}
 	}
 }

@@ -54,6 +54,7 @@ func Render(w http.ResponseWriter, status int, p Page) {
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Robots-Tag", "noindex")
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	w.WriteHeader(status)

@@ -35,6 +35,11 @@ type Option func(*Store)
 // WithClock replaces time.Now (default) as the source of timestamps the store writes itself.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// DefaultStatementTimeout is the statement_timeout of every connection unless the database URL
+// sets one. It bounds what the server itself runs; callers bound their waits with ctx (the API
+// gives every request a deadline). Migrate lifts it on its own session.
+const DefaultStatementTimeout = "30s"
+
 // Open connects to PostgreSQL at url, verifies the connection and returns a Store. It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, url string, sealer Sealer, opts ...Option) (*Store, error) {
@@ -46,6 +51,16 @@ func Open(ctx context.Context, url string, sealer Sealer, opts ...Option) (*Stor
 		// pgx defaults to max(4, cores) connections; ingest lanes, the evaluator's sweep, the
 		// scheduler and the API together need more than that on a small machine.
 		cfg.MaxConns = max(cfg.MaxConns, 20)
+	}
+	// A query the server cannot finish in time fails rather than holding its connection; the
+	// URL may set another value (?statement_timeout=…, in milliseconds or with a unit).
+	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !set {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = DefaultStatementTimeout
+	}
+	// A server that accepts connections but does not answer (frozen) must not hang a connect
+	// attempt; the URL's connect_timeout wins.
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUID(conn)

@@ -64,6 +64,12 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("migrate: acquire connection: %w", err)
 	}
 	defer conn.Release()
+	// Waiting for another replica's migrations, and a migration rewriting a big table, may take
+	// longer than a statement may.
+	if _, err := conn.Exec(ctx, `SET statement_timeout = 0`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `RESET statement_timeout`) //nolint:errcheck // back to the pool's setting
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLockKey); err != nil {
 		return fmt.Errorf("migrate: lock: %w", err)
 	}

@@ -64,7 +64,10 @@ func (s *Store) EnsureBootstrap(ctx context.Context, secretHash []byte, grants [
 		if err == nil {
 			orgID, tokenID = existing.OrgID, existing.ID
 			// Keep the bootstrap token all-powerful as new areas are added.
-			return q.SetTokenGrants(ctx, dbsqlc.SetTokenGrantsParams{ID: tokenID, Grants: grants})
+			if err := q.SetTokenGrants(ctx, dbsqlc.SetTokenGrantsParams{ID: tokenID, Grants: grants}); err != nil {
+				return err
+			}
+			return notifyAuthChange(ctx, q, AuthChangeToken, tokenID)
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err

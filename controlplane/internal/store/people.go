@@ -51,11 +51,17 @@ func (s *Store) ListMembers(ctx context.Context, orgID uuid.UUID, search string,
 }
 
 // RemoveMember takes a user out of an organization (the user and their other memberships
-// stay), and audits it. ErrNotFound when the user is not a member.
+// stay), and audits it. ErrNotFound when the user is not a member. Every replica's
+// authenticator hears of it at commit (AuthChannel), so the user's access tokens stop
+// reaching the organization at once.
 func (s *Store) RemoveMember(ctx context.Context, actor Actor, orgID, userID uuid.UUID) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		email, err := s.q.WithTx(tx).RemoveMember(ctx, dbsqlc.RemoveMemberParams{OrgID: orgID, UserID: userID})
+		q := s.q.WithTx(tx)
+		email, err := q.RemoveMember(ctx, dbsqlc.RemoveMemberParams{OrgID: orgID, UserID: userID})
 		if err != nil {
+			return err
+		}
+		if err := notifyAuthChange(ctx, q, AuthChangeUser, userID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "removed", AuditableType: "User",

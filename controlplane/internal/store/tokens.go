@@ -38,14 +38,17 @@ func (s *Store) GetAPIToken(ctx context.Context, orgID, id uuid.UUID) (APIToken,
 }
 
 // DeleteAPIToken deletes one API token of the organization and audits it, returning what was
-// deleted. Authenticators on other replicas keep honouring the secret until their cache entry
-// expires; the caller evicts it from its own.
+// deleted. Every replica's authenticator hears of it at commit (AuthChannel).
 func (s *Store) DeleteAPIToken(ctx context.Context, actor Actor, orgID, id uuid.UUID) (APIToken, error) {
 	var t dbsqlc.DeleteAPITokenRow
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		t, err = s.q.WithTx(tx).DeleteAPIToken(ctx, dbsqlc.DeleteAPITokenParams{OrgID: orgID, ID: id})
+		q := s.q.WithTx(tx)
+		t, err = q.DeleteAPIToken(ctx, dbsqlc.DeleteAPITokenParams{OrgID: orgID, ID: id})
 		if err != nil {
+			return err
+		}
+		if err := notifyAuthChange(ctx, q, AuthChangeToken, t.ID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{

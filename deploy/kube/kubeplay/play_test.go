@@ -183,7 +183,7 @@ func TestChartRunsUnderPodmanKubePlay(t *testing.T) {
 	}
 
 	// Every replica reports the pending jobs of the regions' consumers, what autoscaling uses.
-	metrics := get(ctx, t, "http://"+net.JoinHostPort(cps[1], "8080")+"/metrics")
+	metrics := get(ctx, t, "http://"+net.JoinHostPort(cps[1], "9100")+"/metrics")
 	for _, r := range regions {
 		if !strings.Contains(metrics, fmt.Sprintf("vantage_region_jobs_pending{region=%q}", r)) {
 			t.Errorf("/metrics has no vantage_region_jobs_pending for %s", r)

@@ -217,7 +217,7 @@ func TestNetworkPoliciesConfineEachComponent(t *testing.T) {
 	// Agents accept only metrics scrapes, from outside the release's pods.
 	for _, rule := range policy("vantage-agent").Spec.Ingress {
 		for _, p := range rule.Ports {
-			if p.Port.IntValue() != 8081 {
+			if p.Port.IntValue() != 9101 {
 				t.Errorf("agents accept port %s", p.Port.String())
 			}
 		}

@@ -171,6 +171,7 @@ func (h *Handler) subdomainOfHost(host string) (string, bool) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header())
 	req := &request{w: w, r: r}
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/status/"); ok {
 		req.subdomain, req.rest, _ = strings.Cut(rest, "/")
@@ -305,13 +306,24 @@ func ipAllowed(allowed []string, ip string) bool {
 	return false
 }
 
+// contentSecurityPolicy is the policy of every response of the site: the pages are
+// self-contained HTML with inline styles, post forms only to themselves, and are never framed.
+const contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// securityHeaders are set on every response of the site, whatever answers it (page, password
+// form, error, redirect): no framing (clickjacking of the password and subscribe forms), no
+// content sniffing, the content security policy.
+func securityHeaders(hd http.Header) {
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Content-Security-Policy", contentSecurityPolicy)
+	hd.Set("Referrer-Policy", "same-origin")
+}
+
 // headers sets the caching and indexing headers of a page response.
 func (h *Handler) headers(req *request, a statuspage.PublicPageAccess, contentType string) {
 	hd := req.w.Header()
 	hd.Set("Content-Type", contentType)
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "same-origin")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	if a.Page.Private {
 		hd.Set("Cache-Control", "private, no-cache")
 		hd.Add("Vary", "Cookie")

@@ -70,6 +70,16 @@ func (q *Queries) AccessTokenBySecret(ctx context.Context, secretHash []byte) (A
 	return i, err
 }
 
+const ackAuthChange = `-- name: AckAuthChange :exec
+SELECT pg_notify('vantage_auth_ack', $1::text)
+`
+
+// A listener tells the others that it applied a vantage_auth notification (same payload).
+func (q *Queries) AckAuthChange(ctx context.Context, payload string) error {
+	_, err := q.db.Exec(ctx, ackAuthChange, payload)
+	return err
+}
+
 const countAPITokens = `-- name: CountAPITokens :one
 
 SELECT count(*) FROM api_tokens WHERE org_id = $1 AND name ILIKE $2
@@ -85,6 +95,20 @@ type CountAPITokensParams struct {
 // @pattern is an ILIKE pattern on the name (substringPattern).
 func (q *Queries) CountAPITokens(ctx context.Context, arg CountAPITokensParams) (int64, error) {
 	row := q.db.QueryRow(ctx, countAPITokens, arg.OrgID, arg.Pattern)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const countAuthListeners = `-- name: CountAuthListeners :one
+SELECT count(*) FROM pg_catalog.pg_stat_activity
+WHERE application_name = $1::text AND datname = current_database()
+`
+
+// The sessions of this database listening for credential changes (ListenAuthChanges sets
+// their application_name): one per replica.
+func (q *Queries) CountAuthListeners(ctx context.Context, applicationName string) (int64, error) {
+	row := q.db.QueryRow(ctx, countAuthListeners, applicationName)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -307,6 +331,36 @@ func (q *Queries) ListAPITokens(ctx context.Context, arg ListAPITokensParams) ([
 		return nil, err
 	}
 	return items, nil
+}
+
+const listenAuthAcks = `-- name: ListenAuthAcks :exec
+LISTEN vantage_auth_ack
+`
+
+func (q *Queries) ListenAuthAcks(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, listenAuthAcks)
+	return err
+}
+
+const listenAuthChanges = `-- name: ListenAuthChanges :exec
+LISTEN vantage_auth
+`
+
+func (q *Queries) ListenAuthChanges(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, listenAuthChanges)
+	return err
+}
+
+const notifyAuthChange = `-- name: NotifyAuthChange :exec
+SELECT pg_notify('vantage_auth', $1::text)
+`
+
+// Tells every replica's authenticator that a credential lost (or changed) what it grants;
+// PostgreSQL delivers it when the transaction commits, and drops it when it rolls back.
+// @payload is "token:<id>" or "user:<id>" (revocations.go).
+func (q *Queries) NotifyAuthChange(ctx context.Context, payload string) error {
+	_, err := q.db.Exec(ctx, notifyAuthChange, payload)
+	return err
 }
 
 const upsertMembership = `-- name: UpsertMembership :exec

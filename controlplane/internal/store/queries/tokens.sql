@@ -47,3 +47,25 @@ RETURNING *;
 -- name: UpsertMembership :exec
 INSERT INTO memberships (org_id, user_id, role, created_at) VALUES (@org_id, @user_id, @role, @created_at)
 ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role;
+
+-- name: NotifyAuthChange :exec
+-- Tells every replica's authenticator that a credential lost (or changed) what it grants;
+-- PostgreSQL delivers it when the transaction commits, and drops it when it rolls back.
+-- @payload is "token:<id>" or "user:<id>" (revocations.go).
+SELECT pg_notify('vantage_auth', @payload::text);
+
+-- name: ListenAuthChanges :exec
+LISTEN vantage_auth;
+
+-- name: ListenAuthAcks :exec
+LISTEN vantage_auth_ack;
+
+-- name: AckAuthChange :exec
+-- A listener tells the others that it applied a vantage_auth notification (same payload).
+SELECT pg_notify('vantage_auth_ack', @payload::text);
+
+-- name: CountAuthListeners :one
+-- The sessions of this database listening for credential changes (ListenAuthChanges sets
+-- their application_name): one per replica.
+SELECT count(*) FROM pg_catalog.pg_stat_activity
+WHERE application_name = @application_name::text AND datname = current_database();
