@@ -43,6 +43,7 @@ type ResultRow struct {
 	ConnectTimeMs    *float64
 	DataTimeMs       *float64
 	Details          []byte // jsonb: timings, TLS expiry, assertion outcomes, agent; nil for NULL
+	Screenshot       []byte // bytea: a browser run's page at the failure (PNG or JPEG); nil for NULL
 }
 
 // ResultKey is what makes a result unique: one attempt of one job in one region.
@@ -307,7 +308,7 @@ var resultColumns = []string{"id", "org_id", "check_id", "job_id", "region", "at
 	"is_final_attempt", "checked_at", "dispatched_at", "passing", "response_time_ms", "response_code",
 	"response_body", "body_availability", "result_summary", "failure_source", "failure_type",
 	"dns_status", "resolver", "parsed_response", "tcp_status", "dns_time_ms", "connect_time_ms",
-	"data_time_ms", "details"}
+	"data_time_ms", "details", "screenshot"}
 
 func copyResults(ctx context.Context, tx pgx.Tx, rows []ResultRow) error {
 	if len(rows) == 0 {
@@ -323,7 +324,7 @@ func copyResults(ctx context.Context, tx pgx.Tx, rows []ResultRow) error {
 			r.IsFinalAttempt, r.CheckedAt, r.DispatchedAt, r.Passing, r.ResponseTimeMs, r.ResponseCode,
 			r.ResponseBody, r.BodyAvailability, r.ResultSummary, r.FailureSource, r.FailureType,
 			r.DNSStatus, r.Resolver, r.ParsedResponse, r.TCPStatus, r.DNSTimeMs, r.ConnectTimeMs,
-			r.DataTimeMs, details}, nil
+			r.DataTimeMs, details, r.Screenshot}, nil
 	})
 	n, err := tx.CopyFrom(ctx, pgx.Identifier{"check_results"}, resultColumns, src)
 	if err != nil {
