@@ -652,7 +652,7 @@ func TestRunnerDispatch(t *testing.T) {
 	wantPass(t, run(t, r, uptime(ts.URL+"/status/200"), 5*time.Second))
 	res := run(t, r, Request{Kind: check.Browser, HTTP: HTTPSpec{URL: ts.URL}}, 5*time.Second)
 	wantFail(t, res, SourceTransport, NotSupported)
-	if res.ResultSummary != "browser checks are not supported by this agent yet" || res.Kind != check.Browser {
+	if res.ResultSummary != NoBrowser || res.Kind != check.Browser {
 		t.Errorf("got %+v", res)
 	}
 	wantFail(t, run(t, r, Request{Kind: "PING"}, time.Second), SourceTransport, InvalidRequest)

@@ -399,12 +399,13 @@ func (x *TCPSpec) GetShouldFail() bool {
 }
 
 type BrowserSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
-	Script        string                 `protobuf:"bytes,2,opt,name=script,proto3" json:"script,omitempty"`
-	Headers       map[string]string      `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Url             string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Script          string                 `protobuf:"bytes,2,opt,name=script,proto3" json:"script,omitempty"`
+	Headers         map[string]string      `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	TextToSearchFor *string                `protobuf:"bytes,10,opt,name=text_to_search_for,json=textToSearchFor,proto3,oneof" json:"text_to_search_for,omitempty"` // URL checks: must appear in the rendered page
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *BrowserSpec) Reset() {
@@ -458,6 +459,13 @@ func (x *BrowserSpec) GetHeaders() map[string]string {
 	return nil
 }
 
+func (x *BrowserSpec) GetTextToSearchFor() string {
+	if x != nil && x.TextToSearchFor != nil {
+		return *x.TextToSearchFor
+	}
+	return ""
+}
+
 var File_vantage_v1_check_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_check_proto_rawDesc = "" +
@@ -500,14 +508,17 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\x04data\x18\x04 \x01(\tH\x00R\x04data\x88\x01\x01\x12\x1f\n" +
 	"\vshould_fail\x18\x05 \x01(\bR\n" +
 	"shouldFailB\a\n" +
-	"\x05_data\"\xb3\x01\n" +
+	"\x05_data\"\xfc\x01\n" +
 	"\vBrowserSpec\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06script\x18\x02 \x01(\tR\x06script\x12>\n" +
-	"\aheaders\x18\x03 \x03(\v2$.vantage.v1.BrowserSpec.HeadersEntryR\aheaders\x1a:\n" +
+	"\aheaders\x18\x03 \x03(\v2$.vantage.v1.BrowserSpec.HeadersEntryR\aheaders\x120\n" +
+	"\x12text_to_search_for\x18\n" +
+	" \x01(\tH\x00R\x0ftextToSearchFor\x88\x01\x01\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*~\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x15\n" +
+	"\x13_text_to_search_for*~\n" +
 	"\tCheckKind\x12\x1a\n" +
 	"\x16CHECK_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CHECK_KIND_UPTIME\x10\x01\x12\x16\n" +
@@ -556,6 +567,7 @@ func file_vantage_v1_check_proto_init() {
 	}
 	file_vantage_v1_check_proto_msgTypes[1].OneofWrappers = []any{}
 	file_vantage_v1_check_proto_msgTypes[3].OneofWrappers = []any{}
+	file_vantage_v1_check_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

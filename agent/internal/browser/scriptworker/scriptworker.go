@@ -1,0 +1,74 @@
+// Package scriptworker is the worker process that runs one browser check's script: the agent
+// starts `vantage-agent browser-worker` for each scripted run (see browser.RunScript), writes an
+// Input on its standard input and reads the pwscript.Report it writes on its standard output.
+//
+// The worker connects to the agent's Chromium over its DevTools websocket and opens its tab in
+// the browser context the agent created for the check, so it shares nothing with other checks.
+// It holds no secrets of the agent: its environment is empty but for the Go runtime's memory
+// limit, and the agent caps its memory (RLIMIT_DATA), its CPU time, its files, and kills it at
+// the check's deadline. A script that loops forever, allocates without bound or never
+// resolves so ends in this process, never in the agent.
+package scriptworker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
+	"github.com/vantagehq/vantage/pkg/browserscript"
+)
+
+// Command is the agent's subcommand that runs Main.
+const Command = "browser-worker"
+
+// Input is what the agent sends the worker.
+type Input struct {
+	WSURL            string            `json:"ws_url"`             // the browser's DevTools websocket
+	BrowserContextID string            `json:"browser_context_id"` // the check's browser context
+	Program          Program           `json:"program"`            // the transformed script
+	Env              map[string]string `json:"env"`                // process.env
+	Secrets          []string          `json:"secrets"`            // redacted from the report
+	DeadlineUnixMs   int64             `json:"deadline_unix_ms"`   // the agent kills the worker then
+}
+
+// Program is a browserscript.Program on the wire.
+type Program struct {
+	Filename string   `json:"filename"`
+	Code     string   `json:"code"`
+	Imports  []string `json:"imports"`
+}
+
+// reportMargin is kept between the end of the run and the agent's deadline, for the report to
+// be written and read.
+const reportMargin = 50 * time.Millisecond
+
+// Main runs the worker: it reads one Input from stdin, runs the script and writes the report as
+// JSON to stdout. It returns the process's exit code: 0 when a report was written.
+func Main(stdin io.Reader, stdout, stderr io.Writer) int {
+	var in Input
+	if err := json.NewDecoder(io.LimitReader(stdin, 16<<20)).Decode(&in); err != nil {
+		fmt.Fprintln(stderr, "browser-worker: read the run:", err)
+		return 2
+	}
+	deadline := time.UnixMilli(in.DeadlineUnixMs).Add(-reportMargin)
+	alloc, cancelAlloc := remote.NewAllocator(context.Background(), in.WSURL, remote.NoModifyURL)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(alloc, chromedp.WithExistingBrowserContext(cdp.BrowserContextID(in.BrowserContextID)))
+	defer cancelTab()
+	ctx, cancel := context.WithDeadline(tab, deadline)
+	defer cancel()
+	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
+	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline)})
+	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
+		return 2
+	}
+	return 0
+}
