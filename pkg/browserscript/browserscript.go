@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -91,7 +92,7 @@ func Transform(filename, source string) (*Program, error) {
 	}
 	res := api.Build(api.BuildOptions{
 		Stdin: &api.StdinOptions{
-			Contents:   source,
+			Contents:   sourceMapComment.ReplaceAllString(source, ""),
 			Sourcefile: filename,
 			Loader:     loaderFor(filename),
 		},
@@ -118,6 +119,11 @@ func Transform(filename, source string) (*Program, error) {
 	}
 	return &Program{Filename: filename, Code: string(res.OutputFiles[0].Contents), Imports: imports}, nil
 }
+
+// sourceMapComment matches a source map reference in the user's script. It is blanked before
+// compiling (the line stays, so positions do not move): the compiler would otherwise read the
+// file it names, or chain the map it embeds into the program's own.
+var sourceMapComment = regexp.MustCompile(`(?m)//[#@]\s*sourceMappingURL=.*$`)
 
 func loaderFor(filename string) api.Loader {
 	switch strings.ToLower(path.Ext(filename)) {

@@ -136,3 +136,19 @@ func TestTransformSyntaxError(t *testing.T) {
 		})
 	}
 }
+
+func TestTransformIgnoresSourceMapComments(t *testing.T) {
+	t.Parallel()
+	for _, ref := range []string{"/etc/hostname", "data:application/json;base64,eyJ2ZXJzaW9uIjozLCJzb3VyY2VzIjpbIi9ldGMvcGFzc3dkIl0sIm1hcHBpbmdzIjoiQUFBQSJ9"} {
+		p, err := Transform("a.spec.ts", "import '@playwright/test'\n//# sourceMappingURL="+ref+"\nconst x = 1\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sourceMapSources(t, p.Code); !slices.Equal(got, []string{"a.spec.ts"}) {
+			t.Errorf("%s: source map sources = %q", ref, got)
+		}
+		if strings.Count(p.Code, "sourceMappingURL") != 1 {
+			t.Errorf("%s: the script's own reference survived:\n%s", ref, p.Code)
+		}
+	}
+}
