@@ -23,6 +23,8 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
+require github.com/evanw/esbuild v0.28.2 // indirect
+
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.22.1
