@@ -260,7 +260,13 @@ func (b *Browser) watch(ctx context.Context, inst *instance) string {
 		case <-inst.proc.exited:
 			return "exited"
 		case <-inst.lost:
-			return "lost its connection"
+			// A crash drops the connection a moment before the process is seen to exit.
+			select {
+			case <-inst.proc.exited:
+				return "exited"
+			case <-time.After(time.Second):
+				return "lost its connection"
+			}
 		case <-t.C:
 			hctx, cancel := context.WithTimeout(inst.root, b.cfg.HealthTimeout)
 			_, err := chromedp.CallBrowser(hctx, browser.GetVersion, cdp.Empty{})

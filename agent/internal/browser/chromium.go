@@ -112,6 +112,10 @@ type process struct {
 
 var devToolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 
+// noise matches the lines headless Chromium prints on every start in a container (no D-Bus, no
+// GPU), which would hide the lines that tell why it failed.
+var noise = regexp.MustCompile(`dbus|bluez|Floss|vaapi|InitializeSandbox|^\s*$`)
+
 // launch starts Chromium at path in its own process group with a fresh user data directory and
 // waits (up to timeout) for its DevTools websocket.
 func launch(path string, blockPrivate bool, timeout time.Duration) (*process, error) {
@@ -147,7 +151,9 @@ func launch(path string, blockPrivate bool, timeout time.Duration) (*process, er
 				}
 				continue
 			}
-			p.tail.add(line)
+			if !noise.MatchString(line) {
+				p.tail.add(line)
+			}
 		}
 		io.Copy(io.Discard, stderr) //nolint:errcheck // drain so the browser never blocks on a full pipe
 	}()
