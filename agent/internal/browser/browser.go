@@ -117,6 +117,7 @@ type Browser struct {
 	log      *slog.Logger
 	m        *metrics
 	slots    chan struct{}
+	warm     chan *session // sessions made ahead of the checks (session.go)
 	programs programCache
 
 	mu      sync.Mutex
@@ -169,6 +170,7 @@ func New(cfg Config, deps Deps) (*Browser, error) {
 		log:     log.With("component", "browser"),
 		m:       newMetrics(reg),
 		slots:   make(chan struct{}, cfg.Concurrency),
+		warm:    make(chan *session, cfg.Concurrency),
 		changed: make(chan struct{}),
 	}
 	return b, nil
@@ -213,6 +215,16 @@ func (b *Browser) Memory() (int64, error) {
 // exits or stops answering is killed (with every process of its group) and launched again;
 // the checks that were using it end with ErrBrowserLost.
 func (b *Browser) Run(ctx context.Context) error {
+	warmCtx, stopWarm := context.WithCancel(ctx)
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		b.keepWarm(warmCtx)
+	}()
+	defer func() {
+		stopWarm()
+		<-warmed
+	}()
 	failures := 0
 	for {
 		b.mu.Lock()

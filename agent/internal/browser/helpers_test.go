@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
 )
 
 // startBrowser starts the agent's browser for t with cfg (real Chromium; a missing Chromium
@@ -16,6 +18,9 @@ func startBrowser(t testing.TB, cfg Config) *Browser {
 	t.Helper()
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 2
+	}
+	if cfg.WorkerCommand == nil {
+		cfg.WorkerCommand = []string{os.Args[0], scriptworker.Command}
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	b, err := New(cfg, Deps{Logger: log, Registerer: prometheus.NewRegistry()})

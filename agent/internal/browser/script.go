@@ -79,13 +79,13 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 	if !ok {
 		return nil, errors.New("RunScript needs a deadline")
 	}
-	s, err := b.newSession(ctx)
+	s, err := b.newSession(ctx, detached)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
 	in := scriptworker.Input{
-		WSURL: s.inst.proc.wsURL, BrowserContextID: string(s.id),
+		WSURL: s.inst.proc.wsURL, BrowserContextID: string(s.id), TargetID: string(s.targetID),
 		Program: scriptworker.Program{Filename: prog.Filename, Code: prog.Code, Imports: prog.Imports},
 		Env:     req.Env, Secrets: req.Secrets, DeadlineUnixMs: deadline.UnixMilli(),
 	}

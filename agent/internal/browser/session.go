@@ -7,46 +7,133 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/vantagehq/vantage/agent/internal/browser/egress"
 )
 
-// session is one check's share of the browser: a slot, a browser context of its own and, when
-// private targets are blocked, its egress proxy.
+// session is one check's share of the browser: a slot, a browser context of its own with one
+// tab, and, when private targets are blocked, its egress proxy.
+//
+// Opening a tab in a new browser context costs a new renderer process, most of a simple
+// check's time. So sessions are made ahead (warm, up to Concurrency of them, by keepWarm): a
+// check takes a ready one and only navigates. A warm session has served nobody, so it shares
+// nothing with any check.
 type session struct {
-	b       *Browser
-	inst    *instance
-	id      cdp.BrowserContextID
-	proxy   *egress.Proxy // nil when private targets are allowed
-	release func()
+	b     *Browser
+	inst  *instance
+	id    cdp.BrowserContextID
+	proxy *egress.Proxy // nil when private targets are allowed
+
+	targetID target.ID       // the session's tab
+	tab      context.Context // chromedp, attached to the tab (URL checks); nil for scripts
+	closeTab context.CancelFunc
+	frame    cdp.FrameID // the tab's main frame
+
+	release func() // frees the slot; nil while the session is warm
 }
 
-// newSession waits for a slot and a running browser, then creates the check's browser context.
-func (b *Browser) newSession(ctx context.Context) (*session, error) {
+// tabMode says what a session's tab is made for.
+type tabMode int
+
+const (
+	attached tabMode = iota // the agent drives the tab (URL checks)
+	detached                // a script worker attaches to it
+)
+
+// newSession waits for a slot, then takes a warm session (or makes one) with a tab for mode.
+func (b *Browser) newSession(ctx context.Context, mode tabMode) (*session, error) {
 	select {
 	case b.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: no browser slot was free before the deadline", ErrBrowserLost)
 	}
 	b.m.inUse.Inc()
-	s := &session{b: b, release: func() { <-b.slots; b.m.inUse.Dec() }}
-	ok := false
-	defer func() {
-		if !ok {
-			s.close()
+	release := func() { <-b.slots; b.m.inUse.Dec() }
+	if mode == attached {
+		for {
+			var s *session
+			select {
+			case s = <-b.warm:
+			default:
+			}
+			if s == nil {
+				break
+			}
+			if s.inst.gone() {
+				s.close()
+				continue
+			}
+			s.release = release
+			return s, nil
 		}
-	}()
+	}
 	inst, err := b.current(ctx)
 	if err != nil {
+		release()
 		return nil, err
 	}
-	s.inst = inst
+	s, err := b.prepare(ctx, inst, mode)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	s.release = release
+	return s, nil
+}
+
+// keepWarm keeps up to Concurrency warm sessions ready until ctx ends.
+func (b *Browser) keepWarm(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		inst, err := b.current(ctx)
+		if err != nil {
+			continue
+		}
+		s, err := b.prepare(ctx, inst, attached)
+		if err != nil {
+			failures++
+			if ctx.Err() == nil && !inst.gone() && failures%10 == 1 {
+				b.log.Warn("cannot prepare a browser context ahead of a check", "err", err)
+			}
+			sleep(ctx, min(100*time.Millisecond*time.Duration(failures), 5*time.Second))
+			continue
+		}
+		failures = 0
+		select {
+		case b.warm <- s:
+		case <-ctx.Done():
+			s.close()
+		case <-inst.lost:
+			s.close()
+		}
+	}
+	for {
+		select {
+		case s := <-b.warm:
+			s.close()
+		default:
+			return
+		}
+	}
+}
+
+// prepare creates a browser context (behind its egress proxy when private targets are
+// blocked) with one tab: attached and ready to navigate, or, for a script worker, created only.
+func (b *Browser) prepare(ctx context.Context, inst *instance, mode tabMode) (s *session, err error) {
+	s = &session{b: b, inst: inst}
+	defer func() {
+		if err != nil {
+			s.close()
+			err = s.lostOr(ctx, err)
+		}
+	}()
 	params := target.CreateBrowserContextParams{DisposeOnDetach: ptr(true)}
 	if b.cfg.BlockPrivateTargets {
 		if s.proxy, err = egress.Start(egress.Config{Resolver: b.cfg.Resolver, Logger: b.log}); err != nil {
-			return nil, err
+			return s, err
 		}
 		params.ProxyServer = s.proxy.URL()
 		// Chromium never proxies loopback unless told so; "<-loopback>" removes that rule, so
@@ -57,19 +144,37 @@ func (b *Browser) newSession(ctx context.Context) (*session, error) {
 	defer cancel()
 	res, err := chromedp.CallBrowser(cctx, target.CreateBrowserContext, params)
 	if err != nil {
-		return nil, s.lostOr(ctx, fmt.Errorf("create the check's browser context: %w", err))
+		return s, fmt.Errorf("create a browser context: %w", err)
 	}
 	s.id = res.BrowserContextID
-	ok = true
+	tr, err := chromedp.CallBrowser(cctx, target.CreateTarget, target.CreateTargetParams{
+		URL: "about:blank", BrowserContextID: s.id, NewWindow: ptr(true),
+	})
+	if err != nil {
+		return s, fmt.Errorf("open a tab: %w", err)
+	}
+	s.targetID = tr.TargetID
+	if mode == detached {
+		return s, nil
+	}
+	// Detach rather than close when done: disposing of the browser context closes the tab.
+	tab, closeTab := chromedp.NewContext(inst.root, chromedp.WithTargetID(s.targetID), chromedp.WithDetachOnCancel())
+	s.tab, s.closeTab = tab, closeTab
+	// The tab's first call attaches to it, and the tab's events flow as long as the context
+	// of that call lives: it must be the tab's own context, ended early only if ctx ends.
+	stop := context.AfterFunc(ctx, closeTab)
+	defer stop()
+	tree, err := chromedp.Call(tab, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return s, fmt.Errorf("open a tab: %w", err)
+	}
+	s.frame = tree.FrameTree.Frame.ID
 	return s, nil
 }
 
-// page returns a chromedp context for a new tab in the session's browser context, which also
-// ends with ctx; cancel closes the tab.
+// page returns the session's tab bound to ctx: calls on it end with ctx.
 func (s *session) page(ctx context.Context) (context.Context, context.CancelFunc) {
-	tab, closeTab := chromedp.NewContext(s.inst.root, chromedp.WithExistingBrowserContext(s.id))
-	pctx, cancel := bound(tab, ctx)
-	return pctx, func() { cancel(); closeTab() }
+	return bound(s.tab, ctx)
 }
 
 // bound derives a context from chromedp context c that also ends when ctx does (its deadline
@@ -89,7 +194,7 @@ func bound(c, ctx context.Context) (context.Context, context.CancelFunc) {
 
 // lostOr returns ErrBrowserLost when the browser went away while the session used it (err is
 // then only a symptom of that), or err. A crash shows in the check's calls a moment before the
-// process is seen to exit, so a failure whose context is still live waits briefly to tell.
+// process is seen to exit, so a failure waits briefly to tell.
 func (s *session) lostOr(ctx context.Context, err error) error {
 	if err == nil || s.inst == nil {
 		return err
@@ -113,9 +218,12 @@ func (s *session) lostOr(ctx context.Context, err error) error {
 // close disposes of the browser context (closing every page the check opened), stops the
 // proxy and frees the slot.
 func (s *session) close() {
+	if s.closeTab != nil {
+		s.closeTab()
+	}
 	if s.id != "" && !s.inst.gone() {
 		ctx, cancel := context.WithTimeout(s.inst.root, 5*time.Second)
-		if _, err := chromedp.CallBrowser(ctx, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: s.id}); err != nil {
+		if _, err := chromedp.CallBrowser(ctx, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: s.id}); err != nil && !s.inst.gone() {
 			s.b.log.Warn("dispose of a check's browser context", "err", err)
 		}
 		cancel()
@@ -123,7 +231,9 @@ func (s *session) close() {
 	if s.proxy != nil {
 		s.proxy.Close() //nolint:errcheck // closing a listener we own
 	}
-	s.release()
+	if s.release != nil {
+		s.release()
+	}
 }
 
 // blocked describes what the egress proxy refused during the session, or "".

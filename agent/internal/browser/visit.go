@@ -11,9 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -74,7 +72,7 @@ type Timings struct {
 // A target that fails (refuses, times out, answers 500) is a Page, not an error. The error is
 // ErrBrowserLost when the browser went away, or ctx's error when ctx was cancelled.
 func (b *Browser) Visit(ctx context.Context, req VisitRequest, judge func(*Page) bool) (*Page, error) {
-	s, err := b.newSession(ctx)
+	s, err := b.newSession(ctx, attached)
 	if err != nil {
 		return nil, err
 	}
@@ -82,30 +80,20 @@ func (b *Browser) Visit(ctx context.Context, req VisitRequest, judge func(*Page)
 	tab, closeTab := s.page(ctx)
 	defer closeTab()
 
-	// Open the tab and listen to the main frame's document responses before navigating.
+	// Listen to the main frame's document responses before navigating.
 	var (
 		mu       sync.Mutex
 		mainResp *network.Response
-		topFrame cdp.FrameID
 	)
 	if err := chromedp.Listen(tab, func(ev any) {
-		if e, ok := ev.(*network.EventResponseReceived); ok && e.Type == network.ResourceTypeDocument {
+		if e, ok := ev.(*network.EventResponseReceived); ok && e.Type == network.ResourceTypeDocument && e.FrameID == s.frame {
 			mu.Lock()
-			if topFrame == "" || e.FrameID == topFrame {
-				mainResp = e.Response
-			}
+			mainResp = e.Response
 			mu.Unlock()
 		}
 	}); err != nil {
-		return nil, s.lostOr(ctx, fmt.Errorf("open a tab: %w", err))
+		return nil, s.lostOr(ctx, fmt.Errorf("listen to the tab: %w", err))
 	}
-	tree, err := chromedp.Call(tab, page.GetFrameTree, cdp.Empty{})
-	if err != nil {
-		return nil, s.lostOr(ctx, fmt.Errorf("open a tab: %w", err))
-	}
-	mu.Lock()
-	topFrame = tree.FrameTree.Frame.ID
-	mu.Unlock()
 	if len(req.Headers) > 0 {
 		h := network.Headers{}
 		for k, v := range req.Headers {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -32,6 +33,7 @@ const Command = "browser-worker"
 type Input struct {
 	WSURL            string            `json:"ws_url"`             // the browser's DevTools websocket
 	BrowserContextID string            `json:"browser_context_id"` // the check's browser context
+	TargetID         string            `json:"target_id"`          // the check's tab in it, opened by the agent
 	Program          Program           `json:"program"`            // the transformed script
 	Env              map[string]string `json:"env"`                // process.env
 	Secrets          []string          `json:"secrets"`            // redacted from the report
@@ -60,8 +62,10 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	deadline := time.UnixMilli(in.DeadlineUnixMs).Add(-reportMargin)
 	alloc, cancelAlloc := remote.NewAllocator(context.Background(), in.WSURL, remote.NoModifyURL)
 	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(alloc, chromedp.WithExistingBrowserContext(cdp.BrowserContextID(in.BrowserContextID)))
+	tab, cancelTab := chromedp.NewContext(alloc, chromedp.WithTargetID(target.ID(in.TargetID)))
 	defer cancelTab()
+	// Any page the script's tab opens belongs to the check's browser context too.
+	chromedp.FromContext(tab).BrowserContextID = cdp.BrowserContextID(in.BrowserContextID)
 	ctx, cancel := context.WithDeadline(tab, deadline)
 	defer cancel()
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
