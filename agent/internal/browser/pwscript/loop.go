@@ -96,13 +96,13 @@ func (l *loop) drain() {
 
 // timer is a setTimeout/setInterval callback.
 type timer struct {
-	id       int64
-	at       time.Time
-	every    time.Duration // 0 for setTimeout
-	fn       goja.Callable
-	args     []goja.Value
-	where    string
-	index    int
+	id    int64
+	at    time.Time
+	every time.Duration // 0 for setTimeout
+	fn    goja.Callable
+	args  []goja.Value
+	where string
+	index int
 }
 
 type timerHeap []*timer

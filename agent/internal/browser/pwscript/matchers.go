@@ -182,7 +182,9 @@ func (r *run) addValueMatchers(m map[string]any, received goja.Value, custom str
 		if o, isObj := v.(*goja.Object); ok && isObj {
 			pass = r.vm.InstanceOf(o, ctor)
 		}
-		return pass, func(bool) string { return "Expected constructor: " + r.format(arg(a, 0)) + "\nReceived value: " + r.format(v) }
+		return pass, func(bool) string {
+			return "Expected constructor: " + r.format(arg(a, 0)) + "\nReceived value: " + r.format(v)
+		}
 	})
 	add("toMatchObject", "expected", "", func(v goja.Value, a []goja.Value) (bool, func(bool) string) {
 		return r.matchesObject(v, arg(a, 0)), expRec(arg(a, 0), v)
@@ -240,7 +242,9 @@ func (r *run) addValueMatchers(m map[string]any, received goja.Value, custom str
 	})
 	m["toThrowError"] = m["toThrow"]
 	for _, name := range []string{"resolves", "rejects"} {
-		m[name] = func(goja.FunctionCall) goja.Value { panic(r.notSupported("expect(…)." + name + " — await the promise first")) }
+		m[name] = func(goja.FunctionCall) goja.Value {
+			panic(r.notSupported("expect(…)." + name + " — await the promise first"))
+		}
 	}
 }
 

@@ -268,8 +268,10 @@ func (r *run) responseResult(resp *network.Response) any {
 			headers[strings.ToLower(k)] = fmt.Sprint(v)
 		}
 		return r.object("response", map[string]any{
-			"status":     func(goja.FunctionCall) goja.Value { return r.vm.ToValue(resp.Status) },
-			"ok":         func(goja.FunctionCall) goja.Value { return r.vm.ToValue(resp.Status == 0 || resp.Status >= 200 && resp.Status <= 299) },
+			"status": func(goja.FunctionCall) goja.Value { return r.vm.ToValue(resp.Status) },
+			"ok": func(goja.FunctionCall) goja.Value {
+				return r.vm.ToValue(resp.Status == 0 || resp.Status >= 200 && resp.Status <= 299)
+			},
 			"url":        func(goja.FunctionCall) goja.Value { return r.vm.ToValue(resp.URL) },
 			"statusText": func(goja.FunctionCall) goja.Value { return r.vm.ToValue(resp.StatusText) },
 			"headers":    func(goja.FunctionCall) goja.Value { return r.vm.ToValue(headers) },
