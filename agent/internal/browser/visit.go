@@ -118,20 +118,24 @@ func (b *Browser) Visit(ctx context.Context, req VisitRequest, judge func(*Page)
 	case navErr == nil:
 	case errors.As(navErr, &loadErr):
 		p.LoadError = loadErr.ErrorText
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		p.TimedOut = true
-	case ctx.Err() != nil:
+	case errors.Is(ctx.Err(), context.Canceled):
 		return nil, ctx.Err()
+	case pastDeadline(ctx):
+		p.TimedOut = true
 	default:
 		return nil, s.lostOr(ctx, fmt.Errorf("navigate: %w", navErr))
 	}
 	p.Blocked = s.blocked()
 	if p.LoadError == "" && !p.TimedOut {
 		if err := b.readPage(tab, p); err != nil {
-			if ctx.Err() == nil {
+			switch {
+			case errors.Is(ctx.Err(), context.Canceled):
+				return nil, ctx.Err()
+			case pastDeadline(ctx):
+				p.TimedOut = true
+			default:
 				return nil, s.lostOr(ctx, err)
 			}
-			p.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 		}
 	}
 	p.Timings.Total = time.Since(start)
@@ -142,10 +146,17 @@ func (b *Browser) Visit(ctx context.Context, req VisitRequest, judge func(*Page)
 			}
 		}
 	}
-	if judge != nil && !judge(p) && p.LoadError == "" && ctx.Err() == nil {
+	if judge != nil && !judge(p) && p.LoadError == "" && !p.TimedOut && !pastDeadline(ctx) {
 		p.Screenshot = screenshot(tab)
 	}
 	return p, nil
+}
+
+// pastDeadline reports whether ctx's deadline has come (the tab's own copy of it may fire a
+// moment before ctx's).
+func pastDeadline(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || ok && !time.Now().Before(dl.Add(-10*time.Millisecond))
 }
 
 // readPage reads the navigation's timings and the rendered DOM of a loaded page.

@@ -30,6 +30,7 @@ var _ BrowserRunner = (*browser.Browser)(nil)
 // is still evaluated and reported):
 //
 //	the agent's browser crashed or hung  -> AGENT / BROWSER_CRASHED (never counts against the target)
+//	the agent's browser failed otherwise -> AGENT / BROWSER_ERROR
 //	a private target was refused         -> TRANSPORT / FORBIDDEN_TARGET
 //	the navigation failed (net::ERR_…)   -> TRANSPORT, classified like the HTTP prober's errors
 //	the page did not load in time        -> TRANSPORT / TIMEOUT
@@ -53,6 +54,7 @@ func NewBrowser(b BrowserRunner) *Browser { return &Browser{b: b} }
 // Failure types of browser checks (see also the shared ones in result.go).
 const (
 	BrowserCrashed = "BROWSER_CRASHED" // AGENT: the agent's browser stopped during the run
+	BrowserError   = "BROWSER_ERROR"   // AGENT: the agent's browser answered with an error
 	ScriptError    = "SCRIPT_ERROR"    // ASSERTION: the script failed to run as written
 	// SourceAgent is the failure source of a result the agent failed (wire.FailureSourceAgent).
 	SourceAgent = wire.FailureSourceAgent
@@ -89,16 +91,19 @@ func (p *Browser) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, e
 // agentFailed is the result of a run the agent's browser could not finish, or the error to
 // return when ctx was cancelled (the agent is stopping).
 func agentFailed(ctx context.Context, err error) (Result, error) {
-	if errors.Is(err, browser.ErrBrowserLost) {
-		var res Result
-		res.Passing, res.FailureSource, res.FailureType = false, SourceAgent, BrowserCrashed
-		res.ResultSummary = "not a failure of the target: " + err.Error() + "; the browser was restarted"
-		return res, nil
-	}
 	if cerr := cancelled(ctx); cerr != nil {
 		return Result{}, cerr
 	}
-	return Result{}, fmt.Errorf("%w: %w", ErrCancelled, err)
+	var res Result
+	res.Passing, res.FailureSource = false, SourceAgent
+	if errors.Is(err, browser.ErrBrowserLost) {
+		res.FailureType = BrowserCrashed
+		res.ResultSummary = "not a failure of the target: " + err.Error() + "; the browser was restarted"
+	} else {
+		res.FailureType = BrowserError
+		res.ResultSummary = "not a failure of the target: the agent's browser failed: " + err.Error()
+	}
+	return res, nil
 }
 
 // url runs a URL check.

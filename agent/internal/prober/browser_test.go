@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/agent/internal/browser"
+	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -33,7 +35,8 @@ func testBrowser(t *testing.T, blockPrivate bool) *browser.Browser {
 	if b := browsers.byBlock[blockPrivate]; b != nil {
 		return b
 	}
-	b, err := browser.New(browser.Config{BlockPrivateTargets: blockPrivate, Concurrency: 2},
+	b, err := browser.New(browser.Config{BlockPrivateTargets: blockPrivate, Concurrency: 2,
+		WorkerCommand: []string{os.Args[0], scriptworker.Command}, WorkerMemory: 256 << 20},
 		browser.Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		t.Fatalf("Chromium is required (apt-get install chromium-headless-shell): %v", err)
