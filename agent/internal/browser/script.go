@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -113,12 +112,10 @@ func (b *Browser) work(ctx context.Context, in scriptworker.Input, timeout time.
 		return &ScriptRun{Problem: ProblemCrash, Message: "cannot hand the script to its worker: " + err.Error()}
 	}
 	cmd := exec.Command(b.cfg.WorkerCommand[0], b.cfg.WorkerCommand[1:]...)
-	// Nothing of the agent's environment (tokens, credentials) reaches the worker; the Go
-	// runtime's soft limit keeps it collecting garbage before the hard cap.
-	cmd.Env = []string{
-		"GOMEMLIMIT=" + strconv.FormatInt(b.cfg.WorkerMemory*8/10, 10),
-		"GOTRACEBACK=none",
-	}
+	// Nothing of the agent's environment (tokens, credentials) reaches the worker. No soft
+	// memory limit either: near one, the Go runtime collects garbage ever harder and a runaway
+	// script crawls to its deadline instead of hitting the cap at once.
+	cmd.Env = []string{"GOTRACEBACK=none"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdout := &capped{max: maxReport}
 	stderr := &capped{max: 16 << 10}
