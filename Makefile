@@ -5,7 +5,7 @@ GO ?= go
 # The packages of every module (go.work does not let `./...` cross modules).
 PKGS := $(foreach m,$(MODULES),./$(m)/...)
 
-.PHONY: help build run test generate lint bench bench-api bench-pipeline fuzz tidy clean
+.PHONY: help build run test generate lint bench bench-api bench-pipeline bench-browser fuzz tidy clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -27,13 +27,16 @@ lint: ## gofmt, go vet
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-bench: bench-api bench-pipeline ## every benchmark (see README "Benchmarks")
+bench: bench-api bench-pipeline bench-browser ## every benchmark (see README "Benchmarks")
 
 bench-api: build ## REST API load from a second process: POST, GET by id, list of 100 among 10,000
 	./deploy/bench.sh
 
 bench-pipeline: ## scheduler publish rate/lateness, ingest results/s, HTTP probes/s vs raw client
 	./deploy/bench-pipeline.sh
+
+bench-browser: ## browser checks/min (URL, and scripted with two page loads), CPU-s/check, MiB/tab vs raw page loads
+	VANTAGE_BENCH_SECONDS=$${VANTAGE_BENCH_SECONDS:-20} $(GO) test -run '^$$' -bench '^BenchmarkBrowser$$' -benchtime 1x -timeout 10m ./agent/internal/browser/
 
 fuzz: ## fuzz request decoding for 60s
 	$(GO) test ./controlplane/internal/api -run '^$$' -fuzz FuzzDecode -fuzztime 60s

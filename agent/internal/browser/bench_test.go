@@ -113,7 +113,7 @@ func groupCPU(pgid int) float64 {
 
 // measure runs check on workers goroutines for d and reports checks per minute, CPU seconds
 // per check and the browser's memory per running check.
-func measure(b *testing.B, br *Browser, workers int, d time.Duration, check func(ctx context.Context) error) (perMin, cpuPerCheck, mibPerTab float64) {
+func measure(b *testing.B, br *Browser, workers int, d time.Duration, check func(ctx context.Context, worker int) error) (perMin, cpuPerCheck, mibPerTab float64) {
 	b.Helper()
 	idle, _ := br.Memory()
 	var done, failed atomic.Int64
@@ -122,11 +122,11 @@ func measure(b *testing.B, br *Browser, workers int, d time.Duration, check func
 	cpu0 := cpuSeconds(br)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for time.Now().Before(stop) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				err := check(ctx)
+				err := check(ctx, w)
 				cancel()
 				if err != nil {
 					if failed.Add(1) <= 3 {
@@ -179,10 +179,8 @@ func BenchmarkBrowser(b *testing.B) {
 			}
 			tabs[i] = tab
 		}
-		var next atomic.Int64
-		perMin, _, _ := measure(b, br, workers, d, func(ctx context.Context) error {
-			tab := tabs[next.Add(1)%int64(workers)]
-			_ = ctx
+		perMin, _, _ := measure(b, br, workers, d, func(_ context.Context, w int) error {
+			tab := tabs[w]
 			if err := chromedp.Do(tab, chromedp.Navigate(site.URL+"/")); err != nil {
 				return err
 			}
@@ -196,7 +194,7 @@ func BenchmarkBrowser(b *testing.B) {
 
 	b.Run("url", func(b *testing.B) {
 		ceil := ceiling(1)
-		perMin, cpu, mib := measure(b, br, workers, d, func(ctx context.Context) error {
+		perMin, cpu, mib := measure(b, br, workers, d, func(ctx context.Context, _ int) error {
 			p, err := br.Visit(ctx, VisitRequest{URL: site.URL + "/"}, nil)
 			if err == nil && (p.Status != 200 || !strings.Contains(p.HTML, `id="ready"`)) {
 				err = fmt.Errorf("page %d %q", p.Status, p.LoadError)
@@ -212,7 +210,7 @@ func BenchmarkBrowser(b *testing.B) {
 	b.Run("script", func(b *testing.B) {
 		ceil := ceiling(2)
 		script := benchScript(site.URL)
-		perMin, cpu, mib := measure(b, br, workers, d, func(ctx context.Context) error {
+		perMin, cpu, mib := measure(b, br, workers, d, func(ctx context.Context, _ int) error {
 			run, err := br.RunScript(ctx, ScriptRequest{Source: script})
 			if err == nil && (run.Report == nil || !run.Report.Passed) {
 				err = fmt.Errorf("script failed: %s %s", run.Message, summaryOf(run))

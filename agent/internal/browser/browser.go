@@ -117,7 +117,9 @@ type Browser struct {
 	log      *slog.Logger
 	m        *metrics
 	slots    chan struct{}
-	warm     chan *session // sessions made ahead of the checks (session.go)
+	warm     [2]chan *session // sessions made ahead of the checks, by tabMode (session.go)
+	workers  chan *workerProc // script workers started ahead of the runs (workers.go)
+	demand   chan warmKind    // what keepWarm is to make ahead
 	programs programCache
 
 	mu      sync.Mutex
@@ -170,7 +172,9 @@ func New(cfg Config, deps Deps) (*Browser, error) {
 		log:     log.With("component", "browser"),
 		m:       newMetrics(reg),
 		slots:   make(chan struct{}, cfg.Concurrency),
-		warm:    make(chan *session, cfg.Concurrency),
+		warm:    [2]chan *session{make(chan *session, cfg.Concurrency), make(chan *session, cfg.Concurrency)},
+		workers: make(chan *workerProc, cfg.Concurrency),
+		demand:  make(chan warmKind, 3*cfg.Concurrency+3),
 		changed: make(chan struct{}),
 	}
 	return b, nil

@@ -6,15 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
@@ -84,11 +80,17 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 	}
 	defer s.close()
 	in := scriptworker.Input{
-		WSURL: s.inst.proc.wsURL, BrowserContextID: string(s.id), TargetID: string(s.targetID),
+		BrowserContextID: string(s.id), TargetID: string(s.targetID),
 		Program: scriptworker.Program{Filename: prog.Filename, Code: prog.Code, Imports: prog.Imports},
 		Env:     req.Env, Secrets: req.Secrets, DeadlineUnixMs: deadline.UnixMilli(),
 	}
-	run := b.work(ctx, in, time.Until(deadline))
+	var run *ScriptRun
+	if w, err := b.takeWorker(s.inst); err != nil {
+		b.m.workers.WithLabelValues("crashed").Inc()
+		run = &ScriptRun{Problem: ProblemCrash, Message: "cannot start the script's worker: " + err.Error()}
+	} else {
+		run = w.run(ctx, in, time.Until(deadline))
+	}
 	run.Duration = time.Since(start)
 	run.Blocked = s.blocked()
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -103,101 +105,6 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 		run.Screenshot = Shrink(run.Report.Screenshot)
 	}
 	return run, nil
-}
-
-// work runs one worker process for in and waits for its report, killing it at ctx's end.
-func (b *Browser) work(ctx context.Context, in scriptworker.Input, timeout time.Duration) *ScriptRun {
-	input, err := json.Marshal(in)
-	if err != nil {
-		return &ScriptRun{Problem: ProblemCrash, Message: "cannot hand the script to its worker: " + err.Error()}
-	}
-	cmd := exec.Command(b.cfg.WorkerCommand[0], b.cfg.WorkerCommand[1:]...)
-	// Nothing of the agent's environment (tokens, credentials) reaches the worker. No soft
-	// memory limit either: near one, the Go runtime collects garbage ever harder and a runaway
-	// script crawls to its deadline instead of hitting the cap at once.
-	cmd.Env = []string{"GOTRACEBACK=none"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	stdout := &capped{max: maxReport}
-	stderr := &capped{max: 16 << 10}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// The limits must hold before the worker runs any of the script: it waits for the script
-	// on its standard input, which gets it only once the limits are set (limit, below).
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return &ScriptRun{Problem: ProblemCrash, Message: "cannot start the script worker: " + err.Error()}
-	}
-	cmd.Stdin = pr
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		b.m.workers.WithLabelValues("crashed").Inc()
-		return &ScriptRun{Problem: ProblemCrash, Message: "cannot start the script worker: " + err.Error()}
-	}
-	pr.Close()
-	pid := cmd.Process.Pid
-	limitErr := b.limit(pid, timeout)
-	if limitErr == nil {
-		go func() {
-			pw.Write(input) //nolint:errcheck // a worker that died early shows in its exit
-			pw.Close()
-		}()
-	} else {
-		pw.Close()
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	var waitErr error
-	killed := false
-	select {
-	case waitErr = <-exited:
-	case <-ctx.Done():
-		syscall.Kill(-pid, syscall.SIGKILL) //nolint:errcheck // it may have exited meanwhile
-		waitErr = <-exited
-		killed = true
-	}
-	if limitErr != nil {
-		b.m.workers.WithLabelValues("crashed").Inc()
-		return &ScriptRun{Problem: ProblemCrash, Message: "cannot limit the script worker: " + limitErr.Error()}
-	}
-	if rep := decodeReport(stdout.Bytes()); rep != nil {
-		b.m.workers.WithLabelValues("reported").Inc()
-		return &ScriptRun{Report: rep}
-	}
-	errText := stderr.String()
-	switch {
-	case killed || signaled(waitErr, syscall.SIGXCPU):
-		b.m.workers.WithLabelValues("killed_at_deadline").Inc()
-		return &ScriptRun{Problem: ProblemTimeout, Message: fmt.Sprintf(
-			"the script did not finish within the check's timeout of %s and was stopped", timeout.Round(time.Millisecond))}
-	case strings.Contains(errText, "out of memory") || strings.Contains(errText, "cannot allocate memory"):
-		b.m.workers.WithLabelValues("out_of_memory").Inc()
-		return &ScriptRun{Problem: ProblemMemory, Message: fmt.Sprintf(
-			"the script used more than the %d MiB of memory a script may use, and was stopped", b.cfg.WorkerMemory>>20)}
-	}
-	b.m.workers.WithLabelValues("crashed").Inc()
-	b.log.Warn("script worker failed", "err", fmt.Sprint(waitErr), "stderr", lastLine(errText))
-	return &ScriptRun{Problem: ProblemCrash, Message: "the script's worker failed: " + fmt.Sprint(waitErr)}
-}
-
-// limit caps the worker's memory (RLIMIT_DATA: its heap and every private writable mapping),
-// its CPU time (a backstop for the deadline), and forbids it to write files or dump core.
-func (b *Browser) limit(pid int, timeout time.Duration) error {
-	cpu := uint64(timeout.Seconds()) + 5
-	for _, l := range []struct {
-		resource int
-		value    uint64
-	}{
-		{unix.RLIMIT_DATA, uint64(b.cfg.WorkerMemory)},
-		{unix.RLIMIT_CPU, cpu},
-		{unix.RLIMIT_FSIZE, 0},
-		{unix.RLIMIT_CORE, 0},
-	} {
-		if err := unix.Prlimit(pid, l.resource, &unix.Rlimit{Cur: l.value, Max: l.value}, nil); err != nil {
-			syscall.Kill(-pid, syscall.SIGKILL) //nolint:errcheck // never run it unlimited
-			return fmt.Errorf("prlimit %d: %w", l.resource, err)
-		}
-	}
-	return nil
 }
 
 func decodeReport(b []byte) *pwscript.Report {

@@ -52,23 +52,22 @@ func (b *Browser) newSession(ctx context.Context, mode tabMode) (*session, error
 	}
 	b.m.inUse.Inc()
 	release := func() { <-b.slots; b.m.inUse.Dec() }
-	if mode == attached {
-		for {
-			var s *session
-			select {
-			case s = <-b.warm:
-			default:
-			}
-			if s == nil {
-				break
-			}
-			if s.inst.gone() {
-				s.close()
-				continue
-			}
-			s.release = release
-			return s, nil
+	defer b.want(warmKind(mode))
+	for {
+		var s *session
+		select {
+		case s = <-b.warm[mode]:
+		default:
 		}
+		if s == nil {
+			break
+		}
+		if s.inst.gone() {
+			s.close()
+			continue
+		}
+		s.release = release
+		return s, nil
 	}
 	inst, err := b.current(ctx)
 	if err != nil {
@@ -84,36 +83,93 @@ func (b *Browser) newSession(ctx context.Context, mode tabMode) (*session, error
 	return s, nil
 }
 
-// keepWarm keeps up to Concurrency warm sessions ready until ctx ends.
+// What keepWarm makes ahead: a session of each tab mode, or a script worker.
+type warmKind int
+
+const (
+	warmAttached = warmKind(attached)
+	warmDetached = warmKind(detached)
+	warmWorker   = warmKind(2)
+)
+
+// want asks keepWarm for one more of kind, because a check just took one (or found none).
+func (b *Browser) want(kind warmKind) {
+	select {
+	case b.demand <- kind:
+	default: // enough asked for already
+	}
+}
+
+// keepWarm makes sessions and script workers ahead of the checks that will use them, one for
+// each one a check takes, so that a check starts on a ready renderer (and a ready worker)
+// instead of waiting for one. It starts with one of each and keeps at most Concurrency of each
+// kind; everything made ahead is closed when ctx ends.
 func (b *Browser) keepWarm(ctx context.Context) {
+	for _, k := range []warmKind{warmAttached, warmDetached, warmWorker} {
+		b.want(k)
+	}
 	failures := 0
-	for ctx.Err() == nil {
+	for {
+		var kind warmKind
+		select {
+		case kind = <-b.demand:
+		case <-ctx.Done():
+			b.drainWarm()
+			return
+		}
 		inst, err := b.current(ctx)
 		if err != nil {
 			continue
 		}
-		s, err := b.prepare(ctx, inst, attached)
-		if err != nil {
+		if err := b.makeWarm(ctx, inst, kind); err != nil {
 			failures++
 			if ctx.Err() == nil && !inst.gone() && failures%10 == 1 {
-				b.log.Warn("cannot prepare a browser context ahead of a check", "err", err)
+				b.log.Warn("cannot prepare ahead of a check", "err", err)
 			}
+			b.want(kind) // try again later
 			sleep(ctx, min(100*time.Millisecond*time.Duration(failures), 5*time.Second))
 			continue
 		}
 		failures = 0
-		select {
-		case b.warm <- s:
-		case <-ctx.Done():
-			s.close()
-		case <-inst.lost:
-			s.close()
-		}
 	}
+}
+
+// makeWarm makes one of kind and parks it, or throws it away when enough are parked.
+func (b *Browser) makeWarm(ctx context.Context, inst *instance, kind warmKind) error {
+	if kind == warmWorker {
+		w, err := b.spawn(inst)
+		if err != nil {
+			return err
+		}
+		select {
+		case b.workers <- w:
+		default:
+			w.kill()
+		}
+		return nil
+	}
+	s, err := b.prepare(ctx, inst, tabMode(kind))
+	if err != nil {
+		return err
+	}
+	select {
+	case b.warm[kind] <- s:
+	default:
+		s.close()
+	}
+	return nil
+}
+
+// drainWarm closes everything made ahead.
+func (b *Browser) drainWarm() {
 	for {
 		select {
-		case s := <-b.warm:
+		case s := <-b.warm[attached]:
 			s.close()
+		case s := <-b.warm[detached]:
+			s.close()
+		case w := <-b.workers:
+			w.kill()
 		default:
 			return
 		}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -29,9 +30,14 @@ import (
 // Command is the agent's subcommand that runs Main.
 const Command = "browser-worker"
 
-// Input is what the agent sends the worker.
+// Hello is the first line the agent sends a worker it starts, ahead of any run: the browser to
+// connect to while it waits.
+type Hello struct {
+	WSURL string `json:"ws_url"` // the browser's DevTools websocket
+}
+
+// Input is the second line: the run.
 type Input struct {
-	WSURL            string            `json:"ws_url"`             // the browser's DevTools websocket
 	BrowserContextID string            `json:"browser_context_id"` // the check's browser context
 	TargetID         string            `json:"target_id"`          // the check's tab in it, opened by the agent
 	Program          Program           `json:"program"`            // the transformed script
@@ -51,18 +57,29 @@ type Program struct {
 // be written and read.
 const reportMargin = 50 * time.Millisecond
 
-// Main runs the worker: it reads one Input from stdin, runs the script and writes the report as
-// JSON to stdout. It returns the process's exit code: 0 when a report was written.
+// Main runs the worker: it reads a Hello from stdin and connects to the browser, then reads one
+// Input, runs the script and writes the report as JSON to stdout. It returns the process's exit
+// code: 0 when a report was written.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
+	dec := json.NewDecoder(io.LimitReader(stdin, 16<<20))
+	var hello Hello
+	if err := dec.Decode(&hello); err != nil {
+		fmt.Fprintln(stderr, "browser-worker: read the greeting:", err)
+		return 2
+	}
+	alloc, cancelAlloc := remote.NewAllocator(context.Background(), hello.WSURL, remote.NoModifyURL)
+	defer cancelAlloc()
+	conn, cancelConn := chromedp.NewContext(alloc)
+	defer cancelConn()
+	// Connect now, while the run is not there yet; a failure shows in the run.
+	_, _ = chromedp.CallBrowser(conn, browser.GetVersion, cdp.Empty{})
 	var in Input
-	if err := json.NewDecoder(io.LimitReader(stdin, 16<<20)).Decode(&in); err != nil {
+	if err := dec.Decode(&in); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: read the run:", err)
 		return 2
 	}
 	deadline := time.UnixMilli(in.DeadlineUnixMs).Add(-reportMargin)
-	alloc, cancelAlloc := remote.NewAllocator(context.Background(), in.WSURL, remote.NoModifyURL)
-	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(alloc, chromedp.WithTargetID(target.ID(in.TargetID)))
+	tab, cancelTab := chromedp.NewContext(conn, chromedp.WithTargetID(target.ID(in.TargetID)))
 	defer cancelTab()
 	// Any page the script's tab opens belongs to the check's browser context too.
 	chromedp.FromContext(tab).BrowserContextID = cdp.BrowserContextID(in.BrowserContextID)
