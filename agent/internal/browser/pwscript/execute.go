@@ -115,7 +115,7 @@ func (r *run) runTests(rep *Report) {
 		if tr.failure == nil {
 			skipped = r.runBody(tr, fixtures)
 		}
-		if tr.failure != nil && rep.Failure == nil {
+		if tr.failure != nil && tr.failure.Cause != causeSkip && !tr.expectFail && rep.Failure == nil && rep.Screenshot == nil {
 			rep.Screenshot = r.screenshot()
 		}
 		for i := len(ancestors) - 1; i >= 0; i-- {

@@ -22,7 +22,7 @@ type Options struct {
 	// line and summary of the report.
 	Secrets []string
 	// Timeout bounds the run. Zero: until ctx's deadline, or 30s when ctx has none. The run
-	// keeps the last tenth of it (between 300ms and 2s) to take the failure screenshot and
+	// keeps the last tenth of it (between 500ms and 2s) to take the failure screenshot and
 	// write the report, so tests time out a little before.
 	Timeout time.Duration
 	// ExpectTimeout bounds each web-first assertion (expect(locator).toBeVisible()…) that sets
@@ -113,7 +113,7 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 	deadline := start.Add(opts.Timeout)
 	tab, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	reserve := min(max(opts.Timeout/10, 300*time.Millisecond), 2*time.Second)
+	reserve := min(max(opts.Timeout/10, 500*time.Millisecond), 2*time.Second)
 
 	vm := goja.New()
 	vm.SetMaxCallStackSize(4096)
@@ -141,7 +141,7 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 
 // graceAfterDeadline is how long after the tests' deadline operations get to report their
 // own timeout before the loop gives up on them.
-const graceAfterDeadline = 250 * time.Millisecond
+const graceAfterDeadline = 150 * time.Millisecond
 
 var errInterrupted = errors.New("interrupted")
 

@@ -164,6 +164,9 @@ func timedOut(ctx context.Context, err error, method string, b budget, own bool)
 
 // pageError is an operation failing on an error from the page or CDP.
 func pageError(method string, err error) error {
+	if err == nil {
+		return nil
+	}
 	var pe *pageException
 	if errors.As(err, &pe) {
 		return opErr(CauseScript, "%s: %s", method, pe.text)
