@@ -20,6 +20,7 @@ import (
 //	// step: the failure's title path
 //
 // and the line that fails ends with the comment "// fails here".
+//
 //	// timeout: the run's time in milliseconds (default 15000)
 //	// parity: skip — why real Playwright cannot run it the same way
 type corpusCase struct {

@@ -245,7 +245,10 @@ func (r *run) navigate(ctx context.Context, b budget, own bool, target, state st
 	}
 	res, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: target})
 	if err != nil {
-		return nil, timedOut(ctx, err, "page.goto", b, own)
+		if ctx.Err() != nil {
+			return nil, opErr(CauseTimeout, "page.goto: %s\nCall log:\n  - navigating to %q, waiting until %q", b.exceeded(own), target, state)
+		}
+		return nil, pageError("page.goto", err)
 	}
 	if res.ErrorText != "" {
 		return nil, opErr(CauseNavigation, "page.goto: %s at %s\nCall log:\n  - navigating to %q, waiting until %q", res.ErrorText, target, target, state)

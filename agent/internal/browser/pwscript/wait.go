@@ -39,7 +39,7 @@ func (r *run) testTime() time.Duration {
 	if r.cur == nil {
 		return r.budget()
 	}
-	return r.cur.deadline.Sub(r.cur.start).Round(time.Millisecond)
+	return r.cur.timeout
 }
 
 // bound derives the operation's context from the test's; it tells which deadline applies,

@@ -2,7 +2,7 @@
 // message: expect(locator).toBeVisible() failed
 // message: Locator: getByRole('heading', { name: 'Results are in' })
 // message: Timeout: 300ms
-// message: Received: <element(s) not found>
+// message: Error: element(s) not found
 import { test, expect } from '@playwright/test';
 
 test('a timeout shorter than the page needs fails', async ({ page }) => {

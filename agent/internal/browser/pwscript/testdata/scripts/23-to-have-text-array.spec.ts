@@ -8,5 +8,5 @@ test('texts of several elements', async ({ page }) => {
   await expect(page.locator('.product .price')).toContainText(['12', '14', '5']);
   await expect(page.getByRole('heading', { name: 'Products' })).toContainText('Prod');
   expect(await page.locator('.product h3').allTextContents()).toEqual(['Red mug', 'Blue mug', 'Green tea']);
-  await expect(page.locator('#intro')).not.toHaveText('Products');
+  await expect(page.getByRole('heading', { name: 'Products' })).not.toHaveText('Welcome');
 });
