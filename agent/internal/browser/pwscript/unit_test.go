@@ -143,15 +143,15 @@ func TestFormatAndEquals(t *testing.T) {
 		return x
 	}
 	formats := map[string]string{
-		`"a\"b"`:                  `"a\"b"`,
+		`"a\"b"`:                    `"a\"b"`,
 		`[1, "x", null, undefined]`: `[1, "x", null, undefined]`,
-		`{a: 1, b: {c: [true]}}`:  `{"a": 1, "b": {"c": [true]}}`,
-		`/x+/gi`:                  `/x+/gi`,
-		`-0`:                      `-0`,
-		`NaN`:                     `NaN`,
-		`function named() {}`:     `[Function named]`,
-		`new Error("boom")`:       `[Error: boom]`,
-		`10n`:                     `10n`,
+		`{a: 1, b: {c: [true]}}`:    `{"a": 1, "b": {"c": [true]}}`,
+		`/x+/gi`:                    `/x+/gi`,
+		`-0`:                        `-0`,
+		`NaN`:                       `NaN`,
+		`function named() {}`:       `[Function named]`,
+		`new Error("boom")`:         `[Error: boom]`,
+		`10n`:                       `10n`,
 	}
 	for src, want := range formats {
 		if got := r.format(v(src)); got != want {
