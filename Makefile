@@ -5,7 +5,7 @@ GO ?= go
 # The packages of every module (go.work does not let `./...` cross modules).
 PKGS := $(foreach m,$(MODULES),./$(m)/...)
 
-.PHONY: help build run test generate lint bench bench-api bench-pipeline bench-browser fuzz tidy clean
+.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-browser fuzz tidy clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -19,6 +19,9 @@ run: build ## run Vantage locally: PostgreSQL, NATS, control plane and one agent
 
 test: ## run every test against the machine's PostgreSQL, NATS and Chromium
 	$(GO) test -count=1 -timeout 30m $(PKGS)
+
+test-playwright-parity: ## run the browser-script corpus under real Playwright (npm) and the Go runtime; fail where they disagree
+	./agent/internal/browser/pwscript/parity/run.sh
 
 generate: ## regenerate committed code: protobuf (proto/) and the sqlc query layer (store/dbsqlc)
 	./deploy/generate.sh

@@ -58,6 +58,7 @@ func (e *SyntaxError) Error() string {
 // clear message at run time rather than at parse time).
 var unsupported = map[string]bool{
 	"async-generator":                 false,
+	"dynamic-import":                  false, // import() becomes a require() the runtime answers
 	"for-await":                       false,
 	"regexp-match-indices":            false,
 	"regexp-set-notation":             false,

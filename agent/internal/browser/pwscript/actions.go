@@ -3,6 +3,7 @@ package pwscript
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
@@ -215,14 +216,27 @@ func (r *run) clickOp(l *locator, method string, opts map[string]goja.Value, cou
 	return func(ctx context.Context) (any, error) {
 		ctx, cancel, own := b.bound(ctx)
 		defer cancel()
-		res, err := r.resolveOne(ctx, b, own, l, method, "point", arg, "", nil)
-		if err != nil || trial {
-			return nil, err
-		}
 		var pt position
-		_ = json.Unmarshal(res.V, &pt)
+		// Move the mouse to the element first: hover effects can move it (a menu that closes
+		// when the mouse leaves it), so the point is taken again until it holds still.
+		for attempt := 0; ; attempt++ {
+			res, err := r.resolveOne(ctx, b, own, l, method, "point", arg, "", nil)
+			if err != nil || trial {
+				return nil, err
+			}
+			var p position
+			_ = json.Unmarshal(res.V, &p)
+			if attempt > 0 && (math.Abs(p.X-pt.X) < 1 && math.Abs(p.Y-pt.Y) < 1 || attempt == 3) {
+				pt = p
+				break
+			}
+			pt = p
+			if err := r.browser.mouseMove(ctx, pt.X, pt.Y); err != nil {
+				return nil, timedOut(ctx, err, method, b, own)
+			}
+		}
 		before := r.browser.navState()
-		err = r.browser.mouseClick(ctx, pt.X, pt.Y, button, count, mods)
+		err := r.browser.mouseClick(ctx, pt.X, pt.Y, button, count, mods)
 		if err == nil {
 			err = r.browser.settleNavigation(ctx, before)
 		}
@@ -235,11 +249,11 @@ func (r *run) positionOpt(opts map[string]goja.Value) *position {
 	if !ok {
 		return nil
 	}
-	var p position
-	if err := r.vm.ExportTo(v, &p); err != nil {
+	o, ok := v.(*goja.Object)
+	if !ok || o.Get("x") == nil || o.Get("y") == nil {
 		panic(r.typeError("position: expected { x, y }"))
 	}
-	return &p
+	return &position{X: o.Get("x").ToFloat(), Y: o.Get("y").ToFloat()}
 }
 
 // selectWanted is one option selectOption looks for.

@@ -88,7 +88,10 @@ async function pwscriptEngine(spec, ...ax) {
       case 'testid':
         return inDocumentOrder(scopes.flatMap((s) => allElements(s).filter((el) => el.getAttribute(spec.tid) === step.s)));
       case 'ax': {
-        const found = ax.slice(step.i, step.i + step.n);
+        // Parts of the browser's own controls (the fields inside a date input) are in the
+        // accessibility tree but not in the page's DOM.
+        const inPage = (el) => { const root = el.getRootNode(); return root === document || (!!root.host && root.host.shadowRoot === root); };
+        const found = ax.slice(step.i, step.i + step.n).filter(inPage);
         return inDocumentOrder(found.filter((el) => scopes.some((s) => within(s, el))));
       }
       case 'nth': {

@@ -18,7 +18,8 @@ type testRun struct {
 	cancels    []context.CancelFunc
 	start      time.Time
 	deadline   time.Time
-	timeout    time.Duration // test.setTimeout, 0 = the run's
+	timeout    time.Duration // the test's time as messages name it: test.setTimeout's, or runTime
+	runTime    time.Duration // the tests' share of the run's time
 	limit      time.Time     // the run's deadline for tests
 	parent     context.Context
 	root       *stepRec
@@ -29,10 +30,11 @@ type testRun struct {
 }
 
 func (t *testRun) setTimeout(d time.Duration) {
+	t.timeout = d
 	if d <= 0 {
 		d = t.limit.Sub(t.start) // 0 means no timeout of the test's own
+		t.timeout = t.runTime
 	}
-	t.timeout = d
 	t.deadline = t.start.Add(d)
 	if t.deadline.After(t.limit) {
 		t.deadline = t.limit
@@ -115,7 +117,7 @@ func (r *run) runTests(rep *Report) {
 		if tr.failure == nil {
 			skipped = r.runBody(tr, fixtures)
 		}
-		if tr.failure != nil && rep.Failure == nil {
+		if tr.failure != nil && tr.failure.Cause != causeSkip && !tr.expectFail && rep.Failure == nil && rep.Screenshot == nil {
 			rep.Screenshot = r.screenshot()
 		}
 		for i := len(ancestors) - 1; i >= 0; i-- {
@@ -153,7 +155,7 @@ func (r *run) runTests(rep *Report) {
 }
 
 func (r *run) newTestRun(t *testCase) *testRun {
-	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, parent: r.tab, root: &stepRec{}}
+	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.testDeadline.Sub(r.start).Round(time.Millisecond), parent: r.tab, root: &stepRec{}}
 	tr.step = tr.root
 	timeout := t.timeout
 	for s := t.parent; s != nil && timeout == 0; s = s.parent {
@@ -336,7 +338,7 @@ func (r *run) invoke(tr *testRun, fn goja.Callable, args ...goja.Value) (*Failur
 func (r *run) timeoutFailure(tr *testRun) *Failure {
 	f := &Failure{Cause: CauseTimeout}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Test timeout of %dms exceeded.", tr.deadline.Sub(tr.start).Round(time.Millisecond).Milliseconds())
+	fmt.Fprintf(&b, "Test timeout of %dms exceeded.", tr.timeout.Milliseconds())
 	var ops []*pendingOp
 	for _, op := range r.loop.ops {
 		ops = append(ops, op)

@@ -44,8 +44,14 @@ func (r *run) expectation(v goja.Value, custom string) goja.Value {
 	return r.object("expect(received)", m)
 }
 
-// webCheck looks once: whether the matcher holds, what was received (for the message).
+// webCheck looks once: whether the matcher holds, what was received (for the message). A
+// check that found no element returns received "": the matcher then holds neither way, as
+// in Playwright (expect(missing).not.toHaveText('x') fails too).
 type webCheck func(ctx context.Context) (pass bool, received string, err error)
+
+// notFound is what a matcher for which a missing element is an answer (toBeVisible,
+// toBeHidden) received.
+const notFound = "<element(s) not found>"
 
 // matcherSpec describes a web-first matcher for its message.
 type matcherSpec struct {
@@ -96,7 +102,7 @@ func (r *run) webFirst(spec matcherSpec, opts map[string]goja.Value, check webCh
 				return false, err
 			}
 			received = rec
-			return pass != spec.negated, nil
+			return rec != "" && pass != spec.negated, nil
 		})
 		if err == nil {
 			return nil, nil
@@ -122,16 +128,26 @@ func (r *run) webFirst(spec matcherSpec, opts map[string]goja.Value, check webCh
 				fmt.Fprintf(&msg, "Expected: %s\n", spec.expected)
 			}
 		}
-		if received == "" {
-			received = "<element(s) not found>"
+		if received != "" && received != notFound {
+			fmt.Fprintf(&msg, "Received: %s\n", received)
 		}
-		fmt.Fprintf(&msg, "Received: %s\n", received)
 		if own {
 			fmt.Fprintf(&msg, "Timeout: %dms\n", b.own.Milliseconds())
 		} else {
 			fmt.Fprintf(&msg, "%s\n", b.exceeded(false))
 		}
-		fmt.Fprintf(&msg, "\nCall log:\n  - Expect %q with timeout %dms", spec.name, b.own.Milliseconds())
+		if received == "" || received == notFound {
+			msg.WriteString("Error: element(s) not found\n")
+		}
+		negation := ""
+		if spec.negated {
+			negation = "not "
+		}
+		subject := ""
+		if spec.loc != nil {
+			subject = " " + spec.loc.desc
+		}
+		fmt.Fprintf(&msg, "\nCall log:\n  - Expect \"%s%s\"%s with timeout %dms", negation, spec.name, subject, b.own.Milliseconds())
 		if spec.loc != nil {
 			fmt.Fprintf(&msg, "\n  - waiting for %s", spec.loc.desc)
 		}
@@ -180,8 +196,8 @@ func (r *run) addLocatorMatchers(m map[string]any, l *locator, custom string, ne
 					return false, "", err
 				}
 				if !found {
-					if kind == "visible" && !w {
-						return true, "<element(s) not found>", nil // hidden: no element is hidden too
+					if kind == "visible" {
+						return !w, notFound, nil // no element is hidden, and not visible
 					}
 					return false, "", nil
 				}

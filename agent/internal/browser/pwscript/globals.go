@@ -2,6 +2,8 @@ package pwscript
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,8 +45,8 @@ func (r *run) install() {
 	}))
 
 	env := vm.NewObject()
-	for k, v := range r.opts.Env {
-		must(env.Set(k, v))
+	for _, k := range slices.Sorted(maps.Keys(r.opts.Env)) {
+		must(env.Set(k, r.opts.Env[k]))
 	}
 	must(vm.Set("process", r.object("process", map[string]any{"env": env})))
 

@@ -26,8 +26,12 @@ func (bp *browserPage) mouseClick(ctx context.Context, x, y float64, button inpu
 	buttons := map[input.MouseButton]int64{input.MouseButtonLeft: 1, input.MouseButtonRight: 2, input.MouseButtonMiddle: 4}[button]
 	for i := 1; i <= count; i++ {
 		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+			held := buttons
+			if typ == input.DispatchMouseEventTypeMouseReleased {
+				held = 0
+			}
 			if _, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{
-				Type: typ, X: x, Y: y, Button: button, Buttons: buttons, ClickCount: int64(i), Modifiers: modifiers,
+				Type: typ, X: x, Y: y, Button: button, Buttons: held, ClickCount: int64(i), Modifiers: modifiers,
 			}); err != nil {
 				return err
 			}

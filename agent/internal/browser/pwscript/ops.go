@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"time"
 
 	"github.com/dop251/goja"
 )
@@ -89,7 +88,7 @@ func (r *run) opFailure(err error, what, where string, tr *testRun) *scriptError
 	case errors.Is(r.tab.Err(), context.Canceled):
 		return &scriptError{message: what + ": the run was canceled: the browser tab was closed or the agent is stopping", where: where, cause: CauseBrowser}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &scriptError{message: fmt.Sprintf("%s: Test timeout of %dms exceeded.", what, tr.deadline.Sub(tr.start).Round(time.Millisecond).Milliseconds()), where: where, cause: CauseTimeout}
+		return &scriptError{message: fmt.Sprintf("%s: Test timeout of %dms exceeded.", what, tr.timeout.Milliseconds()), where: where, cause: CauseTimeout}
 	default:
 		return &scriptError{message: fmt.Sprintf("%s: %v", what, err), where: where, cause: CauseBrowser}
 	}

@@ -85,7 +85,9 @@ func (r *run) pageObject() *goja.Object {
 	m["goForward"] = history("goForward", 1)
 	m["title"] = func(goja.FunctionCall) goja.Value {
 		return r.async("page.title()", "pw:api", func(ctx context.Context) (any, error) {
-			return r.evaluateRetrying(ctx, "page.title", "document.title")
+			// A document that just committed may not have parsed its <title> yet: wait for it
+			// while the document is still loading.
+			return r.evaluateRetrying(ctx, "page.title", "document.title || document.readyState !== 'loading' ? document.title : null")
 		})
 	}
 	m["content"] = func(goja.FunctionCall) goja.Value {
@@ -177,7 +179,10 @@ func (r *run) pageObject() *goja.Object {
 	}
 	m["setViewportSize"] = func(call goja.FunctionCall) goja.Value {
 		var size struct{ Width, Height int64 }
-		if err := r.vm.ExportTo(call.Argument(0), &size); err != nil || size.Width <= 0 || size.Height <= 0 {
+		if o := r.argObject(call, 0, "page.setViewportSize"); o != nil && o.Get("width") != nil && o.Get("height") != nil {
+			size.Width, size.Height = o.Get("width").ToInteger(), o.Get("height").ToInteger()
+		}
+		if size.Width <= 0 || size.Height <= 0 {
 			panic(r.typeError("page.setViewportSize: expected { width, height }"))
 		}
 		return r.async(fmt.Sprintf("page.setViewportSize({ width: %d, height: %d })", size.Width, size.Height), "pw:api", func(ctx context.Context) (any, error) {
@@ -240,7 +245,10 @@ func (r *run) navigate(ctx context.Context, b budget, own bool, target, state st
 	}
 	res, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: target})
 	if err != nil {
-		return nil, timedOut(ctx, err, "page.goto", b, own)
+		if ctx.Err() != nil {
+			return nil, opErr(CauseTimeout, "page.goto: %s\nCall log:\n  - navigating to %q, waiting until %q", b.exceeded(own), target, state)
+		}
+		return nil, pageError("page.goto", err)
 	}
 	if res.ErrorText != "" {
 		return nil, opErr(CauseNavigation, "page.goto: %s at %s\nCall log:\n  - navigating to %q, waiting until %q", res.ErrorText, target, target, state)
@@ -302,6 +310,12 @@ func (r *run) evaluateRetrying(ctx context.Context, method, expr string) (any, e
 				return nil, opErr(CauseScript, "%s: %s", method, pe.text)
 			}
 			return nil, err
+		}
+		if method == "page.title" && string(v) == "null" {
+			if err := sleep(ctx, pollDelays[1]); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		return jsonResult(v), nil
 	}
@@ -451,6 +465,14 @@ func (r *run) screenshot() []byte {
 		scale   float64
 	}{{70, 1}, {40, 1}, {40, 0.5}, {30, 0.25}} {
 		img, err := r.browser.capture(ctx, page.CaptureScreenshotFormatJpeg, try.quality, false, try.scale)
+		for err != nil && ctx.Err() == nil {
+			// A page in the middle of a navigation (to an error page, say) is not ready to be
+			// captured for a moment.
+			if sleep(ctx, 100*time.Millisecond) != nil {
+				return nil
+			}
+			img, err = r.browser.capture(ctx, page.CaptureScreenshotFormatJpeg, try.quality, false, try.scale)
+		}
 		if err != nil {
 			return nil
 		}

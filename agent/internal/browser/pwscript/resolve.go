@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
@@ -34,17 +35,13 @@ var objectGroups atomic.Uint64
 // evaluation; userFn, when set, is a function declaration called with the single element
 // matched and userArg (locator.evaluate).
 func (bp *browserPage) query(ctx context.Context, loc *locator, op string, arg any, userFn string, userArg json.RawMessage) (*queryResult, error) {
-	group := fmt.Sprintf("pwscript-%d", objectGroups.Add(1))
-	var objs []runtime.RemoteObjectID
-	steps, err := bp.prepare(ctx, loc.steps, group, &objs)
-	defer func() {
-		if len(objs) > 0 {
-			_, _ = chromedp.Call(context.WithoutCancel(ctx), runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
-		}
-	}()
+	q := &axResolver{bp: bp, group: fmt.Sprintf("pwscript-%d", objectGroups.Add(1))}
+	steps, err := q.prepare(ctx, loc.steps)
+	defer q.release()
 	if err != nil {
 		return nil, err
 	}
+	doc, objs := q.doc, q.objs
 	spec, err := json.Marshal(map[string]any{"steps": steps, "op": op, "arg": arg, "tid": bp.opts.TestIDAttribute, "ua": userArg})
 	if err != nil {
 		return nil, err
@@ -54,14 +51,14 @@ func (bp *browserPage) query(ctx context.Context, loc *locator, op string, arg a
 		fn = userEvaluate(userFn)
 	}
 	var raw json.RawMessage
-	if len(objs) == 0 {
+	if doc == "" {
 		raw, err = bp.evaluate(ctx, "("+fn+")("+string(spec)+")")
 	} else {
 		args := []*runtime.CallArgument{{Value: spec}}
 		for _, o := range objs {
 			args = append(args, &runtime.CallArgument{ObjectID: o})
 		}
-		raw, err = bp.callOn(ctx, objs[0], fn, args...)
+		raw, err = bp.callOn(ctx, doc, fn, args...)
 	}
 	if err != nil {
 		return nil, err
@@ -81,27 +78,51 @@ func userEvaluate(userFn string) string {
 		" if (r.n !== 1) return r; const el = r.el; delete r.el; r.v = await (" + userFn + ")(el, spec.ua); return r }"
 }
 
+// axResolver answers the accessibility steps of one query. The remote objects it makes
+// (the document, the elements found) belong to its object group, released after the query.
+type axResolver struct {
+	bp    *browserPage
+	group string
+	doc   runtime.RemoteObjectID // the document, which the engine is called on
+	objs  []runtime.RemoteObjectID
+}
+
+func (q *axResolver) release() {
+	if q.doc == "" {
+		return
+	}
+	// Not on the query's goroutine: a page that stopped answering must not hold it.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(q.bp.ctx), 5*time.Second)
+		defer cancel()
+		_, _ = chromedp.Call(ctx, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: q.group})
+	}()
+}
+
 // prepare resolves the accessibility steps of steps (also inside filters), appending the
-// elements found to objs and pointing each step at its range.
-func (bp *browserPage) prepare(ctx context.Context, steps []selStep, group string, objs *[]runtime.RemoteObjectID) ([]selStep, error) {
+// elements found to q.objs and pointing each step at its range.
+func (q *axResolver) prepare(ctx context.Context, steps []selStep) ([]selStep, error) {
+	if steps == nil {
+		return nil, nil
+	}
 	out := make([]selStep, len(steps))
 	for i, s := range steps {
 		var err error
 		if s.ax != nil {
-			ids, err := bp.axElements(ctx, s.ax, group)
+			ids, err := q.elements(ctx, s.ax)
 			if err != nil {
 				return nil, err
 			}
-			s.Index, s.Count = len(*objs), len(ids)
-			*objs = append(*objs, ids...)
+			s.Index, s.Count = len(q.objs), len(ids)
+			q.objs = append(q.objs, ids...)
 		}
-		if s.Has, err = bp.prepareNested(ctx, s.Has, group, objs); err != nil {
+		if s.Has, err = q.prepare(ctx, s.Has); err != nil {
 			return nil, err
 		}
-		if s.HasNot, err = bp.prepareNested(ctx, s.HasNot, group, objs); err != nil {
+		if s.HasNot, err = q.prepare(ctx, s.HasNot); err != nil {
 			return nil, err
 		}
-		if s.Other, err = bp.prepareNested(ctx, s.Other, group, objs); err != nil {
+		if s.Other, err = q.prepare(ctx, s.Other); err != nil {
 			return nil, err
 		}
 		out[i] = s
@@ -109,28 +130,24 @@ func (bp *browserPage) prepare(ctx context.Context, steps []selStep, group strin
 	return out, nil
 }
 
-func (bp *browserPage) prepareNested(ctx context.Context, steps []selStep, group string, objs *[]runtime.RemoteObjectID) ([]selStep, error) {
-	if steps == nil {
-		return nil, nil
-	}
-	return bp.prepare(ctx, steps, group, objs)
-}
-
-// axElements answers a getByRole/getByLabel query from Chromium's accessibility tree: the
+// elements answers a getByRole/getByLabel query from Chromium's accessibility tree: the
 // role and accessible name are Chromium's own computation. It returns remote objects of the
 // matching elements, in no particular order (the engine sorts them).
-func (bp *browserPage) axElements(ctx context.Context, q *axQuery, group string) ([]runtime.RemoteObjectID, error) {
-	doc, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ObjectGroup: group})
-	if err != nil {
-		return nil, err
+func (q *axResolver) elements(ctx context.Context, aq *axQuery) ([]runtime.RemoteObjectID, error) {
+	if q.doc == "" {
+		doc, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ObjectGroup: q.group})
+		if err != nil {
+			return nil, err
+		}
+		if doc.Result == nil || doc.Result.ObjectID == "" {
+			return nil, fmt.Errorf("no document")
+		}
+		q.doc = doc.Result.ObjectID
 	}
-	if doc.Result == nil || doc.Result.ObjectID == "" {
-		return nil, fmt.Errorf("no document")
-	}
-	params := accessibility.QueryAXTreeParams{ObjectID: doc.Result.ObjectID}
-	if q.role != "" {
-		params.Role = q.role
-		if alias, ok := ariaToChromium[q.role]; ok {
+	params := accessibility.QueryAXTreeParams{ObjectID: q.doc}
+	if aq.role != "" {
+		params.Role = aq.role
+		if alias, ok := ariaToChromium[aq.role]; ok {
 			params.Role = alias
 		}
 	}
@@ -141,10 +158,10 @@ func (bp *browserPage) axElements(ctx context.Context, q *axQuery, group string)
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, n := range res.Nodes {
-		if n.BackendDOMNodeID == 0 || (n.Ignored && !q.includeHidden) || seen[int64(n.BackendDOMNodeID)] {
+		if n.BackendDOMNodeID == 0 || (n.Ignored && !aq.includeHidden) || seen[int64(n.BackendDOMNodeID)] {
 			continue
 		}
-		if !q.matches(n) {
+		if !aq.matches(n) {
 			continue
 		}
 		seen[int64(n.BackendDOMNodeID)] = true
@@ -155,7 +172,7 @@ func (bp *browserPage) axElements(ctx context.Context, q *axQuery, group string)
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Go(func() {
-			r, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cdp.BackendNodeID(id), ObjectGroup: group})
+			r, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cdp.BackendNodeID(id), ObjectGroup: q.group})
 			if err != nil {
 				errs[i] = err
 				return
@@ -180,9 +197,6 @@ func (bp *browserPage) axElements(ctx context.Context, q *axQuery, group string)
 // matches checks a node of the tree against the query's name and states.
 func (q *axQuery) matches(n *accessibility.Node) bool {
 	if q.label {
-		if n.Role != nil && n.Role.Type == accessibility.ValueTypeInternalRole {
-			return false
-		}
 		for _, l := range labelsOf(n) {
 			if q.name.matchesText(l) {
 				return true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"runtime/metrics"
 	"time"
 
 	"github.com/dop251/goja"
@@ -22,7 +23,7 @@ type Options struct {
 	// line and summary of the report.
 	Secrets []string
 	// Timeout bounds the run. Zero: until ctx's deadline, or 30s when ctx has none. The run
-	// keeps the last tenth of it (between 300ms and 2s) to take the failure screenshot and
+	// keeps the last tenth of it (between 500ms and 2s) to take the failure screenshot and
 	// write the report, so tests time out a little before.
 	Timeout time.Duration
 	// ExpectTimeout bounds each web-first assertion (expect(locator).toBeVisible()…) that sets
@@ -38,6 +39,11 @@ type Options struct {
 	ViewportWidth, ViewportHeight int
 	// TestIDAttribute is the attribute getByTestId matches. Default "data-testid".
 	TestIDAttribute string
+	// HeapLimit, when set, interrupts the script once the process's Go heap exceeds it, so
+	// that a runaway allocation ends with a clear message. The heap is the whole process's:
+	// set it only where the process runs one script at a time (the agent's script worker,
+	// whose address-space rlimit remains the hard cap). Default 0: no limit.
+	HeapLimit uint64
 }
 
 func (o *Options) applyDefaults(ctx context.Context, now time.Time) {
@@ -113,7 +119,7 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 	deadline := start.Add(opts.Timeout)
 	tab, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	reserve := min(max(opts.Timeout/10, 300*time.Millisecond), 2*time.Second)
+	reserve := min(max(opts.Timeout/10, 500*time.Millisecond), 2*time.Second)
 
 	vm := goja.New()
 	vm.SetMaxCallStackSize(4096)
@@ -128,6 +134,10 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 	defer stopWatch()
 	watchdog := time.AfterFunc(time.Until(r.testDeadline.Add(graceAfterDeadline)), func() { vm.Interrupt(errInterrupted) })
 	defer watchdog.Stop()
+	if opts.HeapLimit > 0 {
+		stopHeap := watchHeap(tab, opts.HeapLimit, func() { vm.Interrupt(errHeapLimit) })
+		defer stopHeap()
+	}
 
 	r.install()
 	if f := r.load(); f != nil {
@@ -141,9 +151,35 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 
 // graceAfterDeadline is how long after the tests' deadline operations get to report their
 // own timeout before the loop gives up on them.
-const graceAfterDeadline = 250 * time.Millisecond
+const graceAfterDeadline = 150 * time.Millisecond
 
-var errInterrupted = errors.New("interrupted")
+var (
+	errInterrupted = errors.New("interrupted")
+	errHeapLimit   = errors.New("heap limit")
+)
+
+// watchHeap calls over once the Go heap exceeds limit, checking every 20ms until stopped.
+func watchHeap(ctx context.Context, limit uint64, over func()) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > limit {
+				over()
+				return
+			}
+		}
+	}()
+	return cancel
+}
 
 // load compiles the program and runs its top level, which declares the tests.
 func (r *run) load() *Failure {
@@ -181,6 +217,10 @@ func (r *run) failureOf(err error, t *testRun) *Failure {
 	case errors.As(err, &intr):
 		f := &Failure{Cause: CauseTimeout}
 		f.Message = fmt.Sprintf("Test timeout of %dms exceeded: the script kept running JavaScript without awaiting anything (an endless loop?) and was stopped", r.budget().Milliseconds())
+		if errors.Is(err, errHeapLimit) {
+			f.Cause = CauseScript
+			f.Message = fmt.Sprintf("the script used more than %d MiB of memory and was stopped", r.opts.HeapLimit>>20)
+		}
 		for _, fr := range intr.Stack() {
 			if pos := fr.Position(); pos.Filename == r.prog.Filename && pos.Line > 0 {
 				f.Location = fmt.Sprintf("%s:%d:%d", pos.Filename, pos.Line, pos.Column)

@@ -39,7 +39,7 @@ func (r *run) testTime() time.Duration {
 	if r.cur == nil {
 		return r.budget()
 	}
-	return r.cur.deadline.Sub(r.cur.start).Round(time.Millisecond)
+	return r.cur.timeout
 }
 
 // bound derives the operation's context from the test's; it tells which deadline applies,
@@ -164,6 +164,9 @@ func timedOut(ctx context.Context, err error, method string, b budget, own bool)
 
 // pageError is an operation failing on an error from the page or CDP.
 func pageError(method string, err error) error {
+	if err == nil {
+		return nil
+	}
 	var pe *pageException
 	if errors.As(err, &pe) {
 		return opErr(CauseScript, "%s: %s", method, pe.text)
