@@ -83,6 +83,9 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 		BrowserContextID: string(s.id), TargetID: string(s.targetID),
 		Program: scriptworker.Program{Filename: prog.Filename, Code: prog.Code, Imports: prog.Imports},
 		Env:     req.Env, Secrets: req.Secrets, DeadlineUnixMs: deadline.UnixMilli(),
+		// Well below the cap: the cap counts all of the worker, whose Go runtime maps about twice
+		// the live heap, and the heap is sampled, not checked on every allocation.
+		HeapLimit: uint64(b.cfg.WorkerMemory) / 4,
 	}
 	var run *ScriptRun
 	if w, err := b.takeWorker(s.inst); err != nil {

@@ -44,6 +44,10 @@ type Input struct {
 	Env              map[string]string `json:"env"`                // process.env
 	Secrets          []string          `json:"secrets"`            // redacted from the report
 	DeadlineUnixMs   int64             `json:"deadline_unix_ms"`   // the agent kills the worker then
+	// HeapLimit interrupts the script once the worker's Go heap exceeds it, ahead of the
+	// agent's hard memory cap, so that a runaway allocation ends with a message and the place
+	// in the script. 0: none.
+	HeapLimit uint64 `json:"heap_limit"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -86,7 +90,8 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithDeadline(tab, deadline)
 	defer cancel()
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
-	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline)})
+	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
+		HeapLimit: in.HeapLimit})
 	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
 		return 2
