@@ -170,13 +170,13 @@ func New(cfg Config, deps Deps) (*Browser, error) {
 	b := &Browser{
 		cfg:     cfg,
 		log:     log.With("component", "browser"),
-		m:       newMetrics(reg),
 		slots:   make(chan struct{}, cfg.Concurrency),
 		warm:    [2]chan *session{make(chan *session, cfg.Concurrency), make(chan *session, cfg.Concurrency)},
 		workers: make(chan *workerProc, cfg.Concurrency),
 		demand:  make(chan warmKind, 3*cfg.Concurrency+3),
 		changed: make(chan struct{}),
 	}
+	b.m = newMetrics(reg, b.Memory)
 	return b, nil
 }
 

@@ -9,7 +9,7 @@ type metrics struct {
 	workers  *prometheus.CounterVec
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+func newMetrics(reg prometheus.Registerer, memory func() (int64, error)) *metrics {
 	m := &metrics{
 		up: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vantage_agent_browser_up",
@@ -28,6 +28,16 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Script worker processes by how they ended: reported, killed_at_deadline, out_of_memory, crashed.",
 		}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.up, m.inUse, m.restarts, m.workers)
+	mem := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "vantage_agent_browser_memory_bytes",
+		Help: "The agent's Chromium's share of the machine's memory (PSS of its processes), 0 while it is not running.",
+	}, func() float64 {
+		n, err := memory()
+		if err != nil {
+			return 0
+		}
+		return float64(n)
+	})
+	reg.MustRegister(m.up, m.inUse, m.restarts, m.workers, mem)
 	return m
 }

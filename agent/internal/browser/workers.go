@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -167,9 +166,12 @@ func (w *workerProc) run(ctx context.Context, in scriptworker.Input, timeout tim
 			"the script used more than the %d MiB of memory a script may use, and was stopped", b.cfg.WorkerMemory>>20)}
 	}
 	b.m.workers.WithLabelValues("crashed").Inc()
-	var ee *exec.ExitError
-	if errors.As(w.waitErr, &ee) || w.waitErr != nil {
-		b.log.Warn("script worker failed", "err", fmt.Sprint(w.waitErr), "stderr", lastLine(errText))
+	line := lastLine(errText)
+	for _, sec := range in.Secrets {
+		if sec != "" {
+			line = strings.ReplaceAll(line, sec, "[REDACTED]")
+		}
 	}
+	b.log.Warn("script worker failed", "err", fmt.Sprint(w.waitErr), "stderr", line)
 	return &ScriptRun{Problem: ProblemCrash, Message: "the script's worker failed: " + fmt.Sprint(w.waitErr)}
 }
