@@ -69,18 +69,28 @@ test('two pages', async ({ page }) => {
 `
 }
 
-// cpuSeconds is the CPU time used so far by this process and by every process of the
-// browser's process group (its renderers included).
-func cpuSeconds(b *Browser) float64 {
+// cpu is CPU time used so far, in seconds: by this process (the agent's side), by the script
+// workers it reaped, and by every process of the browser's process group (renderers included).
+type cpu struct{ agent, workers, browser float64 }
+
+func (c cpu) total() float64 { return c.agent + c.workers + c.browser }
+
+func (c cpu) minus(d cpu) cpu {
+	return cpu{c.agent - d.agent, c.workers - d.workers, c.browser - d.browser}
+}
+
+func cpuSeconds(b *Browser) cpu {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	self := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) // the script workers, once reaped
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
 	children := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	b.mu.Lock()
 	pgid := b.inst.proc.pid()
 	b.mu.Unlock()
-	return self + children + groupCPU(pgid)
+	// The browser is a child too, but it is reaped only when it exits: RUSAGE_CHILDREN holds
+	// the reaped script workers.
+	return cpu{agent: self, workers: children, browser: groupCPU(pgid)}
 }
 
 // groupCPU sums utime+stime of the live processes of process group pgid, in seconds.
@@ -113,7 +123,7 @@ func groupCPU(pgid int) float64 {
 
 // measure runs check on workers goroutines for d and reports checks per minute, CPU seconds
 // per check and the browser's memory per running check.
-func measure(b *testing.B, br *Browser, workers int, d time.Duration, check func(ctx context.Context, worker int) error) (perMin, cpuPerCheck, mibPerTab float64) {
+func measure(b *testing.B, br *Browser, workers int, d time.Duration, check func(ctx context.Context, worker int) error) (perMin float64, perCheck cpu, mibPerTab float64) {
 	b.Helper()
 	idle, _ := br.Memory()
 	var done, failed atomic.Int64
@@ -148,7 +158,7 @@ func measure(b *testing.B, br *Browser, workers int, d time.Duration, check func
 	})
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := cpuSeconds(br) - cpu0
+	used := cpuSeconds(br).minus(cpu0)
 	n := done.Load()
 	if n == 0 {
 		b.Fatalf("no check succeeded (%d failed)", failed.Load())
@@ -156,7 +166,8 @@ func measure(b *testing.B, br *Browser, workers int, d time.Duration, check func
 	if f := failed.Load(); f > 0 {
 		b.Errorf("%d of %d checks failed", f, f+n)
 	}
-	return float64(n) / elapsed.Minutes(), cpu / float64(n), float64(peak.Load()-idle) / float64(workers) / (1 << 20)
+	per := cpu{used.agent / float64(n), used.workers / float64(n), used.browser / float64(n)}
+	return float64(n) / elapsed.Minutes(), per, float64(peak.Load()-idle) / float64(workers) / (1 << 20)
 }
 
 // BenchmarkBrowser measures the browser checks on this machine against local pages, each
@@ -202,7 +213,10 @@ func BenchmarkBrowser(b *testing.B) {
 			return err
 		})
 		b.ReportMetric(perMin, "checks/min")
-		b.ReportMetric(cpu, "cpu-s/check")
+		b.ReportMetric(cpu.total(), "cpu-s/check")
+		b.ReportMetric(cpu.agent, "agent-cpu-s/check")
+		b.ReportMetric(cpu.workers, "worker-cpu-s/check")
+		b.ReportMetric(cpu.browser, "browser-cpu-s/check")
 		b.ReportMetric(mib, "MiB/tab")
 		b.ReportMetric(ceil, "ceiling-loads/min")
 		b.ReportMetric(perMin/ceil, "ratio-to-ceiling")
@@ -218,7 +232,10 @@ func BenchmarkBrowser(b *testing.B) {
 			return err
 		})
 		b.ReportMetric(perMin, "checks/min")
-		b.ReportMetric(cpu, "cpu-s/check")
+		b.ReportMetric(cpu.total(), "cpu-s/check")
+		b.ReportMetric(cpu.agent, "agent-cpu-s/check")
+		b.ReportMetric(cpu.workers, "worker-cpu-s/check")
+		b.ReportMetric(cpu.browser, "browser-cpu-s/check")
 		b.ReportMetric(mib, "MiB/tab")
 		b.ReportMetric(ceil, "ceiling-checks/min")
 		b.ReportMetric(perMin/ceil, "ratio-to-ceiling")

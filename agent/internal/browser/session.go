@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -108,29 +110,43 @@ func (b *Browser) keepWarm(ctx context.Context) {
 	for _, k := range []warmKind{warmAttached, warmDetached, warmWorker} {
 		b.want(k)
 	}
-	failures := 0
+	// As many at once as checks may run, so that making them ahead keeps up with the checks.
+	busy := make(chan struct{}, b.cfg.Concurrency)
+	var failures atomic.Int64
+	var wg sync.WaitGroup
+	defer func() {
+		wg.Wait()
+		b.drainWarm()
+	}()
 	for {
 		var kind warmKind
 		select {
 		case kind = <-b.demand:
 		case <-ctx.Done():
-			b.drainWarm()
 			return
 		}
-		inst, err := b.current(ctx)
-		if err != nil {
-			continue
+		select {
+		case busy <- struct{}{}:
+		case <-ctx.Done():
+			return
 		}
-		if err := b.makeWarm(ctx, inst, kind); err != nil {
-			failures++
-			if ctx.Err() == nil && !inst.gone() && failures%10 == 1 {
-				b.log.Warn("cannot prepare ahead of a check", "err", err)
+		wg.Go(func() {
+			defer func() { <-busy }()
+			inst, err := b.current(ctx)
+			if err != nil {
+				return
 			}
-			b.want(kind) // try again later
-			sleep(ctx, min(100*time.Millisecond*time.Duration(failures), 5*time.Second))
-			continue
-		}
-		failures = 0
+			if err := b.makeWarm(ctx, inst, kind); err != nil {
+				n := failures.Add(1)
+				if ctx.Err() == nil && !inst.gone() && n%10 == 1 {
+					b.log.Warn("cannot prepare ahead of a check", "err", err)
+				}
+				sleep(ctx, min(100*time.Millisecond*time.Duration(n), 5*time.Second))
+				b.want(kind) // try again
+				return
+			}
+			failures.Store(0)
+		})
 	}
 }
 
