@@ -20,7 +20,7 @@ type scriptError struct {
 // passThrough lists the members JavaScript machinery probes on any object (await looks for
 // then, JSON.stringify for toJSON, esbuild's interop for __esModule): absent, never an error.
 var passThrough = map[string]bool{
-	"then": true, "toJSON": true, "__esModule": true, "default": false, "asymmetricMatch": true,
+	"then": true, "toJSON": true, "__esModule": true, "asymmetricMatch": true,
 	"$$typeof": true, "nodeType": true, "constructor": true, "inspect": true,
 }
 
@@ -45,15 +45,21 @@ func (r *run) object(name string, members map[string]any) *goja.Object {
 
 // strict wraps target in a proxy whose unknown members throw "not supported".
 func (r *run) strict(name string, target *goja.Object) *goja.Object {
+	return r.strictWith(target, func(prop string) string { return notSupportedMessage(member(name, prop)) })
+}
+
+// strictWith wraps target in a proxy whose unknown members (but the passThrough ones)
+// throw an error with the message unknown gives.
+func (r *run) strictWith(target *goja.Object, unknown func(prop string) string) *goja.Object {
 	p := r.vm.NewProxy(target, &goja.ProxyTrapConfig{
 		Get: func(t *goja.Object, prop string, receiver goja.Value) goja.Value {
 			if v := t.Get(prop); v != nil {
 				return v
 			}
-			if _, ok := passThrough[prop]; ok {
+			if passThrough[prop] {
 				return goja.Undefined()
 			}
-			panic(r.notSupported(member(name, prop)))
+			panic(r.throwable(&scriptError{message: unknown(prop), where: r.callSite(), cause: CauseScript}))
 		},
 	})
 	return r.vm.ToValue(p).(*goja.Object)
@@ -68,10 +74,11 @@ func member(name, prop string) string {
 
 // notSupported returns the error thrown for a feature outside the supported subset.
 func (r *run) notSupported(what string) *goja.Object {
-	return r.throwable(&scriptError{
-		message: "not supported: " + what + " (see the supported subset of Playwright Test in the documentation)",
-		where:   r.callSite(), cause: CauseScript,
-	})
+	return r.throwable(&scriptError{message: notSupportedMessage(what), where: r.callSite(), cause: CauseScript})
+}
+
+func notSupportedMessage(what string) string {
+	return "not supported: " + what + " (see the supported subset of Playwright Test in the documentation)"
 }
 
 // throwable makes the JS Error object for e and remembers e behind it.

@@ -125,21 +125,9 @@ func (r *run) testModule() goja.Value {
 	// `import test from '@playwright/test'` gets test, as in Playwright.
 	must(target.Set("default", testFn))
 	must(target.Set("__esModule", true))
-	p := r.vm.NewProxy(target, &goja.ProxyTrapConfig{
-		Get: func(t *goja.Object, prop string, _ goja.Value) goja.Value {
-			if v := t.Get(prop); v != nil {
-				return v
-			}
-			if _, ok := passThrough[prop]; ok {
-				return goja.Undefined()
-			}
-			panic(r.throwable(&scriptError{
-				message: fmt.Sprintf("not supported: import { %s } from '%s' — the supported exports are test and expect", prop, browserscript.TestModule),
-				where:   r.callSite(), cause: CauseScript,
-			}))
-		},
+	return r.strictWith(target, func(prop string) string {
+		return fmt.Sprintf("not supported: import { %s } from '%s' — the supported exports are test and expect", prop, browserscript.TestModule)
 	})
-	return r.vm.ToValue(p)
 }
 
 func must(err error) {

@@ -81,19 +81,6 @@ func (l *loop) step(ctx context.Context) error {
 	}
 }
 
-// drain runs the jobs already posted without waiting, so that results of operations that
-// finished at a deadline still settle their promises.
-func (l *loop) drain() {
-	for {
-		select {
-		case f := <-l.posted:
-			_ = f()
-		default:
-			return
-		}
-	}
-}
-
 // timer is a setTimeout/setInterval callback.
 type timer struct {
 	id    int64

@@ -23,7 +23,7 @@ type Options struct {
 	// line and summary of the report.
 	Secrets []string
 	// Timeout bounds the run. Zero: until ctx's deadline, or 30s when ctx has none. The run
-	// keeps the last tenth of it (between 500ms and 2s) to take the failure screenshot and
+	// keeps the last tenth of it (between 1s and 2s) to take the failure screenshot and
 	// write the report, so tests time out a little before.
 	Timeout time.Duration
 	// ExpectTimeout bounds each web-first assertion (expect(locator).toBeVisible()…) that sets
@@ -119,7 +119,7 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 	deadline := start.Add(opts.Timeout)
 	tab, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	reserve := min(max(opts.Timeout/10, 500*time.Millisecond), 2*time.Second)
+	reserve := min(max(opts.Timeout/10, time.Second), 2*time.Second)
 
 	vm := goja.New()
 	vm.SetMaxCallStackSize(4096)
