@@ -107,9 +107,9 @@ type Deps struct {
 	Registerer prometheus.Registerer
 }
 
-// ErrBrowserLost means the browser crashed, hung or was restarted while a check used it: the
-// agent failed, not the target.
-var ErrBrowserLost = errors.New("the agent's browser stopped during the check")
+// ErrBrowserLost means the agent's browser could not serve the check: it crashed, hung or was
+// restarting, or no slot of it came free in time. The agent failed, not the target.
+var ErrBrowserLost = errors.New("the agent's browser could not run the check")
 
 // Browser is the agent's Chromium; see the package documentation.
 type Browser struct {
@@ -364,7 +364,7 @@ func (b *Browser) current(ctx context.Context) (*instance, error) {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w: it is restarting", ErrBrowserLost)
+			return nil, fmt.Errorf("%w: it was restarting until the deadline", ErrBrowserLost)
 		}
 	}
 }

@@ -284,7 +284,7 @@ func (s *session) lostOr(ctx context.Context, err error) error {
 			return err
 		}
 	}
-	return fmt.Errorf("%w (%v)", ErrBrowserLost, err)
+	return fmt.Errorf("%w: it crashed or stopped answering during the check and is being restarted (%v)", ErrBrowserLost, err)
 }
 
 // close disposes of the browser context (closing every page the check opened), stops the

@@ -42,8 +42,9 @@ var _ BrowserRunner = (*browser.Browser)(nil)
 // ASSERTION_FAILED; a navigation -> TRANSPORT (FORBIDDEN_TARGET when the agent refused a
 // private target); a timeout of an action, an assertion, the test or the whole run ->
 // TRANSPORT / TIMEOUT; the script itself (an exception, an unsupported API or module, too much
-// memory) -> ASSERTION / SCRIPT_ERROR. The summary names the failing step, its place in the
-// script and Playwright's message.
+// memory) -> ASSERTION / SCRIPT_ERROR; the tab crashing or its connection failing -> AGENT /
+// BROWSER_ERROR. The summary names the failing step, its place in the script and Playwright's
+// message.
 type Browser struct {
 	b BrowserRunner
 }
@@ -98,7 +99,7 @@ func agentFailed(ctx context.Context, err error) (Result, error) {
 	res.Passing, res.FailureSource = false, SourceAgent
 	if errors.Is(err, browser.ErrBrowserLost) {
 		res.FailureType = BrowserCrashed
-		res.ResultSummary = "not a failure of the target: " + err.Error() + "; the browser was restarted"
+		res.ResultSummary = "not a failure of the target: " + err.Error()
 	} else {
 		res.FailureType = BrowserError
 		res.ResultSummary = "not a failure of the target: the agent's browser failed: " + err.Error()
@@ -264,9 +265,10 @@ func (p *Browser) script(ctx context.Context, job *vantagev1.CheckJob) (Result, 
 	case f.Cause == pwscript.CauseAssertion:
 		res.failAssertion(AssertionFailed, summary)
 	case f.Cause == pwscript.CauseBrowser:
-		// The tab or its connection failed: the agent's failure, unless the script brought it
-		// about — the browser process stayed up (RunScript said so by not failing).
-		res.failTransport(ConnectionError, summary)
+		// The tab crashed or the worker lost its connection to it while the browser process
+		// stayed up (else RunScript failed with ErrBrowserLost): the agent's failure too.
+		res.Passing, res.FailureSource, res.FailureType = false, SourceAgent, BrowserError
+		res.ResultSummary = "not a failure of the target: " + summary
 	default:
 		res.failAssertion(ScriptError, summary)
 	}
