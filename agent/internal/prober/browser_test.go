@@ -208,3 +208,41 @@ func TestBrowserURLCheckPrivateTargetRefused(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The browser failing a check is the agent's failure, never the target's; the agent stopping
+// is no result at all.
+func TestBrowserAgentFailures(t *testing.T) {
+	t.Parallel()
+	res, err := agentFailed(t.Context(), fmt.Errorf("%w: it crashed", browser.ErrBrowserLost))
+	if err != nil || res.Passing || res.FailureSource != wire.FailureSourceAgent || res.FailureType != BrowserCrashed ||
+		!strings.HasPrefix(res.ResultSummary, "not a failure of the target") {
+		t.Errorf("browser lost: %+v, %v", res, err)
+	}
+	res, err = agentFailed(t.Context(), fmt.Errorf("call: protocol error"))
+	if err != nil || res.FailureSource != wire.FailureSourceAgent || res.FailureType != BrowserError {
+		t.Errorf("browser error: %+v, %v", res, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := agentFailed(ctx, context.Canceled); err == nil {
+		t.Error("a cancelled attempt gave a result")
+	}
+}
+
+func TestClassifyNetError(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"net::ERR_NAME_NOT_RESOLVED": DNSError, "net::ERR_CONNECTION_REFUSED": ConnectionRefused,
+		"net::ERR_CERT_AUTHORITY_INVALID": TLSError, "net::ERR_SSL_PROTOCOL_ERROR": TLSError,
+		"net::ERR_EMPTY_RESPONSE": ConnectionClosed, "net::ERR_TIMED_OUT": Timeout,
+		"net::ERR_TOO_MANY_REDIRECTS": TooManyRedirects, "net::ERR_ADDRESS_UNREACHABLE": HostUnreachable,
+		"net::ERR_BLOCKED_BY_CLIENT": ConnectionError,
+	} {
+		if got := classifyNetError(text); got != want {
+			t.Errorf("%s: %s, want %s", text, got, want)
+		}
+	}
+	if got := netErrorIn("page.goto: net::ERR_CONNECTION_RESET at https://x/"); got != "net::ERR_CONNECTION_RESET" {
+		t.Errorf("netErrorIn = %q", got)
+	}
+}
