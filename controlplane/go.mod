@@ -24,6 +24,8 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
+require github.com/evanw/esbuild v0.28.2 // indirect
+
 require (
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect

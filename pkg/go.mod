@@ -17,6 +17,7 @@ require (
 )
 
 require (
+	github.com/evanw/esbuild v0.28.2
 	github.com/vantagehq/vantage/proto v0.0.0
 	golang.org/x/net v0.62.0
 	google.golang.org/protobuf v1.36.12

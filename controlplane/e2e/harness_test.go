@@ -227,11 +227,29 @@ type agent struct {
 	client      *http.Client
 }
 
-// startAgent starts an agent serving regions and waits until it is ready: NATS connected,
-// its consumers set up and registered with the control plane.
+// startAgent starts an agent without a browser serving regions and waits until it is ready:
+// NATS connected, its consumers set up and registered with the control plane.
 func (s *stack) startAgent(t *testing.T, name string, regions ...string) *agent {
 	t.Helper()
-	p := startProc(t, name, agentBin, s.dir, map[string]string{
+	return s.startAgentWith(t, name, map[string]string{"VANTAGE_BROWSER_PATH": "none"}, regions...)
+}
+
+// startBrowserAgent starts an agent with a browser (Chromium found on the machine) serving
+// regions, with the extra environment env, and waits until it is ready.
+func (s *stack) startBrowserAgent(t *testing.T, name string, env map[string]string, regions ...string) *agent {
+	t.Helper()
+	a := s.startAgentWith(t, name, env, regions...)
+	if !a.p.log.contains(`"browser":true`) {
+		t.Fatalf("%s started without a browser (is chromium-headless-shell installed?)", name)
+	}
+	return a
+}
+
+// startAgentWith starts an agent serving regions with env added to (or replacing) the
+// harness's environment, and waits until it is ready.
+func (s *stack) startAgentWith(t *testing.T, name string, env map[string]string, regions ...string) *agent {
+	t.Helper()
+	full := map[string]string{
 		"VANTAGE_NATS_URL":          s.ns.ClientURL(),
 		"VANTAGE_CONTROLPLANE_ADDR": s.cp.grpcAddr,
 		"VANTAGE_AGENT_TOKEN":       s.agentToken,
@@ -241,7 +259,11 @@ func (s *stack) startAgent(t *testing.T, name string, regions ...string) *agent 
 		"VANTAGE_METRICS_ADDR":      "127.0.0.1:0",
 		"VANTAGE_LOG_LEVEL":         "debug",
 		"VANTAGE_SHUTDOWN_TIMEOUT":  agentShutdownTimeout.String(),
-	})
+	}
+	for k, v := range env {
+		full[k] = v
+	}
+	p := startProc(t, name, agentBin, s.dir, full)
 	line := p.waitLog(t, "vantage agent starting", 30*time.Second)
 	a := &agent{name: name, regions: regions, p: p, client: s.client}
 	a.httpAddr, _ = line["http_addr"].(string)
@@ -406,6 +428,7 @@ type resultJSON struct {
 	CheckedAt      string  `json:"checked_at"`
 	CheckedFrom    string  `json:"checked_from"`
 	Passing        bool    `json:"passing"`
+	ResponseTimeMs float64 `json:"response_time_ms"`
 	AttemptNumber  int     `json:"attempt_number"`
 	IsFinalAttempt bool    `json:"is_final_attempt"`
 	ResponseCode   *int    `json:"response_code"`
@@ -568,9 +591,14 @@ func (s *stack) duplicateResults(t *testing.T, id uuid.UUID) []string {
 
 // consumerInfo is the JetStream state of region's job consumer.
 func (s *stack) consumerInfo(region string) (*jetstream.ConsumerInfo, error) {
+	return s.consumerInfoNamed(wire.ConsumerName(region))
+}
+
+// consumerInfoNamed is the JetStream state of the job consumer named name.
+func (s *stack) consumerInfoNamed(name string) (*jetstream.ConsumerInfo, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := s.js.Consumer(ctx, wire.JobStream, wire.ConsumerName(region))
+	c, err := s.js.Consumer(ctx, wire.JobStream, name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,28 +1,38 @@
 package check
 
-import "regexp"
+import (
+	"errors"
+	"regexp"
+	"slices"
 
-// BrowserTestModule is the browser test library module a browser check's script must import.
-const BrowserTestModule = "@playwright/test"
-
-// A browser script is accepted when it (1) imports BrowserTestModule, as an ES module import
-// (`import { test, expect } from '@playwright/test'`, `import '@playwright/test'`) or a
-// CommonJS require (`require('@playwright/test')`), and (2) declares at least one test block:
-// a call of `test(...)` or one of its modifiers `test.only`, `test.skip`, `test.fixme`,
-// `test.fail`, `test.slow` — not a method named test such as `/x/.test(s)`.
-//
-// This is a syntactic check that catches scripts written for another runner or pasted
-// without their test; the agent's runner is the judge of everything else.
-var (
-	scriptImport = regexp.MustCompile(`(?s)(?:\bimport\b[^;]*?\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]` +
-		regexp.QuoteMeta(BrowserTestModule) + `['"]`)
-	scriptTest = regexp.MustCompile(`(?m)(?:^|[^.\w$])test(?:\.(?:only|skip|fixme|fail|slow))?\s*\(`)
+	"github.com/vantagehq/vantage/pkg/browserscript"
 )
 
-// ScriptProblem returns why script is not an acceptable browser check script, or "".
+// BrowserTestModule is the browser test library module a browser check's script must import.
+const BrowserTestModule = browserscript.TestModule
+
+// A browser script is accepted when it (1) compiles (browserscript.Transform: TypeScript or
+// JavaScript), (2) imports BrowserTestModule — an ES module import, a re-export, a dynamic
+// import or a CommonJS require, as the compiler resolves them, so an import in a comment or a
+// string does not count — and (3) declares at least one test block: a call of `test(...)` or
+// one of its modifiers `test.only`, `test.skip`, `test.fixme`, `test.fail`, `test.slow` — not
+// a method named test such as `/x/.test(s)`.
+//
+// This catches scripts that cannot run, written for another runner or pasted without their
+// test; the agent's runner is the judge of everything else.
+var scriptTest = regexp.MustCompile(`(?m)(?:^|[^.\w$])test(?:\.(?:only|skip|fixme|fail|slow))?\s*\(`)
+
+// ScriptProblem returns why script is not an acceptable browser check script, or "". A syntax
+// error reads "line 12, column 5: <compiler message>".
 func ScriptProblem(script string) string {
+	prog, err := browserscript.Transform("", script)
+	var syntax *browserscript.SyntaxError
 	switch {
-	case !scriptImport.MatchString(script):
+	case errors.As(err, &syntax):
+		return syntax.Error()
+	case err != nil:
+		return err.Error()
+	case !slices.Contains(prog.Imports, BrowserTestModule):
 		return "must import the browser test library module " + BrowserTestModule
 	case !scriptTest.MatchString(script):
 		return "must contain at least one test() block"

@@ -126,3 +126,15 @@ func TestSetHTTPKindAndVarRefs(t *testing.T) {
 		t.Fatalf("to uptime: %+v", s)
 	}
 }
+
+func TestScriptProblemSyntaxError(t *testing.T) {
+	t.Parallel()
+	got := ScriptProblem("import { test } from '@playwright/test'\ntest('a', async () => {\n  await page.goto(\n})\n")
+	if want := "line 4, column 1: "; !strings.HasPrefix(got, want) {
+		t.Errorf("ScriptProblem = %q, want prefix %q", got, want)
+	}
+	// An import named only in a comment or a string is no import.
+	if got := ScriptProblem("// import '@playwright/test'\nconst s = \"require('@playwright/test')\"\ntest('a', () => {})"); !strings.Contains(got, "must import") {
+		t.Errorf("ScriptProblem = %q, want the import problem", got)
+	}
+}

@@ -3,6 +3,7 @@
 package wire
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -35,11 +36,55 @@ const RegionPrefix = "cloud:"
 // RegionToken is the region without its "cloud:" prefix: "us-east-1".
 func RegionToken(region string) string { return strings.TrimPrefix(region, RegionPrefix) }
 
-// JobSubject is the subject jobs for region are published on.
+// JobSubject is the subject jobs for region are published on, browser jobs excepted.
 func JobSubject(region string) string { return JobSubjectPrefix + RegionToken(region) }
 
 // ConsumerName is the durable pull consumer every agent of region shares.
 func ConsumerName(region string) string { return "agents-" + RegionToken(region) }
+
+// Browser jobs travel apart, so that only agents with a browser take them: an agent without
+// one never sees them (and so never fails them), and a browser job no such agent fetches
+// expires unseen after JobMaxAge, recorded as nothing rather than as a failure of the target.
+// Both filters are literal subjects, so the region's two consumers never overlap in the
+// work-queue stream.
+
+// BrowserJobSubject is the subject browser jobs for region are published on.
+func BrowserJobSubject(region string) string { return JobSubject(region) + ".browser" }
+
+// BrowserConsumerName is the durable pull consumer the browser-capable agents of region share.
+func BrowserConsumerName(region string) string { return ConsumerName(region) + "-browser" }
+
+// SubjectOf is the subject job is published on: its region's browser subject for a browser
+// check, the region's subject otherwise.
+func SubjectOf(j *vantagev1.CheckJob) string {
+	if j.GetKind() == vantagev1.CheckKind_CHECK_KIND_BROWSER {
+		return BrowserJobSubject(j.GetRegion())
+	}
+	return JobSubject(j.GetRegion())
+}
+
+// CapabilityBrowser is the Register capability of an agent with a working browser.
+const CapabilityBrowser = "browser"
+
+// FailureSourceAgent is the failure_source of a result the agent, not the target, failed: its
+// browser crashed or hung. The control plane stores such a result but leaves it out of the
+// run's verdict, as if the region had not reported.
+const FailureSourceAgent = "AGENT"
+
+// MaxScreenshotBytes bounds CheckResult.screenshot; the agent drops a larger one.
+const MaxScreenshotBytes = 512 << 10
+
+// ScreenshotType is the media type of a screenshot, told by its magic bytes: image/png,
+// image/jpeg, or "" for anything else.
+func ScreenshotType(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(b, []byte{0xff, 0xd8, 0xff}):
+		return "image/jpeg"
+	}
+	return ""
+}
 
 // EncodeJob serializes a job for NATS.
 func EncodeJob(j *vantagev1.CheckJob) ([]byte, error) { return proto.Marshal(j) }

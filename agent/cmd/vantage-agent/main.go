@@ -2,9 +2,10 @@
 // NATS JetStream, probes their targets, streams the results to the control plane over one gRPC
 // stream, and acks each job once the control plane has stored its results.
 //
-//	vantage-agent [run]   run the agent (default)
-//	vantage-agent config  print every VANTAGE_* variable with its default
-//	vantage-agent healthcheck  GET this agent's /healthz (the image's HEALTHCHECK)
+//	vantage-agent [run]           run the agent (default)
+//	vantage-agent config          print every VANTAGE_* variable with its default
+//	vantage-agent healthcheck     GET this agent's /healthz (the image's HEALTHCHECK)
+//	vantage-agent browser-worker  run one browser check's script (started by the agent itself)
 //
 // SIGINT or SIGTERM stops fetching, lets running jobs finish for VANTAGE_SHUTDOWN_TIMEOUT, and
 // hands the rest back to JetStream for immediate redelivery to another agent of the region.
@@ -31,17 +32,23 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/vantagehq/vantage/agent/internal/browser"
+	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
 	"github.com/vantagehq/vantage/agent/internal/config"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
 	"github.com/vantagehq/vantage/pkg/httpserve"
+	"github.com/vantagehq/vantage/pkg/wire"
 )
 
 var _ worker.Uplink = (*uplink.Client)(nil)
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == scriptworker.Command {
+		os.Exit(scriptworker.Main(os.Stdin, os.Stdout, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
@@ -70,7 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "healthcheck":
 		return healthcheck(ctx, getenv, stdout)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: vantage-agent [run|config|healthcheck]")
+		fmt.Fprintln(stdout, "usage: vantage-agent [run|config|healthcheck|browser-worker]")
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (want run, config or healthcheck)", cmd)
@@ -112,16 +119,32 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return fmt.Errorf("JetStream: %w", err)
 	}
 
+	br, err := startBrowser(ctx, cfg, logger, reg)
+	if err != nil {
+		return err
+	}
+	var (
+		browserProber      *prober.Browser
+		capabilities       []string
+		browserConcurrency int
+	)
+	if br != nil {
+		browserProber = prober.NewBrowser(br)
+		capabilities = []string{wire.CapabilityBrowser}
+		browserConcurrency = br.Concurrency()
+	}
 	up, err := uplink.New(uplink.Config{
 		Addr: cfg.ControlPlaneAddr, Token: cfg.AgentToken,
 		AgentID: cfg.AgentID, Hostname: hostname, Version: version, Regions: cfg.Regions, Capacity: cfg.Concurrency,
+		Capabilities: capabilities,
 	}, logger, reg)
 	if err != nil {
 		return err
 	}
-	runner := probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets)))
+	runner := probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets)), browserProber)
 	w, err := worker.New(worker.Config{
 		AgentID: cfg.AgentID, Regions: cfg.Regions, Concurrency: cfg.Concurrency, DrainTimeout: cfg.ShutdownTimeout,
+		BrowserConcurrency: browserConcurrency,
 	}, js, runner, up, logger, reg)
 	if err != nil {
 		return err
@@ -138,12 +161,13 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		lis.Close()
 		return fmt.Errorf("VANTAGE_METRICS_ADDR: %w", err)
 	}
-	srv := httpserve.NewServer(httpserve.Config{}, opsHandler(nc, up, w), logger)
+	srv := httpserve.NewServer(httpserve.Config{}, opsHandler(nc, up, w, br), logger)
 	metricsSrv := httpserve.NewServer(httpserve.Config{}, metricsHandler(reg), logger)
 
 	logger.Info("vantage agent starting", "component", "agent", "agent_id", cfg.AgentID, "version", version,
 		"regions", cfg.Regions, "concurrency", cfg.Concurrency, "controlplane_addr", cfg.ControlPlaneAddr,
-		"http_addr", lis.Addr().String(), "metrics_addr", metricsLis.Addr().String(), "allow_private_targets", cfg.AllowPrivateTargets)
+		"http_addr", lis.Addr().String(), "metrics_addr", metricsLis.Addr().String(), "allow_private_targets", cfg.AllowPrivateTargets,
+		"browser", br != nil, "browser_concurrency", browserConcurrency)
 
 	g, gctx := errgroup.WithContext(ctx)
 	// The uplink outlives the worker: jobs finishing during the drain still need their acks.
@@ -154,6 +178,10 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return w.Run(gctx)
 	})
 	g.Go(func() error { return up.Run(upCtx) })
+	if br != nil {
+		// Like the uplink, the browser serves the jobs that finish during the drain.
+		g.Go(func() error { return br.Run(upCtx) })
+	}
 	g.Go(func() error {
 		if err := srv.Serve(lis); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("ops HTTP server: %w", err)
@@ -177,9 +205,34 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	return err
 }
 
-// opsHandler serves /healthz (the process runs) and /readyz (NATS connected, consumers set up
-// and the control plane stream registered).
-func opsHandler(nc *nats.Conn, up *uplink.Client, w *worker.Worker) http.Handler {
+// startBrowser launches the agent's Chromium for browser checks. It returns nil (and the agent
+// takes no browser jobs) when the configuration says "none", when no Chromium is installed, or
+// when it does not start; a VANTAGE_BROWSER_PATH that does not start is an error.
+func startBrowser(ctx context.Context, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*browser.Browser, error) {
+	if cfg.BrowserPath == config.NoBrowser {
+		logger.Info("browser checks disabled (VANTAGE_BROWSER_PATH=none): this agent takes no browser jobs", "component", "browser")
+		return nil, nil
+	}
+	br, err := browser.New(browser.Config{
+		Path: cfg.BrowserPath, Concurrency: cfg.BrowserConcurrency, BlockPrivateTargets: !cfg.AllowPrivateTargets,
+		WorkerMemory: cfg.BrowserWorkerMemory,
+	}, browser.Deps{Logger: logger, Registerer: reg})
+	if err == nil {
+		err = br.Start(ctx)
+	}
+	switch {
+	case err == nil:
+		return br, nil
+	case cfg.BrowserPath != "":
+		return nil, fmt.Errorf("VANTAGE_BROWSER_PATH: %w", err)
+	}
+	logger.Warn("no browser: this agent takes no browser jobs (they go to agents with one)", "component", "browser", "err", err)
+	return nil, nil
+}
+
+// opsHandler serves /healthz (the process runs) and /readyz (NATS connected, consumers set up,
+// the control plane stream registered, and the browser up on an agent with one).
+func opsHandler(nc *nats.Conn, up *uplink.Client, w *worker.Worker, br *browser.Browser) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(rw http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(rw, "ok")
@@ -194,6 +247,9 @@ func opsHandler(nc *nats.Conn, up *uplink.Client, w *worker.Worker) http.Handler
 		}
 		if !up.Ready() {
 			notReady = append(notReady, "not registered with the control plane")
+		}
+		if br != nil && !br.Ready() {
+			notReady = append(notReady, "the browser is restarting")
 		}
 		if len(notReady) > 0 {
 			http.Error(rw, strings.Join(notReady, "; "), http.StatusServiceUnavailable)

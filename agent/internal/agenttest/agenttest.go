@@ -107,7 +107,7 @@ func CreateJobStream(t testing.TB, js jetstream.JetStream) jetstream.Stream {
 	return st
 }
 
-// PublishJob publishes job on its region's subject.
+// PublishJob publishes job on its subject (the region's, or its browser subject).
 func PublishJob(t testing.TB, js jetstream.JetStream, job *vantagev1.CheckJob) {
 	t.Helper()
 	b, err := wire.EncodeJob(job)
@@ -116,7 +116,7 @@ func PublishJob(t testing.TB, js jetstream.JetStream, job *vantagev1.CheckJob) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := js.Publish(ctx, wire.JobSubject(job.GetRegion()), b, jetstream.WithMsgID(wire.JobMsgID(job))); err != nil {
+	if _, err := js.Publish(ctx, wire.SubjectOf(job), b, jetstream.WithMsgID(wire.JobMsgID(job))); err != nil {
 		t.Fatalf("publish job %s: %v", job.GetJobId(), err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,14 @@ type Config struct {
 	AllowPrivateTargets bool          // VANTAGE_ALLOW_PRIVATE_TARGETS: probes may reach private/loopback addresses
 	LogLevel            slog.Level    // VANTAGE_LOG_LEVEL
 	ShutdownTimeout     time.Duration // VANTAGE_SHUTDOWN_TIMEOUT: how long in-flight jobs may finish on SIGTERM
+	// BrowserPath is VANTAGE_BROWSER_PATH: the Chromium executable; "" finds one, NoBrowser
+	// runs the agent without browser checks.
+	BrowserPath string
+	// BrowserConcurrency is VANTAGE_BROWSER_CONCURRENCY: browser checks run at once.
+	BrowserConcurrency int
+	// BrowserWorkerMemory is VANTAGE_BROWSER_WORKER_MEMORY_MB, in bytes: the memory cap of a
+	// browser script's worker process.
+	BrowserWorkerMemory int64
 }
 
 // Defaults. Load starts from these; Vars documents them.
@@ -45,7 +54,15 @@ const (
 	DefaultAllowPrivate     = true
 	DefaultShutdownTimeout  = 10 * time.Second
 	MaxConcurrency          = 4096
+	// NoBrowser as VANTAGE_BROWSER_PATH runs the agent without a browser.
+	NoBrowser                  = "none"
+	MaxBrowserConcurrency      = 64
+	DefaultBrowserWorkerMemory = 512 << 20
 )
+
+// DefaultBrowserConcurrency is the number of CPUs: more tabs than cores only add latency to
+// every timing users see.
+var DefaultBrowserConcurrency = runtime.NumCPU()
 
 // Var documents one variable, for the README and `vantage-agent config`.
 type Var struct{ Name, Default, Meaning string }
@@ -64,6 +81,9 @@ var Vars = []Var{
 	{"VANTAGE_ALLOW_PRIVATE_TARGETS", strconv.FormatBool(DefaultAllowPrivate), "whether probes may reach private, loopback and link-local addresses (deny on hosted agents)"},
 	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"VANTAGE_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String(), "on SIGTERM, how long in-flight jobs may finish before they are aborted and handed back for redelivery"},
+	{"VANTAGE_BROWSER_PATH", "(found)", "Chromium for browser checks (chromium-headless-shell preferred); unset: found on PATH; \"none\": no browser checks on this agent"},
+	{"VANTAGE_BROWSER_CONCURRENCY", "(CPUs)", "browser checks run at once, each in its own browser context; default the number of CPUs"},
+	{"VANTAGE_BROWSER_WORKER_MEMORY_MB", strconv.Itoa(DefaultBrowserWorkerMemory >> 20), "memory cap (MiB) of the process that runs one browser check's script; a script using more is stopped"},
 }
 
 // Load reads the configuration through getenv and validates it.
@@ -77,6 +97,8 @@ func Load(getenv func(string) string) (Config, error) {
 		AllowPrivateTargets: DefaultAllowPrivate,
 		LogLevel:            slog.LevelInfo,
 		ShutdownTimeout:     DefaultShutdownTimeout,
+		BrowserConcurrency:  DefaultBrowserConcurrency,
+		BrowserWorkerMemory: DefaultBrowserWorkerMemory,
 	}
 	var errs []error
 	bad := func(name, format string, args ...any) {
@@ -148,6 +170,26 @@ func Load(getenv func(string) string) (Config, error) {
 			bad("VANTAGE_SHUTDOWN_TIMEOUT", "must be a duration such as 10s, got %q", s)
 		}
 		c.ShutdownTimeout = d
+	}
+	c.BrowserPath = strings.TrimSpace(getenv("VANTAGE_BROWSER_PATH"))
+	if p := c.BrowserPath; p != "" && p != NoBrowser {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			bad("VANTAGE_BROWSER_PATH", "%q is not an executable file (unset it to find Chromium, or \"none\" for no browser checks)", p)
+		}
+	}
+	if s := getenv("VANTAGE_BROWSER_CONCURRENCY"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxBrowserConcurrency {
+			bad("VANTAGE_BROWSER_CONCURRENCY", "must be a whole number from 1 to %d, got %q", MaxBrowserConcurrency, s)
+		}
+		c.BrowserConcurrency = n
+	}
+	if s := getenv("VANTAGE_BROWSER_WORKER_MEMORY_MB"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 64 || n > 65536 {
+			bad("VANTAGE_BROWSER_WORKER_MEMORY_MB", "must be a whole number of MiB from 64 to 65536, got %q", s)
+		}
+		c.BrowserWorkerMemory = int64(n) << 20
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))

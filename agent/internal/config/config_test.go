@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,9 @@ func TestLoadDefaults(t *testing.T) {
 	if c.NATSURL != "nats://127.0.0.1:4222" || c.ControlPlaneAddr != "127.0.0.1:9090" || c.Concurrency != 32 ||
 		c.HTTPAddr != ":8081" || c.MetricsAddr != "127.0.0.1:9101" || !c.AllowPrivateTargets || c.LogLevel != slog.LevelInfo || c.ShutdownTimeout != 10*time.Second {
 		t.Errorf("defaults: %+v", c)
+	}
+	if c.BrowserPath != "" || c.BrowserConcurrency != runtime.NumCPU() || c.BrowserWorkerMemory != 512<<20 {
+		t.Errorf("browser defaults: path %q, concurrency %d, worker memory %d", c.BrowserPath, c.BrowserConcurrency, c.BrowserWorkerMemory)
 	}
 	if !slices.Equal(c.Regions, []string{"cloud:eu-central-1"}) {
 		t.Errorf("regions = %v", c.Regions)
@@ -82,6 +86,32 @@ func TestLoad(t *testing.T) {
 					t.Errorf("got %+v\nwant %+v", c, want)
 				}
 			},
+		},
+		{
+			name: "browser settings",
+			env: map[string]string{"VANTAGE_BROWSER_PATH": "/bin/sh", "VANTAGE_BROWSER_CONCURRENCY": "3",
+				"VANTAGE_BROWSER_WORKER_MEMORY_MB": "256"},
+			check: func(t *testing.T, c Config) {
+				if c.BrowserPath != "/bin/sh" || c.BrowserConcurrency != 3 || c.BrowserWorkerMemory != 256<<20 {
+					t.Errorf("got path %q, concurrency %d, worker memory %d", c.BrowserPath, c.BrowserConcurrency, c.BrowserWorkerMemory)
+				}
+			},
+		},
+		{
+			name: "no browser",
+			env:  map[string]string{"VANTAGE_BROWSER_PATH": "none"},
+			check: func(t *testing.T, c Config) {
+				if c.BrowserPath != NoBrowser {
+					t.Errorf("browser path %q, want none", c.BrowserPath)
+				}
+			},
+		},
+		{
+			name: "bad browser settings",
+			env: map[string]string{"VANTAGE_BROWSER_PATH": "/nonexistent/chromium", "VANTAGE_BROWSER_CONCURRENCY": "0",
+				"VANTAGE_BROWSER_WORKER_MEMORY_MB": "lots"},
+			wantErr: []string{`VANTAGE_BROWSER_PATH: "/nonexistent/chromium" is not an executable file`,
+				"VANTAGE_BROWSER_CONCURRENCY: must be a whole number from 1 to 64", "VANTAGE_BROWSER_WORKER_MEMORY_MB"},
 		},
 		{
 			name:    "required missing",

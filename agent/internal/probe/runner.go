@@ -15,18 +15,28 @@ import (
 
 // Runner runs job attempts with a prober.
 type Runner struct {
-	p prober.Prober
+	p       prober.Prober
+	browser *prober.Browser // nil on an agent without a browser
 }
 
 var _ worker.Runner = (*Runner)(nil)
 
-// New returns a Runner probing with p (usually prober.New(...), which dispatches by kind).
-func New(p prober.Prober) *Runner { return &Runner{p: p} }
+// New returns a Runner probing with p (usually prober.New(...), which dispatches by kind) and
+// browser jobs with browser, the agent's browser prober (nil when it has no browser).
+func New(p prober.Prober, browser *prober.Browser) *Runner { return &Runner{p: p, browser: browser} }
 
 // Run probes one attempt of job. It returns nil when the prober could not finish the attempt
 // (ctx was cancelled: the agent is stopping), which the worker must not report.
 func (r *Runner) Run(ctx context.Context, job *vantagev1.CheckJob, _ int) *vantagev1.CheckResult {
-	res, err := r.p.Probe(ctx, job)
+	var (
+		res prober.Result
+		err error
+	)
+	if job.GetKind() == vantagev1.CheckKind_CHECK_KIND_BROWSER && r.browser != nil {
+		res, err = r.browser.Probe(ctx, job)
+	} else {
+		res, err = r.p.Probe(ctx, job)
+	}
 	if err != nil {
 		return nil
 	}
@@ -54,7 +64,15 @@ func Result(r prober.Result) *vantagev1.CheckResult {
 			FirstByteMs: optMs(r.Timings.FirstByte),
 			DataMs:      optMs(r.Timings.Data),
 			TotalMs:     ms(r.Timings.Total),
+
+			DomContentLoadedMs: optMs(r.Timings.DOMContentLoaded),
+			LoadMs:             optMs(r.Timings.Load),
 		},
+		Screenshot: r.Screenshot,
+	}
+	for _, s := range r.Steps {
+		out.Steps = append(out.Steps, &vantagev1.Step{Title: s.Title, Location: s.Location, Depth: uint32(s.Depth),
+			StartMs: ms(s.Start), DurationMs: ms(s.Duration), Passed: s.Passed, Error: s.Error})
 	}
 	if r.ResponseCode != 0 {
 		code := int32(r.ResponseCode)

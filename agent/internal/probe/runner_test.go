@@ -41,7 +41,7 @@ func TestResult(t *testing.T) {
 // The runner with the real probers against local targets.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	r := probe.New(prober.New())
+	r := probe.New(prober.New(), nil)
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, "hello, key=s3cret")

@@ -8,15 +8,16 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"net/url"
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/vantagehq/vantage/agent/internal/netguard"
 )
 
 // errForbiddenTarget marks a connection refused by WithPrivateTargets(false).
-var errForbiddenTarget = errors.New("private targets are not allowed")
+var errForbiddenTarget = netguard.ErrForbidden
 
 // errTooManyRedirects stops an HTTP probe after MaxRedirects redirects.
 var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", MaxRedirects)
@@ -101,48 +102,5 @@ func describe(failureType string, err error) string {
 
 // dialer returns a net.Dialer that applies the private-target rule when guard is set.
 func (o options) dialer(guard bool) *net.Dialer {
-	d := &net.Dialer{Resolver: o.resolver}
-	if guard && !o.allowPrivate {
-		d.Control = refusePrivate
-	}
-	return d
-}
-
-// refusePrivate is a net.Dialer Control function: it runs after name resolution, on the very
-// address being connected to, so a name that resolves (or re-resolves) to a private address is
-// refused too.
-func refusePrivate(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: cannot tell what %q is", errForbiddenTarget, address)
-	}
-	if why := privateRange(ap.Addr()); why != "" {
-		return fmt.Errorf("%w: %s is a %s address", errForbiddenTarget, ap.Addr().Unmap(), why)
-	}
-	return nil
-}
-
-var (
-	sharedSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT, RFC 6598
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // RFC 1122 "this network"
-)
-
-// privateRange names the non-public range a is in, or returns "".
-func privateRange(a netip.Addr) string {
-	a = a.Unmap()
-	switch {
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsPrivate():
-		return "private"
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return "link-local"
-	case a.IsUnspecified(), thisNetwork.Contains(a):
-		return "unspecified"
-	case a.IsMulticast():
-		return "multicast"
-	case sharedSpace.Contains(a):
-		return "shared (carrier-grade NAT)"
-	}
-	return ""
+	return netguard.Dialer(o.resolver, !guard || o.allowPrivate)
 }

@@ -661,7 +661,7 @@ func TestRunnerDispatch(t *testing.T) {
 	res := run(t, r, &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_BROWSER,
 		Spec: &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{Url: ptr(ts.URL)}}}, 5*time.Second)
 	wantFail(t, res, SourceTransport, NotSupported)
-	if res.ResultSummary != "browser checks are not supported by this agent yet" || res.Kind != check.Browser {
+	if res.ResultSummary != NoBrowser || res.Kind != check.Browser {
 		t.Errorf("got %+v", res)
 	}
 	wantFail(t, run(t, r, &vantagev1.CheckJob{Kind: 99}, time.Second), SourceTransport, InvalidRequest)

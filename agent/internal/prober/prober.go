@@ -100,13 +100,15 @@ type Runner struct {
 
 var _ Prober = (*Runner)(nil)
 
-// New returns a Runner with a prober for every kind, all configured by opts.
+// New returns a Runner with a prober for every kind, all configured by opts. Browser checks
+// need the agent's browser and read the job directly (Browser); this Runner answers them with
+// NOT_SUPPORTED.
 func New(opts ...Option) *Runner {
 	return &Runner{probers: map[check.Kind]Prober{
 		check.Uptime:  NewHTTP(opts...),
 		check.DNS:     NewDNS(opts...),
 		check.TCP:     NewTCP(opts...),
-		check.Browser: NewBrowser(opts...),
+		check.Browser: notSupported{},
 	}}
 }
 

@@ -46,6 +46,22 @@ type Result struct {
 	// Assertions holds the verdict of each of the check's assertions, in order; empty when
 	// the target could not be reached and so nothing was judged.
 	Assertions []assert.Outcome
+	// Screenshot is a browser check's page at its failure: a JPEG or PNG of at most
+	// wire.MaxScreenshotBytes; nil when there is none.
+	Screenshot []byte
+	// Steps are a scripted browser check's tests and test.steps.
+	Steps []Step
+}
+
+// Step is one test, hook or test.step of a scripted browser check.
+type Step struct {
+	Title    string // "test › step", secrets redacted
+	Location string // "check.spec.ts:12:5"
+	Depth    int    // 0 for a test
+	Start    time.Duration
+	Duration time.Duration
+	Passed   bool
+	Error    string
 }
 
 // Timings splits an attempt by phase; a phase that did not happen is zero. Across HTTP
@@ -58,8 +74,10 @@ type Timings struct {
 	FirstByte time.Duration
 	// Data is the HTTP body read (first byte to end), or the TCP exchange (sending the data to
 	// the last byte of the reply).
-	Data  time.Duration
-	Total time.Duration
+	Data time.Duration
+	// DOMContentLoaded and Load are a browser page's events, from the start of its navigation.
+	DOMContentLoaded, Load time.Duration
+	Total                  time.Duration
 }
 
 // Body availability (supplement §2.16).
@@ -172,6 +190,11 @@ func (r *Result) finish(job *vantagev1.CheckJob, body []byte) {
 		o := &r.Assertions[i]
 		o.Actual = redact(strings.ToValidUTF8(o.Actual, "\uFFFD"))
 		o.Message = redact(strings.ToValidUTF8(o.Message, "\uFFFD"))
+	}
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		s.Title = cutUTF8(redact(strings.ToValidUTF8(s.Title, "\uFFFD")), 512)
+		s.Error = cutUTF8(redact(strings.ToValidUTF8(s.Error, "\uFFFD")), 2048)
 	}
 }
 

@@ -53,6 +53,8 @@ type Config struct {
 	Version  string
 	Regions  []string
 	Capacity int
+	// Capabilities are what the agent runs beyond HTTP, DNS and TCP (wire.CapabilityBrowser).
+	Capabilities []string
 
 	// TransportCredentials secures the connection. Default: plaintext (insecure.NewCredentials);
 	// pass TLS or mTLS credentials in deployments that cross untrusted networks.
@@ -208,11 +210,12 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 		return false, fmt.Errorf("open stream: %w", err)
 	}
 	reg := &vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
-		AgentId:  c.cfg.AgentID,
-		Regions:  c.cfg.Regions,
-		Version:  c.cfg.Version,
-		Capacity: uint32(c.cfg.Capacity),
-		Hostname: c.cfg.Hostname,
+		AgentId:      c.cfg.AgentID,
+		Regions:      c.cfg.Regions,
+		Version:      c.cfg.Version,
+		Capacity:     uint32(c.cfg.Capacity),
+		Hostname:     c.cfg.Hostname,
+		Capabilities: c.cfg.Capabilities,
 	}}}
 	if err := stream.Send(reg); err != nil {
 		if errors.Is(err, io.EOF) { // the real reason comes with Recv

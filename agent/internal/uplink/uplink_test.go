@@ -34,7 +34,7 @@ func start(t *testing.T, cp *agenttest.ControlPlane, tok string) *harness {
 	reg := prometheus.NewRegistry()
 	c, err := uplink.New(uplink.Config{
 		Addr: cp.Addr, Token: tok, AgentID: "agent-1", Hostname: "host-1", Version: "test",
-		Regions: []string{"cloud:us-east-1"}, Capacity: 4,
+		Regions: []string{"cloud:us-east-1"}, Capacity: 4, Capabilities: []string{"browser"},
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
 	}, slog.New(slog.NewJSONHandler(io.Discard, nil)), reg)
 	if err != nil {
@@ -78,7 +78,8 @@ func TestRegisterAndSend(t *testing.T) {
 		t.Fatalf("registers = %d, want 1", len(regs))
 	}
 	if r := regs[0]; r.GetAgentId() != "agent-1" || r.GetHostname() != "host-1" || r.GetCapacity() != 4 ||
-		r.GetVersion() != "test" || len(r.GetRegions()) != 1 || r.GetRegions()[0] != "cloud:us-east-1" {
+		r.GetVersion() != "test" || len(r.GetRegions()) != 1 || r.GetRegions()[0] != "cloud:us-east-1" ||
+		len(r.GetCapabilities()) != 1 || r.GetCapabilities()[0] != "browser" {
 		t.Errorf("register = %v", r)
 	}
 

@@ -29,7 +29,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"kind"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vantage_agent_jobs_in_flight",
-			Help: "Jobs fetched and not yet acked or handed back; never more than the agent's concurrency.",
+			Help: "Jobs fetched and not yet acked or handed back; never more than the agent's concurrency plus its browser concurrency.",
 		}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "vantage_agent_jobs_skipped_total",

@@ -13,7 +13,8 @@ const Redacted = "[REDACTED]"
 
 // redact replaces every exact occurrence of the job's secret values in the free-text fields of
 // r. Probers redact what they produce; this is the last line before a result leaves the agent,
-// so a prober that forgets a field cannot leak a secret.
+// so a prober that forgets a field cannot leak a secret. (A browser run's screenshot is an
+// image: text on it cannot be redacted.)
 func redact(r *vantagev1.CheckResult, secrets []string) {
 	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return s == "" })
 	if len(secrets) == 0 {
@@ -37,6 +38,10 @@ func redact(r *vantagev1.CheckResult, secrets []string) {
 	r.ResponseBody = cleanOpt(r.ResponseBody)
 	r.ResultSummary = cleanOpt(r.ResultSummary)
 	r.ParsedResponse = cleanOpt(r.ParsedResponse)
+	for _, s := range r.GetSteps() {
+		s.Title = clean(s.Title)
+		s.Error = clean(s.Error)
+	}
 	for _, a := range r.GetAssertions() {
 		a.Actual = clean(a.Actual)
 		a.Message = clean(a.Message)

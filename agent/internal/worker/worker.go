@@ -2,12 +2,15 @@
 // attempts, streams every attempt's result to the control plane, and acks a job only after the
 // control plane has acked all of its results as stored.
 //
-// Each region has one durable pull consumer shared by every agent of the region. The control
-// plane creates the stream and the consumers; an agent uses them as they are, and creates a
-// missing consumer itself (never overwriting one), so start order does not matter. One slot semaphore of size
-// Concurrency is shared by all regions; a slot is taken before a job is fetched and given back
-// when the job is acked or handed back, so an agent never holds more jobs than it can run and
-// the rest stay in JetStream for the region's other agents.
+// Each region has one durable pull consumer shared by every agent of the region, and a second
+// one for its browser jobs (wire.BrowserJobSubject), which only agents with a browser
+// (BrowserConcurrency > 0) consume. The control plane creates the stream and the consumers; an
+// agent uses them as they are, and creates a missing consumer itself (never overwriting one),
+// so start order does not matter. One slot semaphore of size Concurrency is shared by all
+// regions' jobs, another of size BrowserConcurrency by their browser jobs; a slot is taken
+// before a job is fetched and given back when the job is acked or handed back, so an agent
+// never holds more jobs than it can run and the rest stay in JetStream for the region's other
+// agents.
 //
 // Fetching alternates two modes per region. Idle: one long-poll for a single job, holding one
 // slot. Busy (the last fetch returned jobs): FetchNoWait for every free slot, which returns at
@@ -63,6 +66,9 @@ type Config struct {
 	AgentID     string   // reported in every result
 	Regions     []string // "cloud:…" regions served (required)
 	Concurrency int      // probe slots shared by all regions (required, >= 1)
+	// BrowserConcurrency is the slots for browser jobs, shared by all regions; 0 means the
+	// agent has no browser and consumes no browser jobs.
+	BrowserConcurrency int
 
 	// AckWait is how long JetStream waits for an ack (or progress) before it redelivers a job
 	// to another agent, for consumers this worker creates. Default wire.JobAckWait.
@@ -120,8 +126,19 @@ type Worker struct {
 	up     Uplink
 	log    *slog.Logger
 	m      *metrics
-	slots  chan struct{}           // a token per taken slot
-	ready  map[string]*atomic.Bool // per region: its consumer exists and the last fetch worked
+	queues []queue
+}
+
+// queue is one consumer the worker fetches from: a region's jobs or its browser jobs.
+type queue struct {
+	region      string
+	consumer    string // durable name
+	subject     string // filter subject
+	description string
+	slots       chan struct{} // a token per taken slot; shared by the queues of one kind
+	// ready: the consumer exists and the last fetch worked. A consumer or stream that vanished
+	// (NATS lost its store, or was replaced) makes the queue not ready until it is back.
+	ready *atomic.Bool
 }
 
 // New returns a worker; it starts consuming when Run is called.
@@ -132,31 +149,39 @@ func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *s
 		return nil, errors.New("worker: no regions")
 	case cfg.Concurrency < 1:
 		return nil, fmt.Errorf("worker: concurrency %d, want >= 1", cfg.Concurrency)
+	case cfg.BrowserConcurrency < 0:
+		return nil, fmt.Errorf("worker: browser concurrency %d, want >= 0", cfg.BrowserConcurrency)
 	case cfg.ProgressInterval >= cfg.AckWait:
 		return nil, fmt.Errorf("worker: progress interval %s must be below AckWait %s", cfg.ProgressInterval, cfg.AckWait)
 	}
-	ready := make(map[string]*atomic.Bool, len(cfg.Regions))
-	for _, r := range cfg.Regions {
-		ready[r] = new(atomic.Bool)
-	}
-	return &Worker{
+	w := &Worker{
 		cfg:    cfg,
 		js:     js,
 		runner: runner,
 		up:     up,
 		log:    logger.With("component", "worker"),
 		m:      newMetrics(reg),
-		slots:  make(chan struct{}, cfg.Concurrency),
-		ready:  ready,
-	}, nil
+	}
+	slots := make(chan struct{}, cfg.Concurrency)
+	for _, r := range cfg.Regions {
+		w.queues = append(w.queues, queue{region: r, consumer: wire.ConsumerName(r), subject: wire.JobSubject(r),
+			description: "agents of " + r, slots: slots, ready: new(atomic.Bool)})
+	}
+	if cfg.BrowserConcurrency > 0 {
+		browserSlots := make(chan struct{}, cfg.BrowserConcurrency)
+		for _, r := range cfg.Regions {
+			w.queues = append(w.queues, queue{region: r, consumer: wire.BrowserConsumerName(r), subject: wire.BrowserJobSubject(r),
+				description: "browser agents of " + r, slots: browserSlots, ready: new(atomic.Bool)})
+		}
+	}
+	return w, nil
 }
 
-// Ready reports whether every region's consumer is in place now: set up, and its last fetch
-// worked. A consumer or stream that vanished (NATS lost its store, or was replaced) makes the
-// worker not ready until the consumer is back.
+// Ready reports whether every consumer (each region's, and its browser consumer on an agent
+// with a browser) is in place now.
 func (w *Worker) Ready() bool {
-	for _, r := range w.ready {
-		if !r.Load() {
+	for _, q := range w.queues {
+		if !q.ready.Load() {
 			return false
 		}
 	}
@@ -170,11 +195,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	jobCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
 	var loops, jobs sync.WaitGroup
-	for _, region := range w.cfg.Regions {
+	for _, q := range w.queues {
 		loops.Add(1)
 		go func() {
 			defer loops.Done()
-			w.consume(ctx, jobCtx, region, &jobs)
+			w.consume(ctx, jobCtx, q, &jobs)
 		}()
 	}
 	<-ctx.Done()
@@ -193,15 +218,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	return nil
 }
 
-// consume is one region's fetch loop.
-func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.WaitGroup) {
-	log := w.log.With("region", region)
+// consume is one queue's fetch loop.
+func (w *Worker) consume(ctx, jobCtx context.Context, q queue, jobs *sync.WaitGroup) {
+	region := q.region
+	log := w.log.With("region", region, "consumer", q.consumer)
 	var (
 		cons     jetstream.Consumer
 		failures int
 		busy     bool
 	)
-	ready := w.ready[region]
+	ready := q.ready
 	pause := func(err error, what string) {
 		failures++
 		d := retryDelay(failures)
@@ -210,7 +236,7 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 	}
 	for ctx.Err() == nil {
 		if cons == nil {
-			c, err := w.ensureConsumer(ctx, region)
+			c, err := w.ensureConsumer(ctx, q)
 			if err != nil {
 				ready.Store(false)
 				if ctx.Err() == nil {
@@ -229,7 +255,7 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 			}
 			continue
 		}
-		if !w.acquire(ctx) {
+		if !acquire(ctx, q.slots) {
 			return
 		}
 		n := 1
@@ -238,13 +264,13 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 			err   error
 		)
 		if busy {
-			n += w.tryAcquire(w.cfg.Concurrency - 1)
+			n += tryAcquire(q.slots, cap(q.slots)-1)
 			batch, err = cons.FetchNoWait(n)
 		} else {
 			batch, err = cons.Fetch(1, jetstream.FetchMaxWait(w.cfg.PollWait))
 		}
 		if err != nil {
-			w.release(n)
+			release(q.slots, n)
 			cons, busy = nil, false
 			ready.Store(false)
 			pause(err, "fetch jobs")
@@ -255,19 +281,19 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 			got++
 			if ctx.Err() != nil { // stopping: hand the job straight back
 				w.handBack(msg, 0, log)
-				w.release(1)
+				release(q.slots, 1)
 				continue
 			}
 			w.m.inFlight.Inc()
 			jobs.Add(1)
 			go func() {
 				defer jobs.Done()
-				defer w.release(1)
+				defer release(q.slots, 1)
 				defer w.m.inFlight.Dec()
 				w.handle(jobCtx, region, msg)
 			}()
 		}
-		w.release(n - got)
+		release(q.slots, n-got)
 		if err := batch.Error(); err != nil {
 			cons, busy = nil, false // re-create the consumer in case it was deleted
 			ready.Store(false)
@@ -279,19 +305,19 @@ func (w *Worker) consume(ctx, jobCtx context.Context, region string, jobs *sync.
 	}
 }
 
-// ensureConsumer returns the region's durable consumer, which every agent of the region shares.
+// ensureConsumer returns the queue's durable consumer, which every agent of the region shares.
 // The control plane owns its configuration (it creates the stream and the consumers at start-up,
 // and may run NATS clustered with replicas the agent does not know about), so an existing
 // consumer is used as it is. Only when the stream exists without this region's consumer does
 // the agent create it, with the same settings as the control plane, so that agents may start
 // before or after the control plane and before or after each other.
-func (w *Worker) ensureConsumer(ctx context.Context, region string) (jetstream.Consumer, error) {
+func (w *Worker) ensureConsumer(ctx context.Context, q queue) (jetstream.Consumer, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	name := wire.ConsumerName(region)
+	name := q.consumer
 	c, err := w.js.Consumer(ctx, wire.JobStream, name)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		c, err = w.js.CreateConsumer(ctx, wire.JobStream, w.consumerConfig(region))
+		c, err = w.js.CreateConsumer(ctx, wire.JobStream, w.consumerConfig(q))
 		if errors.Is(err, jetstream.ErrConsumerExists) { // another agent (or the control plane) won the race
 			c, err = w.js.Consumer(ctx, wire.JobStream, name)
 		}
@@ -301,18 +327,19 @@ func (w *Worker) ensureConsumer(ctx context.Context, region string) (jetstream.C
 	}
 	if aw := c.CachedInfo().Config.AckWait; aw > 0 && aw <= w.cfg.ProgressInterval {
 		w.log.Warn("the consumer's AckWait is not above the progress interval: long jobs may be redelivered while they run",
-			"region", region, "ack_wait", aw, "progress_interval", w.cfg.ProgressInterval)
+			"region", q.region, "consumer", name, "ack_wait", aw, "progress_interval", w.cfg.ProgressInterval)
 	}
 	return c, nil
 }
 
 // consumerConfig mirrors the control plane's consumer configuration (controlplane/internal/
-// jobqueue.ConsumerConfig), except that AckWait and MaxDeliver come from Config.
-func (w *Worker) consumerConfig(region string) jetstream.ConsumerConfig {
+// jobqueue.ConsumerConfig and BrowserConsumerConfig), except that AckWait and MaxDeliver come
+// from Config.
+func (w *Worker) consumerConfig(q queue) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
-		Durable:       wire.ConsumerName(region),
-		Description:   "agents of " + region,
-		FilterSubject: wire.JobSubject(region),
+		Durable:       q.consumer,
+		Description:   q.description,
+		FilterSubject: q.subject,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       w.cfg.AckWait,
@@ -322,10 +349,10 @@ func (w *Worker) consumerConfig(region string) jetstream.ConsumerConfig {
 	}
 }
 
-// acquire takes one slot, waiting for one to free up; false when ctx ends first.
-func (w *Worker) acquire(ctx context.Context) bool {
+// acquire takes one of slots, waiting for one to free up; false when ctx ends first.
+func acquire(ctx context.Context, slots chan struct{}) bool {
 	select {
-	case w.slots <- struct{}{}:
+	case slots <- struct{}{}:
 		return true
 	case <-ctx.Done():
 		return false
@@ -333,10 +360,10 @@ func (w *Worker) acquire(ctx context.Context) bool {
 }
 
 // tryAcquire takes up to n free slots without waiting and reports how many it took.
-func (w *Worker) tryAcquire(n int) int {
+func tryAcquire(slots chan struct{}, n int) int {
 	for i := range n {
 		select {
-		case w.slots <- struct{}{}:
+		case slots <- struct{}{}:
 		default:
 			return i
 		}
@@ -344,9 +371,9 @@ func (w *Worker) tryAcquire(n int) int {
 	return n
 }
 
-func (w *Worker) release(n int) {
+func release(slots chan struct{}, n int) {
 	for range n {
-		<-w.slots
+		<-slots
 	}
 }
 

@@ -657,3 +657,67 @@ func TestAgentStartsBeforeTheStreamExists(t *testing.T) {
 		t.Error("job not stored")
 	}
 }
+
+// kindRunner passes every attempt and records the kinds of the jobs it ran.
+type kindRunner struct {
+	mu    sync.Mutex
+	kinds []vantagev1.CheckKind
+}
+
+func (r *kindRunner) Run(_ context.Context, job *vantagev1.CheckJob, _ int) *vantagev1.CheckResult {
+	r.mu.Lock()
+	r.kinds = append(r.kinds, job.GetKind())
+	r.mu.Unlock()
+	return &vantagev1.CheckResult{Passing: true}
+}
+
+func (r *kindRunner) ran() []vantagev1.CheckKind {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]vantagev1.CheckKind(nil), r.kinds...)
+}
+
+func browserJob(id, region string) *vantagev1.CheckJob {
+	now := time.Now()
+	return &vantagev1.CheckJob{
+		JobId: id, CheckId: "chk-" + id, OrgId: "org-1", Kind: vantagev1.CheckKind_CHECK_KIND_BROWSER, Region: region,
+		ScheduledAtUnixMs: now.UnixMilli(), DeadlineUnixMs: now.Add(time.Minute).UnixMilli(), TimeoutMs: 5000, MaxAttempts: 1,
+		Spec: &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{Url: proto.String("http://127.0.0.1:1/")}},
+	}
+}
+
+// An agent without a browser never fetches a browser job, while it keeps serving the region's
+// other jobs; the browser job waits in JetStream for an agent with a browser, which runs it.
+func TestBrowserJobsGoOnlyToAgentsWithABrowser(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	port := target(t, func(int) string { return "ok" })
+	plain := &kindRunner{}
+	e.startAgent(t, "agent-plain", plain, worker.Config{})
+
+	agenttest.PublishJob(t, e.js, browserJob("job-browser", usEast))
+	agenttest.PublishJob(t, e.js, tcpJob("job-tcp", usEast, port, 1))
+	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if e.cp.Stored(key("job-tcp", usEast, 1)) == nil {
+			return errors.New("the TCP job's result is not stored")
+		}
+		return nil
+	})
+	time.Sleep(500 * time.Millisecond) // a fetch of the browser job would happen within the poll wait
+	if kinds := plain.ran(); len(kinds) != 1 || kinds[0] != vantagev1.CheckKind_CHECK_KIND_TCP {
+		t.Fatalf("the agent without a browser ran %v, want only the TCP job", kinds)
+	}
+	if n := e.streamMsgs(t); n != 1 {
+		t.Fatalf("stream holds %d jobs, want 1 (the browser job)", n)
+	}
+
+	withBrowser := &kindRunner{}
+	e.startAgent(t, "agent-browser", withBrowser, worker.Config{BrowserConcurrency: 1})
+	waitStreamMsgs(t, e, 0)
+	if kinds := withBrowser.ran(); len(kinds) != 1 || kinds[0] != vantagev1.CheckKind_CHECK_KIND_BROWSER {
+		t.Fatalf("the agent with a browser ran %v, want the browser job", kinds)
+	}
+	if e.cp.Stored(key("job-browser", usEast, 1)) == nil {
+		t.Error("the browser job's result is not stored")
+	}
+}

@@ -185,10 +185,14 @@ func (r *receivedJobs) first(id uuid.UUID) *vantagev1.CheckJob {
 func consumeJobs(t *testing.T, js jetstream.JetStream) *receivedJobs {
 	t.Helper()
 	got := &receivedJobs{byID: map[string]*vantagev1.CheckJob{}}
+	var consumers []string // every region's, and its browser jobs' (they travel apart)
 	for _, region := range check.Regions {
-		cons, err := js.Consumer(context.Background(), wire.JobStream, wire.ConsumerName(region))
+		consumers = append(consumers, wire.ConsumerName(region), wire.BrowserConsumerName(region))
+	}
+	for _, name := range consumers {
+		cons, err := js.Consumer(context.Background(), wire.JobStream, name)
 		if err != nil {
-			t.Fatalf("consumer %s: %v", region, err)
+			t.Fatalf("consumer %s: %v", name, err)
 		}
 		cc, err := cons.Consume(func(m jetstream.Msg) {
 			job, err := wire.DecodeJob(m.Data())
@@ -204,7 +208,7 @@ func consumeJobs(t *testing.T, js jetstream.JetStream) *receivedJobs {
 			_ = m.Ack()
 		})
 		if err != nil {
-			t.Fatal(fmt.Errorf("consume %s: %w", region, err))
+			t.Fatal(fmt.Errorf("consume %s: %w", name, err))
 		}
 		t.Cleanup(cc.Stop)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/wire"
 )
 
 // outcome is what one transaction did, published once it commits.
@@ -122,6 +123,9 @@ func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []s
 		runs = append(runs, p)
 	}
 	for _, f := range finals {
+		if f.FailureSource != nil && *f.FailureSource == wire.FailureSourceAgent {
+			continue // the agent failed (its browser crashed), not the target: as if the region had not reported
+		}
 		if isLate(f.ScheduledAt) {
 			out.late++
 			continue

@@ -82,10 +82,27 @@ func toRow(res *vantagev1.CheckResult, regions []string) (store.ResultRow, error
 	if tm := res.GetTimings(); tm != nil {
 		r.DNSTimeMs, r.ConnectTimeMs, r.DataTimeMs = tm.DnsMs, tm.ConnectMs, tm.DataMs
 	}
-	if r.Details, err = details(res); err != nil {
+	shot, dropped := screenshot(res.GetScreenshot())
+	r.Screenshot = shot
+	if r.Details, err = details(res, dropped); err != nil {
 		return r, err
 	}
 	return r, nil
+}
+
+// screenshot returns the result's screenshot when it is a PNG or JPEG of at most
+// wire.MaxScreenshotBytes; otherwise nil and why it was dropped (the rest of the result is
+// stored as usual).
+func screenshot(b []byte) ([]byte, string) {
+	switch {
+	case len(b) == 0:
+		return nil, ""
+	case len(b) > wire.MaxScreenshotBytes:
+		return nil, fmt.Sprintf("%d bytes, above the limit of %d", len(b), wire.MaxScreenshotBytes)
+	case wire.ScreenshotType(b) == "":
+		return nil, "neither PNG nor JPEG"
+	}
+	return b, ""
 }
 
 // resultDetails is check_results.details.
@@ -96,6 +113,20 @@ type resultDetails struct {
 	Timings     *resultTimings     `json:"timings,omitempty"`
 	TLSNotAfter *time.Time         `json:"tls_not_after,omitempty"`
 	Assertions  []assertionOutcome `json:"assertions,omitempty"`
+	// Steps are a scripted browser run's tests and test.steps.
+	Steps []resultStep `json:"steps,omitempty"`
+	// ScreenshotDropped says why a screenshot the agent sent was not stored.
+	ScreenshotDropped string `json:"screenshot_dropped,omitempty"`
+}
+
+type resultStep struct {
+	Title      string  `json:"title"`
+	Location   string  `json:"location,omitempty"`
+	Depth      uint32  `json:"depth"`
+	StartMs    float64 `json:"start_ms"`
+	DurationMs float64 `json:"duration_ms"`
+	Passed     bool    `json:"passed"`
+	Error      string  `json:"error,omitempty"`
 }
 
 type resultTimings struct {
@@ -105,6 +136,9 @@ type resultTimings struct {
 	FirstByteMs *float64 `json:"first_byte_ms,omitempty"`
 	DataMs      *float64 `json:"data_ms,omitempty"`
 	TotalMs     float64  `json:"total_ms"`
+	// Browser runs (Navigation Timing of the main document).
+	DOMContentLoadedMs *float64 `json:"dom_content_loaded_ms,omitempty"`
+	LoadMs             *float64 `json:"load_ms,omitempty"`
 }
 
 type assertionOutcome struct {
@@ -117,17 +151,19 @@ type assertionOutcome struct {
 	Message    string `json:"message,omitempty"`
 }
 
-func details(res *vantagev1.CheckResult) ([]byte, error) {
+func details(res *vantagev1.CheckResult, screenshotDropped string) ([]byte, error) {
 	d := resultDetails{
-		AgentID:     cleanString(res.GetAgentId()),
-		ScheduledAt: time.UnixMilli(res.GetScheduledAtUnixMs()).UTC(),
+		AgentID:           cleanString(res.GetAgentId()),
+		ScheduledAt:       time.UnixMilli(res.GetScheduledAtUnixMs()).UTC(),
+		ScreenshotDropped: screenshotDropped,
 	}
 	if k := res.GetKind(); k != vantagev1.CheckKind_CHECK_KIND_UNSPECIFIED {
 		d.Kind = strings.TrimPrefix(k.String(), "CHECK_KIND_")
 	}
 	if tm := res.GetTimings(); tm != nil {
 		d.Timings = &resultTimings{DNSMs: finite(tm.DnsMs), ConnectMs: finite(tm.ConnectMs), TLSMs: finite(tm.TlsMs),
-			FirstByteMs: finite(tm.FirstByteMs), DataMs: finite(tm.DataMs), TotalMs: tm.GetTotalMs()}
+			FirstByteMs: finite(tm.FirstByteMs), DataMs: finite(tm.DataMs), TotalMs: tm.GetTotalMs(),
+			DOMContentLoadedMs: finite(tm.DomContentLoadedMs), LoadMs: finite(tm.LoadMs)}
 		if f := finite(&d.Timings.TotalMs); f == nil {
 			d.Timings.TotalMs = 0
 		}
@@ -142,11 +178,24 @@ func details(res *vantagev1.CheckResult) ([]byte, error) {
 			Comparison: cleanString(a.GetAssertion().GetComparison()), Expected: cleanString(a.GetAssertion().GetExpected()),
 			Passed: a.GetPassed(), Actual: cleanString(a.GetActual()), Message: cleanString(a.GetMessage())})
 	}
+	for _, s := range res.GetSteps() {
+		d.Steps = append(d.Steps, resultStep{Title: cleanString(s.GetTitle()), Location: cleanString(s.GetLocation()),
+			Depth: s.GetDepth(), StartMs: finiteOr0(s.GetStartMs()), DurationMs: finiteOr0(s.GetDurationMs()),
+			Passed: s.GetPassed(), Error: cleanString(s.GetError())})
+	}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode result details: %w", err)
 	}
 	return b, nil
+}
+
+// finiteOr0 is f, or 0 for NaN and infinities.
+func finiteOr0(f float64) float64 {
+	if finite(&f) == nil {
+		return 0
+	}
+	return f
 }
 
 // finite drops NaN and infinities, which JSON cannot carry.

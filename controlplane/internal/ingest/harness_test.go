@@ -252,9 +252,15 @@ func (h *harness) dial(token string) (grpc.BidiStreamingClient[vantagev1.AgentMe
 // connect registers an agent serving regions.
 func (h *harness) connect(agentID string, regions ...string) *agent {
 	h.t.Helper()
+	return h.register(agentID, nil, regions...)
+}
+
+// register registers an agent with capabilities serving regions.
+func (h *harness) register(agentID string, capabilities []string, regions ...string) *agent {
+	h.t.Helper()
 	stream, cancel := h.dial(testToken)
 	err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
-		AgentId: agentID, Regions: regions, Version: "test", Capacity: 8, Hostname: "localhost"}}})
+		AgentId: agentID, Regions: regions, Version: "test", Capacity: 8, Hostname: "localhost", Capabilities: capabilities}}})
 	if err != nil {
 		h.t.Fatal(err)
 	}

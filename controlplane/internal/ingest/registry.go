@@ -7,18 +7,22 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/pkg/wire"
 )
 
 // Agent is one registered agent stream.
 type Agent struct {
-	SessionID   string
-	AgentID     string
-	Regions     []string
-	Version     string
-	Capacity    uint32
-	Hostname    string
-	Peer        string
-	ConnectedAt time.Time
+	SessionID string
+	AgentID   string
+	Regions   []string
+	Version   string
+	Capacity  uint32
+	Hostname  string
+	// Capabilities are what the agent runs beyond HTTP, DNS and TCP (wire.CapabilityBrowser).
+	Capabilities []string
+	Peer         string
+	ConnectedAt  time.Time
 }
 
 // Registry tracks the agents connected to this replica and the regions they serve. Agents
@@ -27,6 +31,9 @@ type Registry struct {
 	mu     sync.Mutex
 	agents map[string]Agent // by session id
 	gauge  *prometheus.GaugeVec
+	// browsers counts the connected agents with a browser, by region: browser jobs of a
+	// region without one expire unrun.
+	browsers *prometheus.GaugeVec
 }
 
 func newRegistry() *Registry {
@@ -34,6 +41,8 @@ func newRegistry() *Registry {
 		agents: map[string]Agent{},
 		gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vantage_ingest_agents",
 			Help: "Agents connected to this replica, by region they serve."}, []string{"region"}),
+		browsers: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vantage_ingest_browser_agents",
+			Help: "Agents with a browser connected to this replica, by region they serve; a region's browser checks run only where this is above zero."}, []string{"region"}),
 	}
 }
 
@@ -43,6 +52,9 @@ func (r *Registry) add(a Agent) {
 	r.agents[a.SessionID] = a
 	for _, region := range a.Regions {
 		r.gauge.WithLabelValues(region).Inc()
+		if a.HasBrowser() {
+			r.browsers.WithLabelValues(region).Inc()
+		}
 	}
 }
 
@@ -56,8 +68,14 @@ func (r *Registry) remove(sessionID string) {
 	delete(r.agents, sessionID)
 	for _, region := range a.Regions {
 		r.gauge.WithLabelValues(region).Dec()
+		if a.HasBrowser() {
+			r.browsers.WithLabelValues(region).Dec()
+		}
 	}
 }
+
+// HasBrowser reports whether the agent registered with a browser, and so runs browser jobs.
+func (a Agent) HasBrowser() bool { return slices.Contains(a.Capabilities, wire.CapabilityBrowser) }
 
 // LiveRegions returns how many agents serve each region (regions without agents are absent).
 func (r *Registry) LiveRegions() map[string]int {

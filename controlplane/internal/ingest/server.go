@@ -101,7 +101,7 @@ func NewServer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer
 			Help: "Streams and results turned away, by reason (unauthenticated, protocol, invalid_result)."}, []string{"reason"}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge} {
+		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge, s.registry.browsers} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("ingest metrics: %w", err)
 			}
@@ -186,7 +186,8 @@ func (s *Server) Connect(stream grpc.BidiStreamingServer[vantagev1.AgentMessage,
 	s.streams.Inc()
 	defer s.streams.Dec()
 	log := s.log.With("agent_id", agent.AgentID, "session_id", agent.SessionID)
-	log.Info("agent connected", "regions", agent.Regions, "version", agent.Version, "capacity", agent.Capacity, "peer", agent.Peer)
+	log.Info("agent connected", "regions", agent.Regions, "version", agent.Version, "capacity", agent.Capacity,
+		"capabilities", agent.Capabilities, "peer", agent.Peer)
 	err = s.serve(ctx, stream, agent)
 	log.Info("agent disconnected", "code", status.Code(err).String())
 	return err
@@ -213,7 +214,8 @@ func (s *Server) registration(ctx context.Context, m *vantagev1.AgentMessage) (A
 		}
 	}
 	a := Agent{SessionID: uuid.NewString(), AgentID: reg.GetAgentId(), Regions: regions, Version: reg.GetVersion(),
-		Capacity: reg.GetCapacity(), Hostname: reg.GetHostname(), ConnectedAt: s.now()}
+		Capacity: reg.GetCapacity(), Hostname: reg.GetHostname(), Capabilities: slices.Clone(reg.GetCapabilities()),
+		ConnectedAt: s.now()}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		a.Peer = p.Addr.String()
 	}

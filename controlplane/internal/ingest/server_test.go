@@ -72,7 +72,7 @@ func TestRegistryTracksLiveRegions(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	a := h.connect("a1", "cloud:us-east-1", "cloud:eu-west-1")
-	b := h.connect("a2", "cloud:us-east-1")
+	b := h.register("a2", []string{"browser"}, "cloud:us-east-1")
 	want := map[string]int{"cloud:us-east-1": 2, "cloud:eu-west-1": 1}
 	if got := h.srv.LiveRegions(); !equalCounts(got, want) {
 		t.Fatalf("LiveRegions = %v, want %v", got, want)
@@ -81,6 +81,9 @@ func TestRegistryTracksLiveRegions(t *testing.T) {
 	i := slices.IndexFunc(agents, func(x Agent) bool { return x.AgentID == "a1" })
 	if len(agents) != 2 || i < 0 || agents[i].SessionID != a.session || !slices.Equal(agents[i].Regions, []string{"cloud:eu-west-1", "cloud:us-east-1"}) {
 		t.Fatalf("Agents = %+v", agents)
+	}
+	if agents[i].HasBrowser() || !agents[1-i].HasBrowser() {
+		t.Errorf("capabilities: a1 (none) has a browser: %v; a2 (browser) has one: %v", agents[i].HasBrowser(), agents[1-i].HasBrowser())
 	}
 	a.cancel() // killed
 	waitFor(t, "a1 to leave the registry", func() bool {

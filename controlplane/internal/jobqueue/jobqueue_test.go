@@ -111,6 +111,13 @@ func TestEnsureStreamIsIdempotentAndDeduplicates(t *testing.T) {
 			ci.MaxDeliver != jobqueue.MaxDeliver || ci.Durable != wire.ConsumerName(r) {
 			t.Errorf("consumer %s: %+v", r, ci)
 		}
+		bcons, err := js.Consumer(ctx, wire.JobStream, wire.BrowserConsumerName(r))
+		if err != nil {
+			t.Fatalf("browser consumer of %s: %v", r, err)
+		}
+		if bi := bcons.CachedInfo().Config; bi.FilterSubject != wire.BrowserJobSubject(r) || bi.AckPolicy != jetstream.AckExplicitPolicy {
+			t.Errorf("browser consumer %s: %+v", r, bi)
+		}
 	}
 
 	// The same job published twice (a scheduler fail-over) is stored once.

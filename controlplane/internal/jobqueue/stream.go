@@ -60,10 +60,20 @@ func StreamConfig(replicas int) jetstream.StreamConfig {
 
 // ConsumerConfig is the configuration of the durable pull consumer all agents of region share.
 func ConsumerConfig(region string, replicas int) jetstream.ConsumerConfig {
+	return consumerConfig(wire.ConsumerName(region), "agents of "+region, wire.JobSubject(region), replicas)
+}
+
+// BrowserConsumerConfig is the configuration of the durable pull consumer the browser-capable
+// agents of region share (wire.BrowserJobSubject).
+func BrowserConsumerConfig(region string, replicas int) jetstream.ConsumerConfig {
+	return consumerConfig(wire.BrowserConsumerName(region), "browser agents of "+region, wire.BrowserJobSubject(region), replicas)
+}
+
+func consumerConfig(name, description, subject string, replicas int) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
-		Durable:       wire.ConsumerName(region),
-		Description:   "agents of " + region,
-		FilterSubject: wire.JobSubject(region),
+		Durable:       name,
+		Description:   description,
+		FilterSubject: subject,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       wire.JobAckWait,
@@ -73,7 +83,8 @@ func ConsumerConfig(region string, replicas int) jetstream.ConsumerConfig {
 	}
 }
 
-// EnsureStream creates stream wire.JobStream and one durable pull consumer per region, or
+// EnsureStream creates stream wire.JobStream and two durable pull consumers per region (its
+// jobs, its browser jobs), or
 // updates them to this configuration; it is idempotent, so every replica calls it at start-up.
 func EnsureStream(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
 	o := streamOptions{replicas: 1, regions: check.Regions}
@@ -84,8 +95,10 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, opts ...StreamOpt
 		return fmt.Errorf("ensure stream %s: %w", wire.JobStream, err)
 	}
 	for _, r := range o.regions {
-		if _, err := js.CreateOrUpdateConsumer(ctx, wire.JobStream, ConsumerConfig(r, o.replicas)); err != nil {
-			return fmt.Errorf("ensure consumer %s: %w", wire.ConsumerName(r), err)
+		for _, cc := range []jetstream.ConsumerConfig{ConsumerConfig(r, o.replicas), BrowserConsumerConfig(r, o.replicas)} {
+			if _, err := js.CreateOrUpdateConsumer(ctx, wire.JobStream, cc); err != nil {
+				return fmt.Errorf("ensure consumer %s: %w", cc.Durable, err)
+			}
 		}
 	}
 	return nil

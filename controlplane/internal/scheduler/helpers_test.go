@@ -201,20 +201,26 @@ type gotJob struct {
 	job     *vantagev1.CheckJob
 }
 
-// jobs consumes every region's consumer like agents do, and keeps what arrives.
+// jobs is what consume received.
 type jobs struct {
 	mu  sync.Mutex
 	all []gotJob
 }
 
+// consume consumes every region's consumers (its jobs and its browser jobs) like agents do, and
+// keeps what arrives.
 func (e *env) consume(t testing.TB) *jobs {
 	t.Helper()
 	got := &jobs{}
 	ctx := context.Background()
+	var names []string
 	for _, r := range check.Regions {
-		cons, err := e.js.Consumer(ctx, wire.JobStream, wire.ConsumerName(r))
+		names = append(names, wire.ConsumerName(r), wire.BrowserConsumerName(r))
+	}
+	for _, name := range names {
+		cons, err := e.js.Consumer(ctx, wire.JobStream, name)
 		if err != nil {
-			t.Fatalf("consumer %s: %v", r, err)
+			t.Fatalf("consumer %s: %v", name, err)
 		}
 		cc, err := cons.Consume(func(m jetstream.Msg) {
 			j, err := wire.DecodeJob(m.Data())
@@ -233,7 +239,7 @@ func (e *env) consume(t testing.TB) *jobs {
 			_ = m.Ack()
 		})
 		if err != nil {
-			t.Fatalf("consume %s: %v", r, err)
+			t.Fatalf("consume %s: %v", name, err)
 		}
 		t.Cleanup(cc.Stop)
 	}

@@ -67,7 +67,7 @@ func (pb *publisher) publish(p *plan, due int64, confirmation bool, spacing time
 			pb.errs.report("encode job", err, "check_id", p.id.String())
 			continue
 		}
-		msg := &nats.Msg{Subject: wire.JobSubject(region), Data: data}
+		msg := &nats.Msg{Subject: wire.SubjectOf(job), Data: data}
 		fut, err := pb.js.PublishMsgAsync(msg, jetstream.WithMsgID(wire.JobMsgID(job)), jetstream.WithStallWait(pb.stallWait))
 		if err != nil {
 			pb.m.publishErrs.Inc()

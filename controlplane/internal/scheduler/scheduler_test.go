@@ -71,7 +71,7 @@ func TestPublishesJobsPerRegion(t *testing.T) {
 				if g.job.JobId != js[0].job.JobId {
 					t.Errorf("regions of one run have different job ids: %s, %s", g.job.JobId, js[0].job.JobId)
 				}
-				if g.subject != wire.JobSubject(g.job.Region) {
+				if g.subject != wire.SubjectOf(g.job) {
 					t.Errorf("job for %s arrived on %s", g.job.Region, g.subject)
 				}
 			}

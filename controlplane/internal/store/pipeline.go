@@ -46,6 +46,7 @@ type ResultRow struct {
 	ConnectTimeMs    *float64
 	DataTimeMs       *float64
 	Details          json.RawMessage // timings, TLS expiry, assertion outcomes, agent; nil for NULL
+	Screenshot       []byte          // a browser run's page at the failure (PNG or JPEG); nil for NULL
 }
 
 // ResultKey is what makes a result unique: one attempt of one job in one region.
@@ -267,7 +268,8 @@ func copyResults(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) error
 			ResponseCode: r.ResponseCode, ResponseBody: r.ResponseBody, BodyAvailability: r.BodyAvailability,
 			ResultSummary: r.ResultSummary, FailureSource: r.FailureSource, FailureType: r.FailureType,
 			DnsStatus: r.DNSStatus, Resolver: r.Resolver, ParsedResponse: r.ParsedResponse, TcpStatus: r.TCPStatus,
-			DnsTimeMs: r.DNSTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs, Details: r.Details}
+			DnsTimeMs: r.DNSTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs, Details: r.Details,
+			Screenshot: r.Screenshot}
 	}
 	n, err := q.CopyResults(ctx, params)
 	if err != nil {

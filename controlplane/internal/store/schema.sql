@@ -94,7 +94,8 @@ CREATE TABLE public.check_results (
     dns_time_ms double precision,
     connect_time_ms double precision,
     data_time_ms double precision,
-    details jsonb
+    details jsonb,
+    screenshot bytea
 )
 PARTITION BY RANGE (checked_at);
 
@@ -123,7 +124,8 @@ CREATE TABLE public.check_results_default (
     dns_time_ms double precision,
     connect_time_ms double precision,
     data_time_ms double precision,
-    details jsonb
+    details jsonb,
+    screenshot bytea
 );
 
 CREATE TABLE public.check_runs (

@@ -104,12 +104,15 @@ func (*AgentMessage_Register) isAgentMessage_Msg() {}
 func (*AgentMessage_Result) isAgentMessage_Msg() {}
 
 type Register struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AgentId       string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"` // stable per agent process
-	Regions       []string               `protobuf:"bytes,2,rep,name=regions,proto3" json:"regions,omitempty"`                // cloud:... regions this agent serves
-	Version       string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
-	Capacity      uint32                 `protobuf:"varint,4,opt,name=capacity,proto3" json:"capacity,omitempty"` // concurrent probe slots
-	Hostname      string                 `protobuf:"bytes,5,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	AgentId  string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"` // stable per agent process
+	Regions  []string               `protobuf:"bytes,2,rep,name=regions,proto3" json:"regions,omitempty"`                // cloud:... regions this agent serves
+	Version  string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	Capacity uint32                 `protobuf:"varint,4,opt,name=capacity,proto3" json:"capacity,omitempty"` // concurrent probe slots
+	Hostname string                 `protobuf:"bytes,5,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	// What the agent can run beyond HTTP, DNS and TCP probes; see CAPABILITY_* in pkg/wire.
+	// "browser": a working Chromium, so the agent also consumes the regions' browser jobs.
+	Capabilities  []string `protobuf:"bytes,6,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -177,6 +180,13 @@ func (x *Register) GetHostname() string {
 		return x.Hostname
 	}
 	return ""
+}
+
+func (x *Register) GetCapabilities() []string {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
 }
 
 type ResultEnvelope struct {
@@ -428,13 +438,14 @@ const file_vantage_v1_agent_proto_rawDesc = "" +
 	"\fAgentMessage\x122\n" +
 	"\bregister\x18\x01 \x01(\v2\x14.vantage.v1.RegisterH\x00R\bregister\x124\n" +
 	"\x06result\x18\x02 \x01(\v2\x1a.vantage.v1.ResultEnvelopeH\x00R\x06resultB\x05\n" +
-	"\x03msg\"\x91\x01\n" +
+	"\x03msg\"\xb5\x01\n" +
 	"\bRegister\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x18\n" +
 	"\aregions\x18\x02 \x03(\tR\aregions\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12\x1a\n" +
 	"\bcapacity\x18\x04 \x01(\rR\bcapacity\x12\x1a\n" +
-	"\bhostname\x18\x05 \x01(\tR\bhostname\"S\n" +
+	"\bhostname\x18\x05 \x01(\tR\bhostname\x12\"\n" +
+	"\fcapabilities\x18\x06 \x03(\tR\fcapabilities\"S\n" +
 	"\x0eResultEnvelope\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12/\n" +
 	"\x06result\x18\x02 \x01(\v2\x17.vantage.v1.CheckResultR\x06result\"|\n" +

@@ -413,7 +413,7 @@ type BrowserSpec struct {
 	AuthPassword    *string                `protobuf:"bytes,7,opt,name=auth_password,json=authPassword,proto3,oneof" json:"auth_password,omitempty"`
 	FollowRedirects bool                   `protobuf:"varint,8,opt,name=follow_redirects,json=followRedirects,proto3" json:"follow_redirects,omitempty"`
 	VerifySsl       bool                   `protobuf:"varint,9,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
-	TextToSearchFor *string                `protobuf:"bytes,10,opt,name=text_to_search_for,json=textToSearchFor,proto3,oneof" json:"text_to_search_for,omitempty"`
+	TextToSearchFor *string                `protobuf:"bytes,10,opt,name=text_to_search_for,json=textToSearchFor,proto3,oneof" json:"text_to_search_for,omitempty"` // URL checks: must appear in the rendered page
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }

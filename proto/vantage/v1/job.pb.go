@@ -48,7 +48,10 @@ type CheckJob struct {
 	// Secret variable values used by this job; agents redact them from everything they report.
 	Redact []string `protobuf:"bytes,15,rep,name=redact,proto3" json:"redact,omitempty"`
 	// True for the faster runs scheduled while a check is VERIFYING or RECOVERING.
-	Confirmation  bool `protobuf:"varint,16,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
+	Confirmation bool `protobuf:"varint,16,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
+	// Browser scripts: process.env, the check's resolved variables and nothing else; the values
+	// of secret ones are in redact as well.
+	Env           map[string]string `protobuf:"bytes,17,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -210,6 +213,13 @@ func (x *CheckJob) GetConfirmation() bool {
 	return false
 }
 
+func (x *CheckJob) GetEnv() map[string]string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
 type isCheckJob_Spec interface {
 	isCheckJob_Spec()
 }
@@ -243,7 +253,7 @@ var File_vantage_v1_job_proto protoreflect.FileDescriptor
 const file_vantage_v1_job_proto_rawDesc = "" +
 	"\n" +
 	"\x14vantage/v1/job.proto\x12\n" +
-	"vantage.v1\x1a\x16vantage/v1/check.proto\"\xe1\x04\n" +
+	"vantage.v1\x1a\x16vantage/v1/check.proto\"\xca\x05\n" +
 	"\bCheckJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -264,7 +274,11 @@ const file_vantage_v1_job_proto_rawDesc = "" +
 	"\x03tcp\x18\r \x01(\v2\x13.vantage.v1.TCPSpecH\x00R\x03tcp\x123\n" +
 	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x12\x16\n" +
 	"\x06redact\x18\x0f \x03(\tR\x06redact\x12\"\n" +
-	"\fconfirmation\x18\x10 \x01(\bR\fconfirmationB\x06\n" +
+	"\fconfirmation\x18\x10 \x01(\bR\fconfirmation\x12/\n" +
+	"\x03env\x18\x11 \x03(\v2\x1d.vantage.v1.CheckJob.EnvEntryR\x03env\x1a6\n" +
+	"\bEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
 	"\x04specB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
 
 var (
@@ -279,28 +293,30 @@ func file_vantage_v1_job_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_job_proto_rawDescData
 }
 
-var file_vantage_v1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_vantage_v1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_vantage_v1_job_proto_goTypes = []any{
 	(*CheckJob)(nil),    // 0: vantage.v1.CheckJob
-	(CheckKind)(0),      // 1: vantage.v1.CheckKind
-	(*Assertion)(nil),   // 2: vantage.v1.Assertion
-	(*HTTPSpec)(nil),    // 3: vantage.v1.HTTPSpec
-	(*DNSSpec)(nil),     // 4: vantage.v1.DNSSpec
-	(*TCPSpec)(nil),     // 5: vantage.v1.TCPSpec
-	(*BrowserSpec)(nil), // 6: vantage.v1.BrowserSpec
+	nil,                 // 1: vantage.v1.CheckJob.EnvEntry
+	(CheckKind)(0),      // 2: vantage.v1.CheckKind
+	(*Assertion)(nil),   // 3: vantage.v1.Assertion
+	(*HTTPSpec)(nil),    // 4: vantage.v1.HTTPSpec
+	(*DNSSpec)(nil),     // 5: vantage.v1.DNSSpec
+	(*TCPSpec)(nil),     // 6: vantage.v1.TCPSpec
+	(*BrowserSpec)(nil), // 7: vantage.v1.BrowserSpec
 }
 var file_vantage_v1_job_proto_depIdxs = []int32{
-	1, // 0: vantage.v1.CheckJob.kind:type_name -> vantage.v1.CheckKind
-	2, // 1: vantage.v1.CheckJob.assertions:type_name -> vantage.v1.Assertion
-	3, // 2: vantage.v1.CheckJob.http:type_name -> vantage.v1.HTTPSpec
-	4, // 3: vantage.v1.CheckJob.dns:type_name -> vantage.v1.DNSSpec
-	5, // 4: vantage.v1.CheckJob.tcp:type_name -> vantage.v1.TCPSpec
-	6, // 5: vantage.v1.CheckJob.browser:type_name -> vantage.v1.BrowserSpec
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	2, // 0: vantage.v1.CheckJob.kind:type_name -> vantage.v1.CheckKind
+	3, // 1: vantage.v1.CheckJob.assertions:type_name -> vantage.v1.Assertion
+	4, // 2: vantage.v1.CheckJob.http:type_name -> vantage.v1.HTTPSpec
+	5, // 3: vantage.v1.CheckJob.dns:type_name -> vantage.v1.DNSSpec
+	6, // 4: vantage.v1.CheckJob.tcp:type_name -> vantage.v1.TCPSpec
+	7, // 5: vantage.v1.CheckJob.browser:type_name -> vantage.v1.BrowserSpec
+	1, // 6: vantage.v1.CheckJob.env:type_name -> vantage.v1.CheckJob.EnvEntry
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_job_proto_init() }
@@ -321,7 +337,7 @@ func file_vantage_v1_job_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_job_proto_rawDesc), len(file_vantage_v1_job_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

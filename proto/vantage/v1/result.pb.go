@@ -23,15 +23,19 @@ const (
 
 // Timings of one attempt, in milliseconds; unset phases did not happen.
 type Timings struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	DnsMs         *float64               `protobuf:"fixed64,1,opt,name=dns_ms,json=dnsMs,proto3,oneof" json:"dns_ms,omitempty"`
-	ConnectMs     *float64               `protobuf:"fixed64,2,opt,name=connect_ms,json=connectMs,proto3,oneof" json:"connect_ms,omitempty"`
-	TlsMs         *float64               `protobuf:"fixed64,3,opt,name=tls_ms,json=tlsMs,proto3,oneof" json:"tls_ms,omitempty"`
-	FirstByteMs   *float64               `protobuf:"fixed64,4,opt,name=first_byte_ms,json=firstByteMs,proto3,oneof" json:"first_byte_ms,omitempty"`
-	DataMs        *float64               `protobuf:"fixed64,5,opt,name=data_ms,json=dataMs,proto3,oneof" json:"data_ms,omitempty"`
-	TotalMs       float64                `protobuf:"fixed64,6,opt,name=total_ms,json=totalMs,proto3" json:"total_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	DnsMs       *float64               `protobuf:"fixed64,1,opt,name=dns_ms,json=dnsMs,proto3,oneof" json:"dns_ms,omitempty"`
+	ConnectMs   *float64               `protobuf:"fixed64,2,opt,name=connect_ms,json=connectMs,proto3,oneof" json:"connect_ms,omitempty"`
+	TlsMs       *float64               `protobuf:"fixed64,3,opt,name=tls_ms,json=tlsMs,proto3,oneof" json:"tls_ms,omitempty"`
+	FirstByteMs *float64               `protobuf:"fixed64,4,opt,name=first_byte_ms,json=firstByteMs,proto3,oneof" json:"first_byte_ms,omitempty"`
+	DataMs      *float64               `protobuf:"fixed64,5,opt,name=data_ms,json=dataMs,proto3,oneof" json:"data_ms,omitempty"`
+	TotalMs     float64                `protobuf:"fixed64,6,opt,name=total_ms,json=totalMs,proto3" json:"total_ms,omitempty"`
+	// Browser runs: from the start of the navigation to DOMContentLoaded and to the load event
+	// of the main document (Navigation Timing).
+	DomContentLoadedMs *float64 `protobuf:"fixed64,7,opt,name=dom_content_loaded_ms,json=domContentLoadedMs,proto3,oneof" json:"dom_content_loaded_ms,omitempty"`
+	LoadMs             *float64 `protobuf:"fixed64,8,opt,name=load_ms,json=loadMs,proto3,oneof" json:"load_ms,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Timings) Reset() {
@@ -106,6 +110,113 @@ func (x *Timings) GetTotalMs() float64 {
 	return 0
 }
 
+func (x *Timings) GetDomContentLoadedMs() float64 {
+	if x != nil && x.DomContentLoadedMs != nil {
+		return *x.DomContentLoadedMs
+	}
+	return 0
+}
+
+func (x *Timings) GetLoadMs() float64 {
+	if x != nil && x.LoadMs != nil {
+		return *x.LoadMs
+	}
+	return 0
+}
+
+// Step is one test or test.step of a scripted browser run, in the order they started.
+type Step struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`                      // "test title" or "test title > step title", secrets redacted
+	Location      string                 `protobuf:"bytes,2,opt,name=location,proto3" json:"location,omitempty"`                // where it is in the user's script: "check.spec.ts:12:5"
+	Depth         uint32                 `protobuf:"varint,3,opt,name=depth,proto3" json:"depth,omitempty"`                     // 0 for a test, 1 for its steps, 2 for steps inside steps, ...
+	StartMs       float64                `protobuf:"fixed64,4,opt,name=start_ms,json=startMs,proto3" json:"start_ms,omitempty"` // from the start of the run
+	DurationMs    float64                `protobuf:"fixed64,5,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	Passed        bool                   `protobuf:"varint,6,opt,name=passed,proto3" json:"passed,omitempty"`
+	Error         string                 `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"` // the failure message of a failed step, secrets redacted
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Step) Reset() {
+	*x = Step{}
+	mi := &file_vantage_v1_result_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Step) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Step) ProtoMessage() {}
+
+func (x *Step) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_result_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Step.ProtoReflect.Descriptor instead.
+func (*Step) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_result_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Step) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Step) GetLocation() string {
+	if x != nil {
+		return x.Location
+	}
+	return ""
+}
+
+func (x *Step) GetDepth() uint32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *Step) GetStartMs() float64 {
+	if x != nil {
+		return x.StartMs
+	}
+	return 0
+}
+
+func (x *Step) GetDurationMs() float64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *Step) GetPassed() bool {
+	if x != nil {
+		return x.Passed
+	}
+	return false
+}
+
+func (x *Step) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 type AssertionOutcome struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Assertion     *Assertion             `protobuf:"bytes,1,opt,name=assertion,proto3" json:"assertion,omitempty"`
@@ -118,7 +229,7 @@ type AssertionOutcome struct {
 
 func (x *AssertionOutcome) Reset() {
 	*x = AssertionOutcome{}
-	mi := &file_vantage_v1_result_proto_msgTypes[1]
+	mi := &file_vantage_v1_result_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -130,7 +241,7 @@ func (x *AssertionOutcome) String() string {
 func (*AssertionOutcome) ProtoMessage() {}
 
 func (x *AssertionOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_result_proto_msgTypes[1]
+	mi := &file_vantage_v1_result_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -143,7 +254,7 @@ func (x *AssertionOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssertionOutcome.ProtoReflect.Descriptor instead.
 func (*AssertionOutcome) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_result_proto_rawDescGZIP(), []int{1}
+	return file_vantage_v1_result_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *AssertionOutcome) GetAssertion() *Assertion {
@@ -195,22 +306,29 @@ type CheckResult struct {
 	ResponseBody       *string                `protobuf:"bytes,15,opt,name=response_body,json=responseBody,proto3,oneof" json:"response_body,omitempty"`       // truncated, secrets redacted
 	BodyAvailability   string                 `protobuf:"bytes,16,opt,name=body_availability,json=bodyAvailability,proto3" json:"body_availability,omitempty"` // AVAILABLE, NOT_RECORDED, EXPIRED, TRACE_ONLY
 	ResultSummary      *string                `protobuf:"bytes,17,opt,name=result_summary,json=resultSummary,proto3,oneof" json:"result_summary,omitempty"`
-	FailureSource      *string                `protobuf:"bytes,18,opt,name=failure_source,json=failureSource,proto3,oneof" json:"failure_source,omitempty"` // TRANSPORT, ASSERTION; unset when passing
-	FailureType        *string                `protobuf:"bytes,19,opt,name=failure_type,json=failureType,proto3,oneof" json:"failure_type,omitempty"`       // TIMEOUT, CONNECTION_REFUSED, DNS_ERROR, ...
-	DnsStatus          *string                `protobuf:"bytes,20,opt,name=dns_status,json=dnsStatus,proto3,oneof" json:"dns_status,omitempty"`
-	Resolver           *string                `protobuf:"bytes,21,opt,name=resolver,proto3,oneof" json:"resolver,omitempty"`
-	ParsedResponse     *string                `protobuf:"bytes,22,opt,name=parsed_response,json=parsedResponse,proto3,oneof" json:"parsed_response,omitempty"`
-	TcpStatus          *string                `protobuf:"bytes,23,opt,name=tcp_status,json=tcpStatus,proto3,oneof" json:"tcp_status,omitempty"`
-	Timings            *Timings               `protobuf:"bytes,24,opt,name=timings,proto3" json:"timings,omitempty"`
-	TlsNotAfterUnixMs  *int64                 `protobuf:"varint,25,opt,name=tls_not_after_unix_ms,json=tlsNotAfterUnixMs,proto3,oneof" json:"tls_not_after_unix_ms,omitempty"`
-	Assertions         []*AssertionOutcome    `protobuf:"bytes,26,rep,name=assertions,proto3" json:"assertions,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// TRANSPORT, ASSERTION; unset when passing. AGENT: the agent itself failed (its browser
+	// crashed or hung); such a result is stored but never counts against the target.
+	FailureSource     *string             `protobuf:"bytes,18,opt,name=failure_source,json=failureSource,proto3,oneof" json:"failure_source,omitempty"`
+	FailureType       *string             `protobuf:"bytes,19,opt,name=failure_type,json=failureType,proto3,oneof" json:"failure_type,omitempty"` // TIMEOUT, CONNECTION_REFUSED, DNS_ERROR, ...
+	DnsStatus         *string             `protobuf:"bytes,20,opt,name=dns_status,json=dnsStatus,proto3,oneof" json:"dns_status,omitempty"`
+	Resolver          *string             `protobuf:"bytes,21,opt,name=resolver,proto3,oneof" json:"resolver,omitempty"`
+	ParsedResponse    *string             `protobuf:"bytes,22,opt,name=parsed_response,json=parsedResponse,proto3,oneof" json:"parsed_response,omitempty"`
+	TcpStatus         *string             `protobuf:"bytes,23,opt,name=tcp_status,json=tcpStatus,proto3,oneof" json:"tcp_status,omitempty"`
+	Timings           *Timings            `protobuf:"bytes,24,opt,name=timings,proto3" json:"timings,omitempty"`
+	TlsNotAfterUnixMs *int64              `protobuf:"varint,25,opt,name=tls_not_after_unix_ms,json=tlsNotAfterUnixMs,proto3,oneof" json:"tls_not_after_unix_ms,omitempty"`
+	Assertions        []*AssertionOutcome `protobuf:"bytes,26,rep,name=assertions,proto3" json:"assertions,omitempty"`
+	// Browser runs: the page at the failure, image/jpeg or image/png (told by its magic bytes),
+	// at most MaxScreenshotBytes of pkg/wire; empty when none was taken.
+	Screenshot []byte `protobuf:"bytes,27,opt,name=screenshot,proto3" json:"screenshot,omitempty"`
+	// Scripted browser runs: every test and test.step with its timing and verdict.
+	Steps         []*Step `protobuf:"bytes,28,rep,name=steps,proto3" json:"steps,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckResult) Reset() {
 	*x = CheckResult{}
-	mi := &file_vantage_v1_result_proto_msgTypes[2]
+	mi := &file_vantage_v1_result_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -222,7 +340,7 @@ func (x *CheckResult) String() string {
 func (*CheckResult) ProtoMessage() {}
 
 func (x *CheckResult) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_result_proto_msgTypes[2]
+	mi := &file_vantage_v1_result_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -235,7 +353,7 @@ func (x *CheckResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckResult.ProtoReflect.Descriptor instead.
 func (*CheckResult) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_result_proto_rawDescGZIP(), []int{2}
+	return file_vantage_v1_result_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CheckResult) GetJobId() string {
@@ -420,12 +538,26 @@ func (x *CheckResult) GetAssertions() []*AssertionOutcome {
 	return nil
 }
 
+func (x *CheckResult) GetScreenshot() []byte {
+	if x != nil {
+		return x.Screenshot
+	}
+	return nil
+}
+
+func (x *CheckResult) GetSteps() []*Step {
+	if x != nil {
+		return x.Steps
+	}
+	return nil
+}
+
 var File_vantage_v1_result_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_result_proto_rawDesc = "" +
 	"\n" +
 	"\x17vantage/v1/result.proto\x12\n" +
-	"vantage.v1\x1a\x16vantage/v1/check.proto\"\x8a\x02\n" +
+	"vantage.v1\x1a\x16vantage/v1/check.proto\"\x86\x03\n" +
 	"\aTimings\x12\x1a\n" +
 	"\x06dns_ms\x18\x01 \x01(\x01H\x00R\x05dnsMs\x88\x01\x01\x12\"\n" +
 	"\n" +
@@ -433,18 +565,33 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\x06tls_ms\x18\x03 \x01(\x01H\x02R\x05tlsMs\x88\x01\x01\x12'\n" +
 	"\rfirst_byte_ms\x18\x04 \x01(\x01H\x03R\vfirstByteMs\x88\x01\x01\x12\x1c\n" +
 	"\adata_ms\x18\x05 \x01(\x01H\x04R\x06dataMs\x88\x01\x01\x12\x19\n" +
-	"\btotal_ms\x18\x06 \x01(\x01R\atotalMsB\t\n" +
+	"\btotal_ms\x18\x06 \x01(\x01R\atotalMs\x126\n" +
+	"\x15dom_content_loaded_ms\x18\a \x01(\x01H\x05R\x12domContentLoadedMs\x88\x01\x01\x12\x1c\n" +
+	"\aload_ms\x18\b \x01(\x01H\x06R\x06loadMs\x88\x01\x01B\t\n" +
 	"\a_dns_msB\r\n" +
 	"\v_connect_msB\t\n" +
 	"\a_tls_msB\x10\n" +
 	"\x0e_first_byte_msB\n" +
 	"\n" +
-	"\b_data_ms\"\x91\x01\n" +
+	"\b_data_msB\x18\n" +
+	"\x16_dom_content_loaded_msB\n" +
+	"\n" +
+	"\b_load_ms\"\xb8\x01\n" +
+	"\x04Step\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1a\n" +
+	"\blocation\x18\x02 \x01(\tR\blocation\x12\x14\n" +
+	"\x05depth\x18\x03 \x01(\rR\x05depth\x12\x19\n" +
+	"\bstart_ms\x18\x04 \x01(\x01R\astartMs\x12\x1f\n" +
+	"\vduration_ms\x18\x05 \x01(\x01R\n" +
+	"durationMs\x12\x16\n" +
+	"\x06passed\x18\x06 \x01(\bR\x06passed\x12\x14\n" +
+	"\x05error\x18\a \x01(\tR\x05error\"\x91\x01\n" +
 	"\x10AssertionOutcome\x123\n" +
 	"\tassertion\x18\x01 \x01(\v2\x15.vantage.v1.AssertionR\tassertion\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
 	"\x06actual\x18\x03 \x01(\tR\x06actual\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\xca\t\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\x92\n" +
+	"\n" +
 	"\vCheckResult\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -476,7 +623,11 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\x15tls_not_after_unix_ms\x18\x19 \x01(\x03H\tR\x11tlsNotAfterUnixMs\x88\x01\x01\x12<\n" +
 	"\n" +
 	"assertions\x18\x1a \x03(\v2\x1c.vantage.v1.AssertionOutcomeR\n" +
-	"assertionsB\x10\n" +
+	"assertions\x12\x1e\n" +
+	"\n" +
+	"screenshot\x18\x1b \x01(\fR\n" +
+	"screenshot\x12&\n" +
+	"\x05steps\x18\x1c \x03(\v2\x10.vantage.v1.StepR\x05stepsB\x10\n" +
 	"\x0e_response_codeB\x10\n" +
 	"\x0e_response_bodyB\x11\n" +
 	"\x0f_result_summaryB\x11\n" +
@@ -500,24 +651,26 @@ func file_vantage_v1_result_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_result_proto_rawDescData
 }
 
-var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_vantage_v1_result_proto_goTypes = []any{
 	(*Timings)(nil),          // 0: vantage.v1.Timings
-	(*AssertionOutcome)(nil), // 1: vantage.v1.AssertionOutcome
-	(*CheckResult)(nil),      // 2: vantage.v1.CheckResult
-	(*Assertion)(nil),        // 3: vantage.v1.Assertion
-	(CheckKind)(0),           // 4: vantage.v1.CheckKind
+	(*Step)(nil),             // 1: vantage.v1.Step
+	(*AssertionOutcome)(nil), // 2: vantage.v1.AssertionOutcome
+	(*CheckResult)(nil),      // 3: vantage.v1.CheckResult
+	(*Assertion)(nil),        // 4: vantage.v1.Assertion
+	(CheckKind)(0),           // 5: vantage.v1.CheckKind
 }
 var file_vantage_v1_result_proto_depIdxs = []int32{
-	3, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
-	4, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
+	4, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
+	5, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
 	0, // 2: vantage.v1.CheckResult.timings:type_name -> vantage.v1.Timings
-	1, // 3: vantage.v1.CheckResult.assertions:type_name -> vantage.v1.AssertionOutcome
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	2, // 3: vantage.v1.CheckResult.assertions:type_name -> vantage.v1.AssertionOutcome
+	1, // 4: vantage.v1.CheckResult.steps:type_name -> vantage.v1.Step
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_result_proto_init() }
@@ -527,14 +680,14 @@ func file_vantage_v1_result_proto_init() {
 	}
 	file_vantage_v1_check_proto_init()
 	file_vantage_v1_result_proto_msgTypes[0].OneofWrappers = []any{}
-	file_vantage_v1_result_proto_msgTypes[2].OneofWrappers = []any{}
+	file_vantage_v1_result_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_result_proto_rawDesc), len(file_vantage_v1_result_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

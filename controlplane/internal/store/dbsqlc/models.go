@@ -130,6 +130,7 @@ type CheckResult struct {
 	ConnectTimeMs    *float64
 	DataTimeMs       *float64
 	Details          json.RawMessage
+	Screenshot       []byte
 }
 
 type CheckResultsDefault struct {

@@ -65,6 +65,7 @@ type CopyResultsParams struct {
 	ConnectTimeMs    *float64
 	DataTimeMs       *float64
 	Details          json.RawMessage
+	Screenshot       []byte
 }
 
 const countVerdicts = `-- name: CountVerdicts :exec

@@ -1,0 +1,354 @@
+// The page side of locators. The runtime calls this function in the page with a spec
+// {steps, op, arg, tid} and, after it, the elements that accessibility queries (getByRole,
+// getByLabel) found, which Chromium computed. It returns {n, p?, v?, w?}: the number of
+// elements matched, previews of them when an operation needs one element and got several or
+// none, the operation's value, or what an action is waiting for.
+async function pwscriptEngine(spec, ...ax) {
+  const normalize = (s) => String(s).replace(/\u200b/g, '').trim().replace(/\s+/g, ' ');
+  const texts = new Map();
+
+  // The text Playwright matches getByText and hasText against: text of child nodes and
+  // elements, skipping script and style, and the value of button-like inputs.
+  function elementText(node) {
+    let t = texts.get(node);
+    if (t !== undefined) return t;
+    t = '';
+    if (node.nodeType === 1 && node.nodeName === 'INPUT' && ['button', 'submit', 'reset'].includes(node.type)) {
+      t = node.value;
+    } else {
+      for (let c = node.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) t += c.nodeValue;
+        else if (c.nodeType === 1 && !skipForText(c)) t += elementText(c);
+      }
+      if (node.shadowRoot) t += elementText(node.shadowRoot);
+    }
+    texts.set(node, t);
+    return t;
+  }
+  function skipForText(el) {
+    return ['SCRIPT', 'NOSCRIPT', 'STYLE', 'TEMPLATE'].includes(el.nodeName) || (document.head && document.head.contains(el));
+  }
+  function matches(m, s) {
+    if (m.re !== undefined) return new RegExp(m.re, m.f).test(normalize(s));
+    const t = normalize(s), want = normalize(m.s);
+    return m.x ? t === want : t.toLowerCase().includes(want.toLowerCase());
+  }
+  // An element matches getByText when its text matches and no child element's text does on
+  // its own: the smallest element holding the text.
+  function matchesSelf(m, el) {
+    if (skipForText(el) || !matches(m, elementText(el))) return false;
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+      if (!skipForText(c) && matches(m, elementText(c))) return false;
+    }
+    return true;
+  }
+
+  function allElements(root) {
+    const out = [];
+    const visit = (r) => {
+      for (const el of r.querySelectorAll('*')) {
+        out.push(el);
+        if (el.shadowRoot) visit(el.shadowRoot);
+      }
+    };
+    visit(root);
+    return out;
+  }
+  function cssAll(root, sel) {
+    const out = [...root.querySelectorAll(sel)];
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) out.push(...cssAll(el.shadowRoot, sel));
+    return out;
+  }
+  function inDocumentOrder(els) {
+    const uniq = [...new Set(els)];
+    uniq.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+    return uniq;
+  }
+  const within = (scope, el) => scope === document || (scope !== el && scope.contains(el));
+
+  function apply(scopes, step) {
+    switch (step.t) {
+      case 'css':
+        return inDocumentOrder(scopes.flatMap((s) => cssAll(s, step.s)));
+      case 'xpath': {
+        const out = [];
+        for (const s of scopes) {
+          const r = document.evaluate(step.s, s, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+          for (let i = 0; i < r.snapshotLength; i++) {
+            const n = r.snapshotItem(i);
+            if (n.nodeType === 1) out.push(n);
+          }
+        }
+        return inDocumentOrder(out);
+      }
+      case 'text':
+        return inDocumentOrder(scopes.flatMap((s) => [...(s.nodeType === 1 ? [s] : []), ...allElements(s)].filter((el) => matchesSelf(step.m, el))));
+      case 'attr':
+        return inDocumentOrder(scopes.flatMap((s) => allElements(s).filter((el) => el.hasAttribute(step.a) && matches(step.m, el.getAttribute(step.a)))));
+      case 'testid':
+        return inDocumentOrder(scopes.flatMap((s) => allElements(s).filter((el) => el.getAttribute(spec.tid) === step.s)));
+      case 'ax': {
+        // Parts of the browser's own controls (the fields inside a date input) are in the
+        // accessibility tree but not in the page's DOM.
+        const inPage = (el) => { const root = el.getRootNode(); return root === document || (!!root.host && root.host.shadowRoot === root); };
+        const found = ax.slice(step.i, step.i + step.n).filter(inPage);
+        return inDocumentOrder(found.filter((el) => scopes.some((s) => within(s, el))));
+      }
+      case 'nth': {
+        const i = step.i < 0 ? scopes.length + step.i : step.i;
+        return i >= 0 && i < scopes.length ? [scopes[i]] : [];
+      }
+      case 'filter':
+        return scopes.filter((el) =>
+          (!step.ht || matches(step.ht, elementText(el))) &&
+          (!step.hnt || !matches(step.hnt, elementText(el))) &&
+          (!step.has || run(step.has, [el]).length > 0) &&
+          (!step.hasNot || run(step.hasNot, [el]).length === 0) &&
+          (step.vis === undefined || isVisible(el) === step.vis));
+      case 'and': {
+        const other = new Set(run(step.o, [document]));
+        return scopes.filter((el) => other.has(el));
+      }
+      case 'or':
+        return inDocumentOrder([...scopes, ...run(step.o, [document])]);
+    }
+    throw new Error('unknown locator step ' + step.t);
+  }
+  function run(steps, scopes) {
+    let cur = scopes;
+    for (const step of steps) cur = apply(cur, step);
+    return cur;
+  }
+
+  // Playwright's visibility: a non-empty box and visibility: visible.
+  function isVisible(el) {
+    const style = getComputedStyle(el);
+    if (style.display === 'contents') {
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 1 && isVisible(c)) return true;
+        if (c.nodeType === 3) {
+          const r = document.createRange();
+          r.selectNodeContents(c);
+          const b = r.getBoundingClientRect();
+          if (b.width > 0 && b.height > 0) return true;
+        }
+      }
+      return false;
+    }
+    if (el.checkVisibility && !el.checkVisibility()) return false;
+    if (style.visibility !== 'visible') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+  function isDisabled(el) {
+    if (['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP'].includes(el.nodeName) && el.matches(':disabled')) return true;
+    return !!el.closest('[aria-disabled="true"]');
+  }
+  function isEditable(el) {
+    if (isDisabled(el)) return false;
+    if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.nodeName)) return !el.readOnly;
+    if (el.isContentEditable) return true;
+    if (el.getAttribute('aria-readonly') === 'true') return false;
+    return ['textbox', 'searchbox', 'combobox', 'spinbutton', 'gridcell'].includes(el.getAttribute('role') || '');
+  }
+  function checkedState(el) {
+    if (el.nodeName === 'INPUT' && ['checkbox', 'radio'].includes(el.type)) return el.checked;
+    const role = el.getAttribute('role') || '';
+    if (['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem'].includes(role)) {
+      const a = el.getAttribute('aria-checked');
+      return a === 'true' || a === 'mixed';
+    }
+    throw new Error('Not a checkbox or radio button');
+  }
+  function inputValue(el) {
+    if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.nodeName)) return el.value;
+    throw new Error('Node is not an <input>, <textarea> or <select> element');
+  }
+
+  const voidTags = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+  function preview(el) {
+    const tag = el.nodeName.toLowerCase();
+    let attrs = '';
+    for (const a of el.attributes) {
+      if (a.name === 'style') continue;
+      const v = a.value.length > 50 ? a.value.slice(0, 49) + '…' : a.value;
+      attrs += ' ' + a.name + (a.value ? '="' + v + '"' : '');
+      if (attrs.length > 200) break;
+    }
+    if (voidTags.has(tag)) return '<' + tag + attrs + '/>';
+    const t = normalize(el.textContent || '');
+    return '<' + tag + attrs + '>' + (t.length > 50 ? t.slice(0, 49) + '…' : t) + '</' + tag + '>';
+  }
+
+  function read(el, a) {
+    switch (a.k) {
+      case 'textContent': return el.textContent;
+      case 'innerText': return el.innerText;
+      case 'innerHTML': return el.innerHTML;
+      case 'inputValue': return inputValue(el);
+      case 'attr': return el.getAttribute(a.name);
+      case 'visible': return isVisible(el);
+      case 'enabled': return !isDisabled(el);
+      case 'editable': return isEditable(el);
+      case 'checked': return checkedState(el);
+      case 'focused': return el === document.activeElement || el.contains(document.activeElement);
+      case 'box': {
+        const r = el.getBoundingClientRect();
+        if (!isVisible(el)) return null;
+        return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+      }
+      case 'text': return a.inner ? el.innerText : el.textContent;
+      case 'tag': return el.nodeName.toLowerCase();
+    }
+    throw new Error('unknown read ' + a.k);
+  }
+
+  const frame = () => new Promise((resolve) => { requestAnimationFrame(() => resolve()); setTimeout(resolve, 100); });
+  function hitTarget(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+  function receives(el, hit) {
+    if (!hit) return false;
+    if (hit === el || el.contains(hit)) return true;
+    const label = hit.closest('label');
+    return !!(label && label.control === el);
+  }
+
+  // point: after the actionability checks, the viewport point to click or hover.
+  async function point(el, a) {
+    if (!a.force) {
+      if (!isVisible(el)) return { w: 'element is not visible' };
+      if (a.enabled && isDisabled(el)) return { w: 'element is not enabled' };
+    }
+    if (el.scrollIntoViewIfNeeded) el.scrollIntoViewIfNeeded(true);
+    else el.scrollIntoView({ block: 'center', inline: 'center' });
+    const r1 = el.getBoundingClientRect();
+    await frame();
+    const r = el.getBoundingClientRect();
+    if (!a.force && (r1.left !== r.left || r1.top !== r.top || r1.width !== r.width || r1.height !== r.height)) return { w: 'element is not stable' };
+    const x = a.pos ? r.left + a.pos.x : r.left + r.width / 2;
+    const y = a.pos ? r.top + a.pos.y : r.top + r.height / 2;
+    if (!a.force) {
+      const hit = hitTarget(x, y);
+      if (!receives(el, hit)) return { w: (hit ? preview(hit) : 'another element') + ' intercepts pointer events' };
+    }
+    return { v: { x, y } };
+  }
+
+  const textTypes = new Set(['', 'email', 'number', 'password', 'search', 'tel', 'text', 'url']);
+  const setTypes = new Set(['color', 'date', 'time', 'datetime-local', 'month', 'range', 'week']);
+  // fill: focus the field and select its content; the runtime then types the value with
+  // Input.insertText. Fields typed as dates and the like get their value set directly.
+  function fill(el, value) {
+    if (!isVisible(el)) return { w: 'element is not visible' };
+    if (el.nodeName === 'INPUT') {
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (!textTypes.has(type) && !setTypes.has(type)) throw new Error('Input of type "' + type + '" cannot be filled');
+      if (isDisabled(el)) return { w: 'element is not enabled' };
+      if (el.readOnly) return { w: 'element is not editable' };
+      if (setTypes.has(type)) {
+        el.focus();
+        el.value = value;
+        if (el.value !== value) throw new Error('Malformed value');
+        el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        return { v: 'set' };
+      }
+      el.focus();
+      el.select();
+      return { v: 'type' };
+    }
+    if (el.nodeName === 'TEXTAREA') {
+      if (isDisabled(el)) return { w: 'element is not enabled' };
+      if (el.readOnly) return { w: 'element is not editable' };
+      el.focus();
+      el.select();
+      return { v: 'type' };
+    }
+    if (el.isContentEditable) {
+      el.focus();
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const sel = getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      return { v: 'type' };
+    }
+    throw new Error('Element is not an <input>, <textarea> or [contenteditable] element');
+  }
+
+  function selectOption(el, wanted) {
+    if (el.nodeName !== 'SELECT') throw new Error('Element is not a <select> element');
+    if (!isVisible(el)) return { w: 'element is not visible' };
+    if (isDisabled(el)) return { w: 'element is not enabled' };
+    const options = [...el.options];
+    const chosen = [];
+    for (const w of wanted) {
+      const o = options.find((o, i) =>
+        (w.value !== undefined && o.value === w.value) || (w.label !== undefined && o.label === w.label) ||
+        (w.index !== undefined && i === w.index) || (w.any !== undefined && (o.value === w.any || o.label === w.any)));
+      if (!o) return { w: 'did not find some options' };
+      chosen.push(o);
+    }
+    if (!el.multiple && chosen.length > 1) throw new Error('Error: Target select element is not multiple, but multiple options are being selected');
+    for (const o of options) o.selected = chosen.includes(o);
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return { v: chosen.map((o) => o.value) };
+  }
+
+  const els = run(spec.steps, [document]);
+  const out = { n: els.length };
+  const single = () => {
+    if (els.length === 1) return els[0];
+    if (els.length > 1) out.p = els.slice(0, 10).map(preview);
+    return null;
+  };
+  let el;
+  switch (spec.op) {
+    case 'count':
+      break;
+    case 'previews':
+      out.p = els.slice(0, 10).map(preview);
+      break;
+    case 'all':
+      out.v = els.map((e) => read(e, spec.arg));
+      break;
+    case 'read':
+      if ((el = single())) out.v = read(el, spec.arg);
+      break;
+    case 'point':
+      if ((el = single())) Object.assign(out, await point(el, spec.arg));
+      break;
+    case 'fill':
+      if ((el = single())) Object.assign(out, fill(el, spec.arg));
+      break;
+    case 'select':
+      if ((el = single())) Object.assign(out, selectOption(el, spec.arg));
+      break;
+    case 'focus':
+      if ((el = single())) { el.focus(); out.v = true; }
+      break;
+    case 'blur':
+      if ((el = single())) { el.blur(); out.v = true; }
+      break;
+    case 'clear':
+      if ((el = single())) Object.assign(out, fill(el, ''));
+      break;
+    case 'scroll':
+      if ((el = single())) { el.scrollIntoView({ block: 'center', inline: 'center' }); out.v = true; }
+      break;
+    case 'dispatch':
+      if ((el = single())) { el.dispatchEvent(new Event(spec.arg, { bubbles: true, cancelable: true, composed: true })); out.v = true; }
+      break;
+    default:
+      throw new Error('unknown operation ' + spec.op);
+  }
+  return out;
+}
