@@ -92,4 +92,3 @@ func (s *Store) ListCheckResults(ctx context.Context, orgID, checkID uuid.UUID, 
 	}
 	return items, total, nil
 }
-

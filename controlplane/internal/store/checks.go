@@ -248,4 +248,3 @@ func varRefs(sp check.Spec) []VarRef {
 	}
 	return out
 }
-
