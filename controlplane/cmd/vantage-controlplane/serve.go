@@ -79,7 +79,7 @@ func prepareStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*st
 		return nil, err
 	}
 	if cfg.BootstrapToken != "" {
-		orgID, tokenID, err := st.EnsureBootstrap(ctx, auth.HashSecret(cfg.BootstrapToken), auth.AllGrants())
+		orgID, tokenID, err := st.EnsureBootstrap(ctx, auth.HashSecret(cfg.BootstrapToken), auth.OperatorGrants())
 		if err != nil {
 			st.Close()
 			return nil, err
