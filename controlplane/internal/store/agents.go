@@ -203,7 +203,7 @@ func (s *Store) AlertUnservedRegion(ctx context.Context, region string, cutoff t
 		alerted = true
 		return s.queueRegionEvents(ctx, tx, region, since, build)
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
 	return alerted, translate(err)
@@ -223,7 +223,7 @@ func (s *Store) MarkRegionServed(ctx context.Context, region string, build Regio
 		queued = true
 		return s.queueRegionEvents(ctx, tx, region, row.Since, build)
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
 	return queued, translate(err)
