@@ -66,7 +66,9 @@ func (ca *CA) Server(name string, hosts ...string) Pair {
 }
 
 // Client signs a client certificate for name.
-func (ca *CA) Client(name string) Pair { return ca.sign(name, ca.template(name, x509.ExtKeyUsageClientAuth)) }
+func (ca *CA) Client(name string) Pair {
+	return ca.sign(name, ca.template(name, x509.ExtKeyUsageClientAuth))
+}
 
 // Replace puts the files of src in place of dst's, each through a rename as a Secret update
 // does, so a reader never sees half a file (a certificate rotation).
