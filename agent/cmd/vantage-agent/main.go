@@ -116,15 +116,15 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	if cfg.NATSCredsFile != "" {
 		natsOpts = append(natsOpts, nats.UserCredentials(cfg.NATSCredsFile))
 	}
-	if cfg.NATSInboxPrefix != config.DefaultNATSInboxPrefix {
-		natsOpts = append(natsOpts, nats.CustomInboxPrefix(cfg.NATSInboxPrefix))
-	}
 	nc, err := nats.Connect(cfg.NATSURL, natsOpts...)
 	if err != nil {
 		return fmt.Errorf("connect to NATS: %w", err)
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)
+	if cfg.NATSAPIPrefix != "" { // a region account sees the job stream's API under a prefix
+		js, err = jetstream.NewWithAPIPrefix(nc, cfg.NATSAPIPrefix)
+	}
 	if err != nil {
 		return fmt.Errorf("JetStream: %w", err)
 	}

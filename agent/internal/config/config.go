@@ -42,9 +42,10 @@ type Config struct {
 	// BrowserWorkerMemory is VANTAGE_BROWSER_WORKER_MEMORY_MB, in bytes: the memory cap of a
 	// browser script's worker process.
 	BrowserWorkerMemory int64
-	// NATSInboxPrefix is VANTAGE_NATS_INBOX_PREFIX: the subject prefix of the agent's reply
-	// inboxes, which a per-region NATS user may subscribe to (and nothing else).
-	NATSInboxPrefix string
+	// NATSAPIPrefix is VANTAGE_NATS_API_PREFIX: where the agent's NATS account sees the job
+	// stream's JetStream API; "" is JetStream's own ($JS.API). A region account made by
+	// `vantage-controlplane admin nats-config` sees it under that command's prefix.
+	NATSAPIPrefix string
 
 	// ControlPlaneTLS is VANTAGE_CONTROLPLANE_TLS (implied by VANTAGE_CONTROLPLANE_CA): the
 	// gRPC stream uses TLS and verifies the control plane's certificate.
@@ -74,8 +75,6 @@ const (
 	NoBrowser                  = "none"
 	MaxBrowserConcurrency      = 64
 	DefaultBrowserWorkerMemory = 512 << 20
-	// DefaultNATSInboxPrefix is nats.go's own.
-	DefaultNATSInboxPrefix = "_INBOX"
 )
 
 // DefaultBrowserConcurrency is the number of CPUs: more tabs than cores only add latency to
@@ -102,7 +101,7 @@ var Vars = []Var{
 	{"VANTAGE_BROWSER_PATH", "(found)", "Chromium for browser checks (chromium-headless-shell preferred); unset: found on PATH; \"none\": no browser checks on this agent"},
 	{"VANTAGE_BROWSER_CONCURRENCY", "(CPUs)", "browser checks run at once, each in its own browser context; default the number of CPUs"},
 	{"VANTAGE_BROWSER_WORKER_MEMORY_MB", strconv.Itoa(DefaultBrowserWorkerMemory >> 20), "memory cap (MiB) of the process that runs one browser check's script; a script using more is stopped"},
-	{"VANTAGE_NATS_INBOX_PREFIX", DefaultNATSInboxPrefix, "subject prefix of the agent's NATS reply inboxes; a per-region NATS user (admin nats-config) allows only its own, e.g. _INBOX_agents_us-east-1"},
+	{"VANTAGE_NATS_API_PREFIX", "($JS.API)", "where the agent's NATS account sees the JetStream API; vantage.js.api for the region accounts of vantage-controlplane admin nats-config"},
 	{"VANTAGE_CONTROLPLANE_TLS", "false", "use TLS on the gRPC stream and verify the control plane's certificate (implied by VANTAGE_CONTROLPLANE_CA)"},
 	{"VANTAGE_CONTROLPLANE_CA", "(system CAs)", "PEM bundle of the CAs the control plane's certificate must chain to; turns TLS on; reloaded when the file changes"},
 	{"VANTAGE_CONTROLPLANE_SERVER_NAME", "(host of VANTAGE_CONTROLPLANE_ADDR)", "the name (or IP) the control plane's certificate must be valid for"},
@@ -123,7 +122,6 @@ func Load(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:     DefaultShutdownTimeout,
 		BrowserConcurrency:  DefaultBrowserConcurrency,
 		BrowserWorkerMemory: DefaultBrowserWorkerMemory,
-		NATSInboxPrefix:     DefaultNATSInboxPrefix,
 	}
 	var errs []error
 	bad := func(name, format string, args ...any) {
@@ -223,13 +221,13 @@ func Load(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-// loadChannel reads the TLS of the gRPC stream and the NATS inbox prefix.
+// loadChannel reads the TLS of the gRPC stream and the NATS API prefix.
 func loadChannel(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
-	if s := getenv("VANTAGE_NATS_INBOX_PREFIX"); s != "" {
+	if s := getenv("VANTAGE_NATS_API_PREFIX"); s != "" {
 		if strings.ContainsAny(s, "*> \t") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
-			bad("VANTAGE_NATS_INBOX_PREFIX", "must be a subject without wildcards, spaces or a leading or trailing dot, got %q", s)
+			bad("VANTAGE_NATS_API_PREFIX", "must be a subject without wildcards, spaces or a leading or trailing dot, got %q", s)
 		}
-		c.NATSInboxPrefix = s
+		c.NATSAPIPrefix = s
 	}
 	if s := getenv("VANTAGE_CONTROLPLANE_TLS"); s != "" {
 		b, err := strconv.ParseBool(s)
