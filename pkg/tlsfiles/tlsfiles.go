@@ -4,12 +4,14 @@
 // renewed Kubernetes Secret, cert-manager) takes effect on the next connection, without a
 // restart.
 //
-// Files are checked at most once per CheckInterval, on a handshake. A file that changed but
-// does not load (half written, a key that does not match) is reported to OnReload and the
+// Files are read again at most once per CheckInterval, on a handshake, and loaded when their
+// contents changed (contents, not modification times: a rotation within one clock tick of
+// the file system leaves the time as it was). A file that changed but does not load (half written, a key that does not match) is reported to OnReload and the
 // previous contents stay in use until it loads.
 package tlsfiles
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -123,19 +125,17 @@ type watched struct {
 	lastError string // of the last failed reload, so a bad file is reported once
 }
 
-type stamp struct {
-	mod  time.Time
-	size int64
-}
+// stamp is a file's contents, hashed.
+type stamp [sha256.Size]byte
 
 func (w *watched) stat() ([]stamp, error) {
 	out := make([]stamp, len(w.files))
 	for i, f := range w.files {
-		fi, err := os.Stat(f)
+		b, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = stamp{fi.ModTime(), fi.Size()}
+		out[i] = sha256.Sum256(b)
 	}
 	return out, nil
 }
