@@ -36,7 +36,8 @@ alone on stdout, so that scripts can capture them: TOKEN=$(vantage-controlplane 
   list-agent-tokens                                                 list every agent token
   revoke-agent-token ID                                             revoke an agent token; its streams end
                                                                     on every control plane
-  nats-config        --regions R[,R...]|all --secrets FILE          print the nats-server accounts: the
+  nats-config        --regions R[,R...]|all --secrets FILE [--leafnodes ADDR]
+                                                                    print the nats-server accounts: the
                                                                     control plane's, one per region (no
                                                                     database needed)
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -167,6 +168,8 @@ func adminRevokeAgentToken(args []string, stdout, stderr io.Writer) (adminExec, 
 func adminNATSConfig(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("nats-config", flag.ContinueOnError)
 	regionsFlag := fs.String("regions", "", `comma-separated regions that get an account, or "all" (required)`)
+	leafnodes := fs.String("leafnodes", "", "also listen for leaf nodes of remote regions on this address (host:port, e.g. "+
+		"0.0.0.0:7422); they log in as their region's user")
 	secrets := fs.String("secrets", "", "file of the users' passwords, one \"user password\" per line: read, completed with new "+
 		"users and written back (mode 0600); keep it with your secrets (required)")
 	if err := adminFlags(fs, args, stdout); err != nil {
@@ -179,6 +182,11 @@ func adminNATSConfig(args []string, stdout, stderr io.Writer) error {
 	}
 	if *secrets == "" {
 		errs = append(errs, "--secrets is required")
+	}
+	if *leafnodes != "" {
+		if _, _, err := net.SplitHostPort(*leafnodes); err != nil {
+			errs = append(errs, fmt.Sprintf("--leafnodes must be host:port, got %q", *leafnodes))
+		}
 	}
 	if err := flagErrors(fs, errs); err != nil {
 		return err
@@ -207,6 +215,9 @@ func adminNATSConfig(args []string, stdout, stderr io.Writer) error {
 			"Include it in nats-server.conf beside jetstream {...}; the passwords are in %s.", strings.Join(regions, ", "), *secrets))
 	if err != nil {
 		return err
+	}
+	if *leafnodes != "" {
+		conf += fmt.Sprintf("# Leaf nodes of remote regions log in as their region's user (agents-<region>).\nleafnodes {\n  listen: %q\n}\n", *leafnodes)
 	}
 	fmt.Fprint(stdout, conf)
 	fmt.Fprintf(stderr, "control plane: VANTAGE_NATS_URL=nats://%s:<password>@<nats>:4222; agents of a region: "+

@@ -131,7 +131,8 @@ func TestAdminNATSConfig(t *testing.T) {
 			t.Error("the configuration carries a password in clear")
 		}
 	}
-	conf, _, err = noDB.try("admin", "nats-config", "--regions", "cloud:eu-west-2,cloud:us-east-1", "--secrets", secrets)
+	conf, _, err = noDB.try("admin", "nats-config", "--regions", "cloud:eu-west-2,cloud:us-east-1", "--secrets", secrets,
+		"--leafnodes", "127.0.0.1:7422")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +153,8 @@ func TestAdminNATSConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("nats-server refuses the configuration: %v\n%s", err, conf)
 	}
-	if len(opts.Accounts) < 3 || len(opts.Users) != 3 {
-		t.Errorf("%d accounts, %d users", len(opts.Accounts), len(opts.Users))
+	if len(opts.Accounts) < 3 || len(opts.Users) != 3 || opts.LeafNode.Port != 7422 {
+		t.Errorf("%d accounts, %d users, leaf node port %d", len(opts.Accounts), len(opts.Users), opts.LeafNode.Port)
 	}
 	if _, _, err := noDB.try("admin", "nats-config", "--regions", "cloud:eu-west-2"); err == nil || !strings.Contains(err.Error(), "--secrets is required") {
 		t.Errorf("without --secrets: %v", err)

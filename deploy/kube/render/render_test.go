@@ -316,6 +316,7 @@ func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
 	}{
 		{"no database URL", map[string]any{"secrets": map[string]any{"databaseURL": ""}}, "secrets.databaseURL is required"},
 		{"client CA without TLS", map[string]any{"controlPlane": map[string]any{"grpcTLS": map[string]any{"clientCASecret": "ca"}}}, "controlPlane.grpcTLS.clientCASecret needs controlPlane.grpcTLS.secret"},
+		{"leaf nodes without accounts", map[string]any{"nats": map[string]any{"leafnodes": map[string]any{"enabled": true}}}, "nats.leafnodes.enabled needs nats.accountsSecret"},
 		{"client certificate without TLS", map[string]any{"agents": map[string]any{"tls": map[string]any{"clientCertSecret": "c"}}}, "tls.clientCertSecret needs TLS"},
 		{"own secret without a name", map[string]any{"secrets": map[string]any{"create": false}}, "secrets.existingSecret is required"},
 		{"region without prefix", map[string]any{"agents": map[string]any{"regions": []any{map[string]any{"region": "us-east-1"}}}}, `region "us-east-1" must be a region value`},
@@ -380,7 +381,7 @@ func TestProductionAgentChannel(t *testing.T) {
 				map[string]any{"region": "cloud:us-east-1", "natsURLSecret": "vantage-nats-us-east-1"},
 				map[string]any{"region": "cloud:eu-west-2", "tokenSecret": "eu-token", "natsURLSecret": "vantage-nats-eu-west-2"},
 			}},
-		"nats": map[string]any{"accountsSecret": "vantage-nats-accounts"},
+		"nats": map[string]any{"accountsSecret": "vantage-nats-accounts", "leafnodes": map[string]any{"enabled": true}},
 	})
 	if s, ok := objs["Secret/vantage"].(*corev1.Secret); !ok || s.StringData["agent-token"] != "" {
 		t.Errorf("the chart's Secret carries a shared agent token: %+v", s)
@@ -416,6 +417,20 @@ func TestProductionAgentChannel(t *testing.T) {
 		t.Errorf("NATS args %v: the accounts are not loaded", sts.Containers[0].Args)
 	}
 	mounted(t, "NATS", sts, sts.Containers[0], map[string]string{"/etc/nats/auth": "vantage-nats-accounts"})
+	leaf, ok := objs["Service/vantage-nats-leafnodes"].(*corev1.Service)
+	if !ok || leaf.Spec.Type != corev1.ServiceTypeLoadBalancer || leaf.Spec.Ports[0].Port != 7422 {
+		t.Errorf("leaf node Service: %+v", leaf)
+	}
+	np := objs["NetworkPolicy/vantage-nats"].(*networkingv1.NetworkPolicy)
+	open := false
+	for _, in := range np.Spec.Ingress {
+		for _, p := range in.Ports {
+			open = open || p.Port.IntValue() == 7422
+		}
+	}
+	if !open {
+		t.Error("the NATS NetworkPolicy does not let leaf nodes in")
+	}
 }
 
 // mounted checks that c mounts, at each path, a volume of spec from the named Secret.
