@@ -55,12 +55,21 @@ type stack struct {
 	agentToken string
 	cp         *controlPlane
 	client     *http.Client
+	// cpEnv is added to (or replaces) the control plane's environment.
+	cpEnv map[string]string
 }
 
 // newStack starts a database, NATS and a control plane (ready) for t.
 func newStack(t *testing.T) *stack {
 	t.Helper()
+	return newStackWith(t, nil)
+}
+
+// newStackWith is newStack with cpEnv added to the control plane's environment.
+func newStackWith(t *testing.T, cpEnv map[string]string) *stack {
+	t.Helper()
 	s := &stack{
+		cpEnv:      cpEnv,
 		dir:        t.TempDir(),
 		dbURL:      storetest.NewDatabase(t),
 		secretKey:  randomKey(),
@@ -147,7 +156,7 @@ func (c *controlPlane) env() map[string]string {
 	if httpAddr == "" {
 		httpAddr, grpcAddr = "127.0.0.1:0", "127.0.0.1:0"
 	}
-	return map[string]string{
+	env := map[string]string{
 		"VANTAGE_DATABASE_URL":     c.s.dbURL,
 		"VANTAGE_SECRET_KEY":       c.s.secretKey,
 		"VANTAGE_HTTP_ADDR":        httpAddr,
@@ -161,6 +170,10 @@ func (c *controlPlane) env() map[string]string {
 		"VANTAGE_LOG_LEVEL":        "debug",
 		"VANTAGE_SHUTDOWN_TIMEOUT": cpShutdownTimeout.String(),
 	}
+	for k, v := range c.s.cpEnv {
+		env[k] = v
+	}
+	return env
 }
 
 // start runs the control plane and waits until /readyz answers 200.

@@ -146,3 +146,55 @@ func syntaxError(m api.Message) *SyntaxError {
 	}
 	return e
 }
+
+// envRef finds process.env.NAME, process.env?.NAME and process.env['NAME'] (any quote), not
+// as part of a longer name.
+var envRef = regexp.MustCompile(`(?:^|[^\w$])process\.env(?:\??\.\s*([A-Za-z_$][\w$]*)|\s*(?:\?\.)?\[\s*(?:'([^'\\]+)'|"([^"\\]+)"|` + "`([^`\\\\$]+)`" + `)\s*\])`)
+
+// envDestructure finds `{ A, B: b, C = 'x' } = process.env`.
+var envDestructure = regexp.MustCompile(`\{([^{}]*)\}\s*=\s*process\.env(?:[^\w$]|$)`)
+
+// EnvRefs returns the names a script reads from process.env — process.env.NAME,
+// process.env['NAME'] and destructuring such as const { NAME } = process.env — each once, in
+// order of first use. It is an exact scan of the source text, not of the program: a name
+// that appears only in a comment counts too, which costs nothing but handing the script a
+// value it does not read. A name computed at run time (process.env[name]) cannot be found.
+func EnvRefs(source string) []string {
+	var out []string
+	add := func(name string) {
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	type hit struct {
+		at    int
+		names []string
+	}
+	var hits []hit
+	for _, m := range envRef.FindAllStringSubmatchIndex(source, -1) {
+		for g := 1; g <= 4; g++ {
+			if m[2*g] >= 0 {
+				hits = append(hits, hit{m[0], []string{source[m[2*g]:m[2*g+1]]}})
+			}
+		}
+	}
+	for _, m := range envDestructure.FindAllStringSubmatchIndex(source, -1) {
+		var names []string
+		for _, part := range strings.Split(source[m[2]:m[3]], ",") {
+			name, _, _ := strings.Cut(part, ":")
+			name, _, _ = strings.Cut(name, "=")
+			name = strings.Trim(strings.TrimSpace(name), `'"`)
+			if !strings.HasPrefix(name, "...") {
+				names = append(names, name)
+			}
+		}
+		hits = append(hits, hit{m[0], names})
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return a.at - b.at })
+	for _, h := range hits {
+		for _, n := range h.names {
+			add(n)
+		}
+	}
+	return out
+}

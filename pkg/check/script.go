@@ -39,3 +39,14 @@ func ScriptProblem(script string) string {
 	}
 	return ""
 }
+
+// EnvRefs lists the variables a browser check's script reads from process.env, in order of
+// first use (browserscript.EnvRefs, keeping the names a variable can have): the control plane
+// resolves them in the check's variable scope, like {{NAME}} references, and the job carries
+// them as the script's process.env. A name without a variable is simply unset, as in Node.
+func (s Spec) EnvRefs() []string {
+	if s.Kind != Browser || s.HTTP == nil || s.HTTP.Script == nil {
+		return nil
+	}
+	return slices.DeleteFunc(browserscript.EnvRefs(*s.HTTP.Script), func(n string) bool { return !VarNamePattern.MatchString(n) })
+}

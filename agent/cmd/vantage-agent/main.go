@@ -31,19 +31,26 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/vantagehq/vantage/agent/internal/browser"
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
 	"github.com/vantagehq/vantage/agent/internal/config"
+	"github.com/vantagehq/vantage/agent/internal/jobopen"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
 	"github.com/vantagehq/vantage/pkg/httpserve"
+	"github.com/vantagehq/vantage/pkg/tlsfiles"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
-var _ worker.Uplink = (*uplink.Client)(nil)
+var (
+	_ worker.Uplink = (*uplink.Client)(nil)
+	_ worker.Runner = (*jobopen.Runner)(nil)
+)
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == scriptworker.Command {
@@ -115,6 +122,9 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)
+	if cfg.NATSAPIPrefix != "" { // a region account sees the job stream's API under a prefix
+		js, err = jetstream.NewWithAPIPrefix(nc, cfg.NATSAPIPrefix)
+	}
 	if err != nil {
 		return fmt.Errorf("JetStream: %w", err)
 	}
@@ -133,15 +143,21 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		capabilities = []string{wire.CapabilityBrowser}
 		browserConcurrency = br.Concurrency()
 	}
+	// Jobs' secrets open with the keys each registration brings; results carry their job's
+	// signature.
+	runner := jobopen.New(probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets)), browserProber), logger)
+	creds, err := transportCredentials(cfg, logger)
+	if err != nil {
+		return err
+	}
 	up, err := uplink.New(uplink.Config{
-		Addr: cfg.ControlPlaneAddr, Token: cfg.AgentToken,
+		Addr: cfg.ControlPlaneAddr, Token: cfg.AgentToken, TransportCredentials: creds,
 		AgentID: cfg.AgentID, Hostname: hostname, Version: version, Regions: cfg.Regions, Capacity: cfg.Concurrency,
-		Capabilities: capabilities,
+		Capabilities: capabilities, OnRegistered: runner.Registered,
 	}, logger, reg)
 	if err != nil {
 		return err
 	}
-	runner := probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets)), browserProber)
 	w, err := worker.New(worker.Config{
 		AgentID: cfg.AgentID, Regions: cfg.Regions, Concurrency: cfg.Concurrency, DrainTimeout: cfg.ShutdownTimeout,
 		BrowserConcurrency: browserConcurrency,
@@ -166,6 +182,7 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 
 	logger.Info("vantage agent starting", "component", "agent", "agent_id", cfg.AgentID, "version", version,
 		"regions", cfg.Regions, "concurrency", cfg.Concurrency, "controlplane_addr", cfg.ControlPlaneAddr,
+		"controlplane_tls", cfg.ControlPlaneTLS, "client_certificate", cfg.TLSCert != "",
 		"http_addr", lis.Addr().String(), "metrics_addr", metricsLis.Addr().String(), "allow_private_targets", cfg.AllowPrivateTargets,
 		"browser", br != nil, "browser_concurrency", browserConcurrency)
 
@@ -203,6 +220,28 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	err = g.Wait()
 	logger.Info("vantage agent stopped", "component", "agent", "agent_id", cfg.AgentID)
 	return err
+}
+
+// transportCredentials secures the gRPC stream as configured: TLS verifying the control
+// plane's certificate (with a client certificate for mutual TLS), or plaintext. Rotated
+// certificate and CA files are read again on the next connection.
+func transportCredentials(cfg config.Config, logger *slog.Logger) (credentials.TransportCredentials, error) {
+	if !cfg.ControlPlaneTLS {
+		return insecure.NewCredentials(), nil
+	}
+	log := logger.With("component", "uplink")
+	c, err := tlsfiles.ClientConfig(cfg.ControlPlaneCA, cfg.TLSCert, cfg.TLSKey, cfg.ControlPlaneServerName, tlsfiles.Options{
+		OnReload: func(what string, err error) {
+			if err != nil {
+				log.Error("TLS file changed but cannot be loaded; keeping the previous one", "file", what, "err", err)
+				return
+			}
+			log.Info("TLS file reloaded", "file", what)
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("control plane TLS: %w", err)
+	}
+	return credentials.NewTLS(c), nil
 }
 
 // startBrowser launches the agent's Chromium for browser checks. It returns nil (and the agent

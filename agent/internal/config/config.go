@@ -42,6 +42,23 @@ type Config struct {
 	// BrowserWorkerMemory is VANTAGE_BROWSER_WORKER_MEMORY_MB, in bytes: the memory cap of a
 	// browser script's worker process.
 	BrowserWorkerMemory int64
+	// NATSAPIPrefix is VANTAGE_NATS_API_PREFIX: where the agent's NATS account sees the job
+	// stream's JetStream API; "" is JetStream's own ($JS.API). A region account made by
+	// `vantage-controlplane admin nats-config` sees it under that command's prefix.
+	NATSAPIPrefix string
+
+	// ControlPlaneTLS is VANTAGE_CONTROLPLANE_TLS (implied by VANTAGE_CONTROLPLANE_CA): the
+	// gRPC stream uses TLS and verifies the control plane's certificate.
+	ControlPlaneTLS bool
+	// ControlPlaneCA is VANTAGE_CONTROLPLANE_CA: the PEM CAs the control plane's certificate
+	// must chain to; empty: the system's.
+	ControlPlaneCA string
+	// ControlPlaneServerName is VANTAGE_CONTROLPLANE_SERVER_NAME: the name the control plane's
+	// certificate must be valid for; default the host of ControlPlaneAddr.
+	ControlPlaneServerName string
+	// TLSCert and TLSKey are VANTAGE_AGENT_TLS_CERT and VANTAGE_AGENT_TLS_KEY: the client
+	// certificate presented to a control plane that requires one (mutual TLS).
+	TLSCert, TLSKey string
 }
 
 // Defaults. Load starts from these; Vars documents them.
@@ -84,6 +101,12 @@ var Vars = []Var{
 	{"VANTAGE_BROWSER_PATH", "(found)", "Chromium for browser checks (chromium-headless-shell preferred); unset: found on PATH; \"none\": no browser checks on this agent"},
 	{"VANTAGE_BROWSER_CONCURRENCY", "(CPUs)", "browser checks run at once, each in its own browser context; default the number of CPUs"},
 	{"VANTAGE_BROWSER_WORKER_MEMORY_MB", strconv.Itoa(DefaultBrowserWorkerMemory >> 20), "memory cap (MiB) of the process that runs one browser check's script; a script using more is stopped"},
+	{"VANTAGE_NATS_API_PREFIX", "($JS.API)", "where the agent's NATS account sees the JetStream API; vantage.js.api for the region accounts of vantage-controlplane admin nats-config"},
+	{"VANTAGE_CONTROLPLANE_TLS", "false", "use TLS on the gRPC stream and verify the control plane's certificate (implied by VANTAGE_CONTROLPLANE_CA)"},
+	{"VANTAGE_CONTROLPLANE_CA", "(system CAs)", "PEM bundle of the CAs the control plane's certificate must chain to; turns TLS on; reloaded when the file changes"},
+	{"VANTAGE_CONTROLPLANE_SERVER_NAME", "(host of VANTAGE_CONTROLPLANE_ADDR)", "the name (or IP) the control plane's certificate must be valid for"},
+	{"VANTAGE_AGENT_TLS_CERT", "(none)", "PEM client certificate presented to a control plane that requires one (mutual TLS); needs TLS; reloaded when the file changes"},
+	{"VANTAGE_AGENT_TLS_KEY", "(none)", "PEM private key of VANTAGE_AGENT_TLS_CERT"},
 }
 
 // Load reads the configuration through getenv and validates it.
@@ -191,10 +214,51 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.BrowserWorkerMemory = int64(n) << 20
 	}
+	loadChannel(getenv, &c, bad)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
 	}
 	return c, nil
+}
+
+// loadChannel reads the TLS of the gRPC stream and the NATS API prefix.
+func loadChannel(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
+	if s := getenv("VANTAGE_NATS_API_PREFIX"); s != "" {
+		if strings.ContainsAny(s, "*> \t") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
+			bad("VANTAGE_NATS_API_PREFIX", "must be a subject without wildcards, spaces or a leading or trailing dot, got %q", s)
+		}
+		c.NATSAPIPrefix = s
+	}
+	if s := getenv("VANTAGE_CONTROLPLANE_TLS"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			bad("VANTAGE_CONTROLPLANE_TLS", "must be true or false, got %q", s)
+		}
+		c.ControlPlaneTLS = b
+	}
+	c.ControlPlaneCA = getenv("VANTAGE_CONTROLPLANE_CA")
+	c.TLSCert, c.TLSKey = getenv("VANTAGE_AGENT_TLS_CERT"), getenv("VANTAGE_AGENT_TLS_KEY")
+	if c.ControlPlaneCA != "" {
+		c.ControlPlaneTLS = true
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		bad("VANTAGE_AGENT_TLS_CERT", "and VANTAGE_AGENT_TLS_KEY go together")
+	}
+	if c.TLSCert != "" && !c.ControlPlaneTLS {
+		bad("VANTAGE_AGENT_TLS_CERT", "needs TLS (VANTAGE_CONTROLPLANE_CA or VANTAGE_CONTROLPLANE_TLS=true): client certificates are a part of TLS")
+	}
+	for _, f := range []struct{ name, path string }{{"VANTAGE_CONTROLPLANE_CA", c.ControlPlaneCA},
+		{"VANTAGE_AGENT_TLS_CERT", c.TLSCert}, {"VANTAGE_AGENT_TLS_KEY", c.TLSKey}} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			bad(f.name, "cannot read the file: %v", err)
+		}
+	}
+	if c.ControlPlaneServerName = getenv("VANTAGE_CONTROLPLANE_SERVER_NAME"); c.ControlPlaneServerName == "" {
+		c.ControlPlaneServerName, _, _ = net.SplitHostPort(c.ControlPlaneAddr)
+	}
 }
 
 // parseRegions accepts "all" or a comma-separated list of check.Regions; it returns them

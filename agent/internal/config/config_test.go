@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -168,5 +169,45 @@ func TestLoad(t *testing.T) {
 				t.Errorf("error reveals the token: %v", err)
 			}
 		})
+	}
+}
+
+func TestLoadChannel(t *testing.T) {
+	t.Parallel()
+	base := func(extra map[string]string) map[string]string {
+		m := map[string]string{"VANTAGE_AGENT_TOKEN": "0123456789abcdef", "VANTAGE_REGIONS": "cloud:eu-west-2",
+			"VANTAGE_CONTROLPLANE_ADDR": "cp.vantage.test:9090"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	c, err := Load(env(base(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ControlPlaneTLS || c.ControlPlaneServerName != "cp.vantage.test" || c.NATSAPIPrefix != "" {
+		t.Errorf("defaults: TLS %v, server name %q, API prefix %q", c.ControlPlaneTLS, c.ControlPlaneServerName, c.NATSAPIPrefix)
+	}
+	file := t.TempDir() + "/ca.pem"
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(env(base(map[string]string{"VANTAGE_CONTROLPLANE_CA": file, "VANTAGE_AGENT_TLS_CERT": file,
+		"VANTAGE_AGENT_TLS_KEY": file, "VANTAGE_CONTROLPLANE_SERVER_NAME": "grpc.vantage.test",
+		"VANTAGE_NATS_API_PREFIX": "vantage.js.api"})))
+	if err != nil || !c.ControlPlaneTLS || c.ControlPlaneServerName != "grpc.vantage.test" || c.TLSKey != file ||
+		c.NATSAPIPrefix != "vantage.js.api" {
+		t.Errorf("a CA turns TLS on: %+v, %v", c, err)
+	}
+	for name, extra := range map[string]map[string]string{
+		"VANTAGE_AGENT_TLS_CERT":   {"VANTAGE_AGENT_TLS_CERT": file, "VANTAGE_AGENT_TLS_KEY": file}, // without TLS
+		"VANTAGE_CONTROLPLANE_CA":  {"VANTAGE_CONTROLPLANE_CA": "/no/such/ca.pem"},
+		"VANTAGE_CONTROLPLANE_TLS": {"VANTAGE_CONTROLPLANE_TLS": "yes please"},
+		"VANTAGE_NATS_API_PREFIX":  {"VANTAGE_NATS_API_PREFIX": "vantage.>"},
+	} {
+		if _, err := Load(env(base(extra))); err == nil || !strings.Contains(err.Error(), name+":") {
+			t.Errorf("%v: error %v does not name %s", extra, err, name)
+		}
 	}
 }

@@ -55,6 +55,9 @@ type Config struct {
 	Capacity int
 	// Capabilities are what the agent runs beyond HTTP, DNS and TCP (wire.CapabilityBrowser).
 	Capabilities []string
+	// OnRegistered is told every registration the control plane answers, before results
+	// are sent on it: it carries the keys of the agent's regions (jobopen). Optional.
+	OnRegistered func(*vantagev1.Registered)
 
 	// TransportCredentials secures the connection. Default: plaintext (insecure.NewCredentials);
 	// pass TLS or mTLS credentials in deployments that cross untrusted networks.
@@ -236,6 +239,9 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 		return false, fmt.Errorf("register: control plane answered %T instead of Registered", first.GetMsg())
 	}
 
+	if c.cfg.OnRegistered != nil {
+		c.cfg.OnRegistered(regd)
+	}
 	s := newSession(regd.GetSessionId())
 	if abort() {
 		graceful := context.AfterFunc(ctx, func() {

@@ -31,6 +31,15 @@ alone on stdout, so that scripts can capture them: TOKEN=$(vantage-controlplane 
                      [--expires 720h|never]                         make E a member of the organizations
                                                                     and print an access token's secret
   list-orgs                                                         list every organization
+  create-agent-token --regions R[,R...]|all [--name N]              print a new agent token's secret; its
+                                                                    agents may serve only those regions
+  list-agent-tokens                                                 list every agent token
+  revoke-agent-token ID                                             revoke an agent token; its streams end
+                                                                    on every control plane
+  nats-config        --regions R[,R...]|all --secrets FILE [--leafnodes ADDR]
+                                                                    print the nats-server accounts: the
+                                                                    control plane's, one per region (no
+                                                                    database needed)
 
 Run "vantage-controlplane admin <command> -h" for a command's flags.`
 
@@ -55,6 +64,14 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		parse = adminCreateUserToken
 	case "list-orgs":
 		parse = adminListOrgs
+	case "create-agent-token":
+		parse = adminCreateAgentToken
+	case "list-agent-tokens":
+		parse = adminListAgentTokens
+	case "revoke-agent-token":
+		parse = adminRevokeAgentToken
+	case "nats-config":
+		return adminNATSConfig(args, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, adminUsage)
 		return nil

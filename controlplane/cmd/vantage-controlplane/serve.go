@@ -26,9 +26,11 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/config"
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
+	"github.com/vantagehq/vantage/controlplane/internal/fleet"
 	"github.com/vantagehq/vantage/controlplane/internal/heartbeat"
 	"github.com/vantagehq/vantage/controlplane/internal/ingest"
 	"github.com/vantagehq/vantage/controlplane/internal/invite"
+	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
@@ -46,9 +48,6 @@ func serve(ctx context.Context, getenv func(string) string, stderr io.Writer) er
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return err
-	}
-	if cfg.AgentToken == "" {
-		return errors.New("invalid configuration:\n  VANTAGE_AGENT_TOKEN: is required by serve: agents authenticate with it (16+ characters)")
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	st, err := prepareStore(ctx, cfg, log)
@@ -79,7 +78,7 @@ func prepareStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*st
 		return nil, err
 	}
 	if cfg.BootstrapToken != "" {
-		orgID, tokenID, err := st.EnsureBootstrap(ctx, auth.HashSecret(cfg.BootstrapToken), auth.AllGrants())
+		orgID, tokenID, err := st.EnsureBootstrap(ctx, auth.HashSecret(cfg.BootstrapToken), auth.OperatorGrants())
 		if err != nil {
 			st.Close()
 			return nil, err
@@ -151,8 +150,14 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	announce := scheduler.ChangeNotifier(nc, log.With("component", "scheduler"))
 	cp := &controlPlane{log: log, limits: httpLimits(cfg)}
 
+	// Jobs are signed and their secrets sealed per region with keys derived from the secret
+	// key; ingest accepts only results of signed jobs of the stream's regions.
+	guard, err := jobguard.New(cfg.SecretKey)
+	if err != nil {
+		return nil, err
+	}
 	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
-		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now})
+		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now, Guard: guard})
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +171,13 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	if cp.ingest, err = ingest.NewServer(log, time.Now, reg, batcher, ingest.ServerOptions{AgentToken: cfg.AgentToken}); err != nil {
+	if cp.ingest, err = ingest.NewServer(log, time.Now, reg, batcher, ingest.ServerOptions{AgentToken: cfg.AgentToken,
+		Tokens: st, Guard: guard}); err != nil {
+		return nil, err
+	}
+	agents, err := fleet.New(fleet.Config{ReplicaName: cfg.ReplicaName, UnservedGrace: cfg.UnservedGrace},
+		fleet.Deps{Store: st, Local: localAgents(cp.ingest.Registry()), Logger: log.With("component", "fleet"), Registerer: reg})
+	if err != nil {
 		return nil, err
 	}
 	maintainer, err := ingest.NewMaintainer(log, time.Now, reg, st, ingest.MaintainerOptions{RetentionDays: cfg.RetentionDays})
@@ -183,8 +194,10 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	// Revocations reach every replica's authentication cache through PostgreSQL notifications.
+	// Revocations reach every replica's authentication cache through PostgreSQL notifications,
+	// and end the streams of revoked agent tokens.
 	authn := auth.NewAuthenticator(st, time.Now)
+	authn.AddChangeListener(cp.ingest)
 	// NATS may lose the job stream later (a wiped volume, a new server): the keeper puts it back.
 	keeper, err := jobqueue.NewKeeper(jobqueue.KeeperConfig{}, jobqueue.KeeperDeps{JetStream: js,
 		Logger: log.With("component", "jobqueue")})
@@ -194,9 +207,13 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
 		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st, log.With("component", "auth")) }),
 		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}),
-		pages}
+		pages, agents, runFunc(cp.ingest.WatchRevocations)}
 
-	cp.grpc = grpc.NewServer(ingest.GRPCServerOptions()...)
+	grpcOpts, err := grpcTransport(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	cp.grpc = grpc.NewServer(append(ingest.GRPCServerOptions(), grpcOpts...)...)
 	cp.ingest.Register(cp.grpc)
 	cp.ping = httpserve.NewServer(cp.limits, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
 	cp.metrics = httpserve.NewServer(cp.limits, metricsHandler(reg), log)
@@ -217,6 +234,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		CheckChanged:   announce,
 		Public:         public,
 		Invitations:    invite.NewHandler(st, invite.Options{Logger: log}),
+		Agents:         agents,
 	})
 	if err != nil {
 		return nil, err

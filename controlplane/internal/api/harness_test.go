@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/fleet"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
@@ -55,7 +56,13 @@ func newHarness(t testing.TB) *harness {
 	st := storetest.New(t)
 	h := &harness{t: t, st: st}
 	h.auth = auth.NewAuthenticator(st, time.Now)
+	agents, err := fleet.New(fleet.Config{ReplicaName: "this-replica"}, fleet.Deps{Store: st,
+		Local: func() []fleet.LocalAgent { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	handler, err := New(Deps{
+		Agents:   agents,
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Store:    st,
 		Auth:     h.auth,

@@ -67,6 +67,9 @@ func routes(r *gin.Engine, d Deps) {
 
 	authed.GET("/audit_logs", area(auth.People), audit.list)
 
+	// The deployment's agents: an operators' area, not an organization's (extension).
+	authed.GET("/agents", area(auth.Agents), newAgentsHandler(d).list)
+
 	// -- webhooks --
 	wh := newWebhooksHandler(d)
 	w := authed.Group("/webhooks", area(auth.Webhooks), resource("webhook"))

@@ -51,6 +51,9 @@ type Deps struct {
 	// /invitations/accept (invite.NewHandler); an HTML page for people, outside /v1 and the
 	// OpenAPI document. Nil: the link answers 404.
 	Invitations http.Handler
+	// Agents, if set, serves GET /v1/agents (a Vantage extension): the deployment's live
+	// agents and regions (fleet.Fleet). Nil: the route answers 503.
+	Agents AgentDirectory
 }
 
 // publicRouter is the optional method by which Deps.Public claims unmatched requests.

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/check"
 )
@@ -37,9 +38,10 @@ type webhooksHandler struct{ st webhookStore }
 
 func newWebhooksHandler(d Deps) *webhooksHandler { return &webhooksHandler{st: d.Store} }
 
-// webhookEvents are the event types a webhook may subscribe to (api.md "Events").
+// webhookEvents are the event types a webhook may subscribe to (api.md "Events"), and the
+// agent region events (a Vantage extension: runs of a region no agent serves go nowhere).
 var webhookEvents = []string{"status_page.incident.started", "status_page.incident.updated", "status_page.incident.resolved",
-	"uptime.down", "uptime.up", "heartbeat.down", "heartbeat.up"}
+	"uptime.down", "uptime.up", "heartbeat.down", "heartbeat.up", event.TypeRegionUnserved, event.TypeRegionServed}
 
 // Limits the contract leaves open.
 const (

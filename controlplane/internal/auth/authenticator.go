@@ -66,6 +66,7 @@ type Authenticator struct {
 	feed      RevocationFeed // Run's, while it runs
 	gen       uint64         // bumped by every eviction; a lookup that raced one is not cached
 	waiters   map[string][]*Expectation
+	listeners []ChangeListener // AddChangeListener's
 }
 
 type cacheEntry struct {

@@ -27,8 +27,21 @@ const (
 	Projects             Area = "PROJECTS"
 )
 
-// Areas lists every area, in the order the contract names them.
+// Areas lists every area of an organization, in the order the contract names them.
 var Areas = []Area{UptimeChecks, StatusPages, HeartbeatChecks, MaintenanceWindows, People, Integrations, APITokens, Webhooks, EnvironmentVariables, Projects}
+
+// Agents is the operators' area (a Vantage extension): the deployment's agents and the
+// regions they serve (GET /v1/agents), whatever the token's organization. It is no
+// organization's to give, so "every area" (AllGrants, the admin commands' "all") leaves it
+// out: an operator names it (admin create-token --grants AGENTS:READ), the bootstrap token
+// holds it (OperatorGrants), and a token holding it can pass it on like any other grant.
+const Agents Area = "AGENTS"
+
+// OperatorAreas are the areas beyond an organization's.
+var OperatorAreas = []Area{Agents}
+
+// allAreas is every area, organization's first; a grant's bit is its index here.
+var allAreas = append(append([]Area{}, Areas...), OperatorAreas...)
 
 // Level is READ or EDIT; EDIT implies READ.
 type Level string
@@ -48,7 +61,7 @@ func (g Grant) String() string { return string(g.Area) + ":" + string(g.Level) }
 
 // ValidArea reports whether s names an area.
 func ValidArea(s string) bool {
-	for _, a := range Areas {
+	for _, a := range allAreas {
 		if string(a) == s {
 			return true
 		}
@@ -69,7 +82,7 @@ func ParseGrant(s string) (Grant, error) {
 type Permissions uint32
 
 func bit(a Area, l Level) Permissions {
-	for i, x := range Areas {
+	for i, x := range allAreas {
 		if x == a {
 			if l == Edit {
 				return 1 << (2*i + 1)
@@ -92,11 +105,21 @@ func NewPermissions(grants []string) Permissions {
 	return p
 }
 
-// AllGrants is every area at EDIT.
+// AllGrants is every area of an organization at EDIT.
 func AllGrants() []string {
 	out := make([]string, len(Areas))
 	for i, a := range Areas {
 		out[i] = string(a) + ":" + string(Edit)
+	}
+	return out
+}
+
+// OperatorGrants are the grants of the operator's bootstrap token: AllGrants and the
+// operators' areas at READ (they have nothing to edit).
+func OperatorGrants() []string {
+	out := AllGrants()
+	for _, a := range OperatorAreas {
+		out = append(out, string(a)+":"+string(Read))
 	}
 	return out
 }
@@ -112,7 +135,7 @@ func (p Permissions) Allows(a Area, l Level) bool {
 // Describe renders the set as the permissions endpoint shows it: "uptime_checks (read)".
 func (p Permissions) Describe() []string {
 	out := []string{}
-	for _, a := range Areas {
+	for _, a := range allAreas {
 		switch {
 		case p&bit(a, Edit) != 0:
 			out = append(out, strings.ToLower(string(a))+" (edit)")

@@ -62,10 +62,14 @@ func (h *feedHandler) Listening() {
 	h.a.setListening(h.feed)
 	h.failures = 0
 	h.log.Info("listening for credential revocations")
+	for _, l := range h.a.changeListeners() {
+		l.ChangesMissed()
+	}
 }
 
 // Changed evicts what a payload names: a token, or every access token of a user; a payload it
-// does not understand clears the cache.
+// does not understand clears the cache. Agent tokens are not cached here: the change goes to
+// the ChangeListeners (the agents' stream), which hear every change before it is acknowledged.
 func (h *feedHandler) Changed(payload string) {
 	kind, rest, _ := strings.Cut(payload, ":")
 	id, err := uuid.Parse(rest)
@@ -74,9 +78,44 @@ func (h *feedHandler) Changed(payload string) {
 		h.a.evict(func(c store.Credential) bool { return c.TokenID == id })
 	case err == nil && kind+":" == store.AuthChangeUser:
 		h.a.evict(func(c store.Credential) bool { return c.Kind == store.CredentialAccessToken && c.UserID == id })
+	case err == nil && kind+":" == store.AuthChangeAgentToken:
 	default:
 		h.a.evict(func(store.Credential) bool { return true })
 	}
+	for _, l := range h.a.changeListeners() {
+		if err != nil {
+			l.ChangesMissed()
+			continue
+		}
+		l.CredentialChanged(kind+":", id)
+	}
+}
+
+// ChangeListener hears, besides the authenticator's own cache, what the revocation feed
+// delivers: the agents' gRPC server ends the streams of a revoked agent token through it, so
+// that one mechanism revokes every kind of credential on every replica.
+type ChangeListener interface {
+	// CredentialChanged: a credential of kind (store.AuthChangeToken, AuthChangeUser,
+	// AuthChangeAgentToken) changed. It is called before the change is acknowledged, so that
+	// whoever waits for the acknowledgements (Expect) finds the change applied; it must not
+	// block.
+	CredentialChanged(kind string, id uuid.UUID)
+	// ChangesMissed: the feed listens (again) or heard what it does not understand; anything
+	// may have changed meanwhile. It must not block.
+	ChangesMissed()
+}
+
+// AddChangeListener makes l hear the changes Run's feed delivers.
+func (a *Authenticator) AddChangeListener(l ChangeListener) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.listeners = append(a.listeners, l)
+}
+
+func (a *Authenticator) changeListeners() []ChangeListener {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.listeners
 }
 
 // Acknowledged counts a replica's acknowledgement towards the Expectations of payload.

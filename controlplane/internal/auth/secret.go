@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"strings"
 )
 
 // SecretPrefix marks Vantage API secrets, so secret scanners can recognise leaked ones.
@@ -24,4 +25,14 @@ func NewSecret() (secret string, hash []byte) {
 func HashSecret(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
 	return h[:]
+}
+
+// AgentSecretPrefix marks agent tokens (admin create-agent-token), apart from API secrets.
+const AgentSecretPrefix = "vta_"
+
+// NewAgentSecret returns a fresh 256-bit agent token and its hash (HashSecret).
+func NewAgentSecret() (secret string, hash []byte) {
+	s, _ := NewSecret()
+	secret = AgentSecretPrefix + strings.TrimPrefix(s, SecretPrefix)
+	return secret, HashSecret(secret)
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +30,7 @@ type Config struct {
 	ShutdownTimeout time.Duration // VANTAGE_SHUTDOWN_TIMEOUT, default 15s: grace period for in-flight requests
 	NATSURL         string        // VANTAGE_NATS_URL, default "": NATS with JetStream; empty starts an embedded server
 	NATSStoreDir    string        // VANTAGE_NATS_STORE_DIR, default ".vantage/nats": JetStream storage of the embedded server
-	AgentToken      string        // VANTAGE_AGENT_TOKEN: the secret agents present on the gRPC stream (required by serve)
+	AgentToken      string        // VANTAGE_AGENT_TOKEN, default "": a shared token any agent may present, for any region (local development); empty: agent tokens only
 	RetentionDays   int           // VANTAGE_RESULT_RETENTION_DAYS, default 30: days of raw results kept
 	PingAddr        string        // VANTAGE_PING_ADDR, default ":8082": the public heartbeat ping listener
 	SMTPURL         string        // VANTAGE_SMTP_URL, default "": smtp://user:pass@host:port (smtps:// for implicit TLS); empty disables e-mail
@@ -48,6 +49,12 @@ type Config struct {
 	NATSEmbeddedAddr     string // VANTAGE_NATS_EMBEDDED_ADDR, default "127.0.0.1:4222": loopback address of the embedded NATS server
 	NATSEmbeddedUser     string // VANTAGE_NATS_EMBEDDED_USER, default "vantage": user clients of the embedded server authenticate as
 	NATSEmbeddedPassword string // VANTAGE_NATS_EMBEDDED_PASSWORD, default random per start: that user's password (16+ characters)
+
+	GRPCTLSCert   string        // VANTAGE_GRPC_TLS_CERT, default "": PEM certificate chain of the agents' gRPC stream; empty: plaintext
+	GRPCTLSKey    string        // VANTAGE_GRPC_TLS_KEY, default "": its private key
+	GRPCClientCA  string        // VANTAGE_GRPC_CLIENT_CA, default "": PEM CAs whose client certificates agents must present (mutual TLS)
+	ReplicaName   string        // VANTAGE_REPLICA_NAME, default the host name: this replica's name in GET /v1/agents
+	UnservedGrace time.Duration // VANTAGE_REGION_UNSERVED_GRACE, default 2m: how long a region checks use may lack agents before agent.region_unserved
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -69,7 +76,12 @@ var Vars = []Var{
 	{"VANTAGE_NATS_EMBEDDED_ADDR", "127.0.0.1:4222", "listen address of the embedded NATS server; loopback only (port 0 picks a free one)"},
 	{"VANTAGE_NATS_EMBEDDED_USER", "vantage", "user that clients of the embedded NATS server authenticate as"},
 	{"VANTAGE_NATS_EMBEDDED_PASSWORD", "(random per start)", "password of that user (16+ characters); set it so that local agents can connect (nats://user:password@host:port)"},
-	{"VANTAGE_AGENT_TOKEN", "(required by serve)", "secret that agents present on the gRPC stream (16+ characters)"},
+	{"VANTAGE_AGENT_TOKEN", "(unset)", "a shared token any agent may present, for any region (16+ characters): for local development; unset, agents need tokens of their own (admin create-agent-token)"},
+	{"VANTAGE_GRPC_TLS_CERT", "(unset)", "PEM certificate chain of the agents' gRPC stream; with VANTAGE_GRPC_TLS_KEY turns TLS on (unset: plaintext); reloaded when the file changes"},
+	{"VANTAGE_GRPC_TLS_KEY", "(unset)", "PEM private key of VANTAGE_GRPC_TLS_CERT"},
+	{"VANTAGE_GRPC_CLIENT_CA", "(unset)", "PEM bundle of CAs: when set, agents must present a client certificate signed by one of them (mutual TLS); needs VANTAGE_GRPC_TLS_CERT"},
+	{"VANTAGE_REPLICA_NAME", "(host name)", "this replica's name where GET /v1/agents says which replica an agent is connected to"},
+	{"VANTAGE_REGION_UNSERVED_GRACE", "2m", "how long a region that active checks use may have no live agent before agent.region_unserved is sent"},
 	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
 	{"VANTAGE_PING_ADDR", ":8082", "listen address of the public heartbeat ping endpoint (GET|POST /{heartbeat_id})"},
 	{"VANTAGE_SMTP_URL", "(unset)", "SMTP server for e-mail, smtp://user:pass@host:port or smtps://...; unset disables e-mail"},
@@ -91,7 +103,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080", AllowPrivate: true,
 		MetricsAddr: "127.0.0.1:9100", HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: 60 * time.Second,
 		HTTPIdleTimeout: 120 * time.Second, MaxConnsPerClient: 64, RequestTimeout: 10 * time.Second,
-		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage"}
+		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage", UnservedGrace: 2 * time.Minute}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -192,6 +204,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	loadHTTPLimits(getenv, &c, bad)
 	loadEmbeddedNATS(getenv, &c, bad)
+	loadAgentChannel(getenv, &c, bad)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
 	}
@@ -265,4 +278,35 @@ func joinIndented(errs []error) error {
 		b.WriteString(e.Error())
 	}
 	return errors.New(b.String())
+}
+
+// loadAgentChannel reads the TLS of the agents' gRPC stream and the settings of the agents'
+// registry.
+func loadAgentChannel(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
+	c.GRPCTLSCert, c.GRPCTLSKey, c.GRPCClientCA = getenv("VANTAGE_GRPC_TLS_CERT"), getenv("VANTAGE_GRPC_TLS_KEY"), getenv("VANTAGE_GRPC_CLIENT_CA")
+	if (c.GRPCTLSCert == "") != (c.GRPCTLSKey == "") {
+		bad("VANTAGE_GRPC_TLS_CERT", "and VANTAGE_GRPC_TLS_KEY go together")
+	}
+	if c.GRPCClientCA != "" && c.GRPCTLSCert == "" {
+		bad("VANTAGE_GRPC_CLIENT_CA", "needs VANTAGE_GRPC_TLS_CERT and VANTAGE_GRPC_TLS_KEY: client certificates are a part of TLS")
+	}
+	for _, f := range []struct{ name, path string }{{"VANTAGE_GRPC_TLS_CERT", c.GRPCTLSCert}, {"VANTAGE_GRPC_TLS_KEY", c.GRPCTLSKey},
+		{"VANTAGE_GRPC_CLIENT_CA", c.GRPCClientCA}} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			bad(f.name, "cannot read the file: %v", err)
+		}
+	}
+	if c.ReplicaName = getenv("VANTAGE_REPLICA_NAME"); c.ReplicaName == "" {
+		c.ReplicaName, _ = os.Hostname()
+	}
+	if s := getenv("VANTAGE_REGION_UNSERVED_GRACE"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			bad("VANTAGE_REGION_UNSERVED_GRACE", "must be a duration such as 2m, got %q", s)
+		}
+		c.UnservedGrace = d
+	}
 }

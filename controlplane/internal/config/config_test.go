@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,46 @@ func TestLoadRequestTimeoutBelowWriteTimeout(t *testing.T) {
 		"VANTAGE_NATS_EMBEDDED_PASSWORD": "0123456789abcdef"}))
 	if err != nil || c.RequestTimeout != 2*time.Second || c.MaxConnsPerClient != 0 || c.NATSEmbeddedAddr != "[::1]:0" {
 		t.Fatalf("valid values: %+v, %v", c, err)
+	}
+}
+
+func TestLoadAgentChannel(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"VANTAGE_DATABASE_URL": "postgres://x/y", "VANTAGE_SECRET_KEY": validKey}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	c, err := Load(env(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AgentToken != "" || c.GRPCTLSCert != "" || c.UnservedGrace != 2*time.Minute || c.ReplicaName == "" {
+		t.Errorf("defaults: shared token %q, TLS %q, grace %s, replica %q", c.AgentToken, c.GRPCTLSCert, c.UnservedGrace, c.ReplicaName)
+	}
+	file := t.TempDir() + "/cert.pem"
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(env(with(map[string]string{"VANTAGE_GRPC_TLS_CERT": file, "VANTAGE_GRPC_TLS_KEY": file,
+		"VANTAGE_GRPC_CLIENT_CA": file, "VANTAGE_REPLICA_NAME": "cp-1", "VANTAGE_REGION_UNSERVED_GRACE": "30s"})))
+	if err != nil || c.GRPCClientCA != file || c.ReplicaName != "cp-1" || c.UnservedGrace != 30*time.Second {
+		t.Errorf("valid values: %+v, %v", c, err)
+	}
+	for name, extra := range map[string]map[string]string{
+		"VANTAGE_GRPC_TLS_CERT":         {"VANTAGE_GRPC_TLS_CERT": file},
+		"VANTAGE_GRPC_CLIENT_CA":        {"VANTAGE_GRPC_CLIENT_CA": file},
+		"VANTAGE_GRPC_TLS_KEY":          {"VANTAGE_GRPC_TLS_CERT": file, "VANTAGE_GRPC_TLS_KEY": "/no/such/key.pem"},
+		"VANTAGE_REGION_UNSERVED_GRACE": {"VANTAGE_REGION_UNSERVED_GRACE": "soon"},
+	} {
+		if _, err := Load(env(with(extra))); err == nil || !strings.Contains(err.Error(), name+":") {
+			t.Errorf("%v: error %v does not name %s", extra, err, name)
+		}
 	}
 }

@@ -163,6 +163,18 @@ type invitationV1 struct {
 	InvitedBy string `json:"invited_by"`
 }
 
+type regionV1 struct {
+	Event         string    `json:"event"`
+	OccurredAt    time.Time `json:"occurred_at"`
+	Region        string    `json:"region"`
+	UnservedSince time.Time `json:"unserved_since"`
+	Checks        int       `json:"checks"`
+}
+
+func regionToV1(c RegionChange, typ string) regionV1 {
+	return regionV1{Event: typ, OccurredAt: c.OccurredAt.UTC(), Region: c.Region, UnservedSince: c.UnservedSince.UTC(), Checks: c.Checks}
+}
+
 func uptimeToV1(a UptimeAlert, typ string, reminder bool) uptimeV1 {
 	c := a.Check
 	p := uptimeV1{Event: typ, Reminder: reminder, OccurredAt: a.OccurredAt.UTC(), Check: checkV1{
@@ -229,6 +241,10 @@ func payloadV1(ev Event) (any, error) {
 		p.Invitation.ID, p.Invitation.Email, p.Invitation.Role = ev.InvitationID, ev.Email, ev.Role
 		p.Organization.ID, p.Organization.Name = ev.OrgID, ev.OrgName
 		return p, nil
+	case RegionUnserved:
+		return regionToV1(ev.RegionChange, ev.Type()), nil
+	case RegionServed:
+		return regionToV1(ev.RegionChange, ev.Type()), nil
 	}
 	return nil, fmt.Errorf("encode: unknown event %T", ev)
 }
@@ -313,6 +329,19 @@ func decodeV1(typ string, b []byte) (Event, error) {
 		}
 		return InvitationCreated{OccurredAt: p.OccurredAt, InvitationID: p.Invitation.ID, Email: p.Invitation.Email,
 			Role: p.Invitation.Role, OrgID: p.Organization.ID, OrgName: p.Organization.Name, InvitedBy: p.InvitedBy}, nil
+	case TypeRegionUnserved, TypeRegionServed:
+		var p regionV1
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, err
+		}
+		if p.Region == "" {
+			return nil, errors.New("no region")
+		}
+		c := RegionChange{OccurredAt: p.OccurredAt, Region: p.Region, UnservedSince: p.UnservedSince, Checks: p.Checks}
+		if typ == TypeRegionServed {
+			return RegionServed{c}, nil
+		}
+		return RegionUnserved{c}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", typ)
 }

@@ -39,6 +39,8 @@ func everyEvent() []Event {
 			Components: []NoticeComponent{{ID: id1, Name: "API", Status: "MAINTENANCE"}}},
 		InvitationCreated{OccurredAt: t0, InvitationID: id1, Email: "b@example.com", Role: "ADMIN", OrgID: id2,
 			OrgName: "Acme", InvitedBy: "Alice"},
+		RegionUnserved{RegionChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnservedSince: t0.Add(-3 * time.Minute), Checks: 4}},
+		RegionServed{RegionChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnservedSince: t0.Add(-9 * time.Minute), Checks: 4}},
 	}
 }
 
@@ -67,7 +69,7 @@ func TestEventRoundTrip(t *testing.T) {
 		})
 		seen[reflect.TypeOf(ev)] = true
 	}
-	if len(seen) != 12 {
+	if len(seen) != 14 {
 		t.Fatalf("%d event types covered", len(seen))
 	}
 }
@@ -127,6 +129,7 @@ func TestEventDecodeRejects(t *testing.T) {
 		{"not JSON", Encoded{Type: TypeUptimeUp, Version: 1, Payload: []byte(`{`)}, "decode uptime.up"},
 		{"heartbeat without heartbeat", Encoded{Type: TypeHeartbeatDown, Version: 1, Payload: []byte(`{"event":"heartbeat.down"}`)}, "no heartbeat"},
 		{"incident without incident", Encoded{Type: TypeIncidentUpdated, Version: 1, Payload: []byte(`{"incident":null}`)}, "no incident"},
+		{"region event without region", Encoded{Type: TypeRegionUnserved, Version: 1, Payload: []byte(`{"checks":1}`)}, "no region"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

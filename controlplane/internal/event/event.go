@@ -44,6 +44,10 @@ const (
 	TypeSubscriberConfirmation = "subscriber.confirmation"
 	TypeSubscriberNotification = "subscriber.notification"
 	TypeInvitationCreated      = "invitation.created"
+	// Agent regions (Vantage extensions): no live agent serves a region the organization's
+	// checks run from, for longer than the grace period; and one does again.
+	TypeRegionUnserved = "agent.region_unserved"
+	TypeRegionServed   = "agent.region_served"
 )
 
 // Check is the check an uptime alert is about, as it was when the alert was raised.
@@ -222,6 +226,25 @@ type InvitationCreated struct {
 // At implements Event.
 func (c InvitationCreated) At() time.Time { return c.OccurredAt }
 
+// RegionChange is what every agent region event says: a region the organization's active
+// checks run from, and since when no live agent served it. Runs of such a region go nowhere:
+// they neither pass nor fail (a region without an agent never flips a check).
+type RegionChange struct {
+	OccurredAt    time.Time
+	Region        string
+	UnservedSince time.Time
+	Checks        int // the organization's active checks that run from the region
+}
+
+// At implements Event.
+func (c RegionChange) At() time.Time { return c.OccurredAt }
+
+// RegionUnserved: no agent has served the region for the grace period.
+type RegionUnserved struct{ RegionChange }
+
+// RegionServed: an agent serves the region again, after a RegionUnserved.
+type RegionServed struct{ RegionChange }
+
 // Type implements Event.
 func (UptimeDown) Type() string             { return TypeUptimeDown }
 func (UptimeReminder) Type() string         { return TypeUptimeDown }
@@ -235,6 +258,8 @@ func (IncidentResolved) Type() string       { return TypeIncidentResolved }
 func (SubscriberConfirmation) Type() string { return TypeSubscriberConfirmation }
 func (SubscriberNotification) Type() string { return TypeSubscriberNotification }
 func (InvitationCreated) Type() string      { return TypeInvitationCreated }
+func (RegionUnserved) Type() string         { return TypeRegionUnserved }
+func (RegionServed) Type() string           { return TypeRegionServed }
 
 func (UptimeDown) event()             {}
 func (UptimeReminder) event()         {}
@@ -248,3 +273,5 @@ func (IncidentResolved) event()       {}
 func (SubscriberConfirmation) event() {}
 func (SubscriberNotification) event() {}
 func (InvitationCreated) event()      {}
+func (RegionUnserved) event()         {}
+func (RegionServed) event()           {}

@@ -17,12 +17,16 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
+	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 const testToken = "agent-token-for-tests-0123456789"
+
+// testSecretKey is the control plane's secret key in these tests: results are signed with it.
+const testSecretKey = "0123456789abcdef0123456789abcdef"
 
 // clock is the injected clock: tests step it instead of sleeping.
 type clock struct {
@@ -45,6 +49,7 @@ type harness struct {
 	clock   *clock
 	ev      *evaluator.Evaluator
 	srv     *Server
+	guard   *jobguard.Guard
 	conn    *grpc.ClientConn
 	org     uuid.UUID
 	mu      sync.Mutex
@@ -79,7 +84,10 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.srv, err = NewServer(log, h.clock.Now, reg, b, ServerOptions{AgentToken: testToken}); err != nil {
+	if h.guard, err = jobguard.New([]byte(testSecretKey)); err != nil {
+		t.Fatal(err)
+	}
+	if h.srv, err = NewServer(log, h.clock.Now, reg, b, ServerOptions{AgentToken: testToken, Tokens: h.st, Guard: h.guard}); err != nil {
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer(GRPCServerOptions()...)
@@ -230,17 +238,26 @@ type agent struct {
 	stream  grpc.BidiStreamingClient[vantagev1.AgentMessage, vantagev1.ControlMessage]
 	cancel  context.CancelFunc
 	session string
+	keys    []*vantagev1.RegionKey // what Registered handed the agent
 	seq     uint64
+	// sign signs a result as if the control plane had sent its job.
+	sign func(*vantagev1.CheckResult)
 }
 
 // dial opens a stream with the given bearer token ("" for none) without registering.
 func (h *harness) dial(token string) (grpc.BidiStreamingClient[vantagev1.AgentMessage, vantagev1.ControlMessage], context.CancelFunc) {
 	h.t.Helper()
+	return h.dialVia(h.conn, token)
+}
+
+// dialVia is dial through conn.
+func (h *harness) dialVia(conn *grpc.ClientConn, token string) (grpc.BidiStreamingClient[vantagev1.AgentMessage, vantagev1.ControlMessage], context.CancelFunc) {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	if token != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 	}
-	stream, err := vantagev1.NewAgentServiceClient(h.conn).Connect(ctx)
+	stream, err := vantagev1.NewAgentServiceClient(conn).Connect(ctx)
 	if err != nil {
 		cancel()
 		h.t.Fatal(err)
@@ -258,7 +275,23 @@ func (h *harness) connect(agentID string, regions ...string) *agent {
 // register registers an agent with capabilities serving regions.
 func (h *harness) register(agentID string, capabilities []string, regions ...string) *agent {
 	h.t.Helper()
-	stream, cancel := h.dial(testToken)
+	a, err := h.registerWith(testToken, agentID, capabilities, regions...)
+	if err != nil {
+		h.t.Fatalf("register: %v", err)
+	}
+	return a
+}
+
+// registerWith registers an agent presenting token; an error is the stream's refusal.
+func (h *harness) registerWith(token, agentID string, capabilities []string, regions ...string) (*agent, error) {
+	h.t.Helper()
+	return h.registerVia(h.conn, token, agentID, capabilities, regions...)
+}
+
+// registerVia is registerWith through conn.
+func (h *harness) registerVia(conn *grpc.ClientConn, token, agentID string, capabilities []string, regions ...string) (*agent, error) {
+	h.t.Helper()
+	stream, cancel := h.dialVia(conn, token)
 	err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
 		AgentId: agentID, Regions: regions, Version: "test", Capacity: 8, Hostname: "localhost", Capabilities: capabilities}}})
 	if err != nil {
@@ -266,16 +299,34 @@ func (h *harness) register(agentID string, capabilities []string, regions ...str
 	}
 	m, err := stream.Recv()
 	if err != nil {
-		h.t.Fatalf("register: %v", err)
+		return nil, err
 	}
 	if m.GetRegistered().GetSessionId() == "" {
 		h.t.Fatalf("register: got %v, want Registered", m)
 	}
-	return &agent{t: h.t, stream: stream, cancel: cancel, session: m.GetRegistered().GetSessionId()}
+	return &agent{t: h.t, stream: stream, cancel: cancel, session: m.GetRegistered().GetSessionId(),
+		keys: m.GetRegistered().GetRegionKeys(), sign: h.sign}, nil
 }
 
-// send sends a result and returns its seq.
+// sign gives r the signature of the job it reports on, as the scheduler signed it.
+func (h *harness) sign(r *vantagev1.CheckResult) {
+	job := &vantagev1.CheckJob{JobId: r.JobId, CheckId: r.CheckId, OrgId: r.OrgId, Region: r.Region,
+		ScheduledAtUnixMs: r.ScheduledAtUnixMs, Kind: r.Kind}
+	h.guard.Sign(job)
+	r.JobSignature = job.Signature
+}
+
+// send signs a result that has no signature yet, sends it and returns its seq.
 func (a *agent) send(r *vantagev1.CheckResult) uint64 {
+	a.t.Helper()
+	if len(r.JobSignature) == 0 {
+		a.sign(r)
+	}
+	return a.sendAsIs(r)
+}
+
+// sendAsIs sends a result as it is and returns its seq.
+func (a *agent) sendAsIs(r *vantagev1.CheckResult) uint64 {
 	a.t.Helper()
 	a.seq++
 	if err := a.stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Result{

@@ -4,11 +4,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/pkg/wire"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // Agent is one registered agent stream.
@@ -23,7 +26,31 @@ type Agent struct {
 	Capabilities []string
 	Peer         string
 	ConnectedAt  time.Time
+	// TokenID is the agent token the stream authenticated with (nil: the shared token), and
+	// TokenName its name.
+	TokenID   *uuid.UUID
+	TokenName string
+	// Stats counts what the stream carried; shared by the copies Agents returns.
+	Stats *AgentStats
 }
+
+// AgentStats is what one stream carried so far.
+type AgentStats struct {
+	results       atomic.Uint64
+	probesRunning atomic.Uint32
+}
+
+// observe counts a result the stream accepted and the agent's running probes it reported.
+func (s *AgentStats) observe(r *vantagev1.CheckResult) {
+	s.results.Add(1)
+	s.probesRunning.Store(r.GetAgentProbesRunning())
+}
+
+// Results is how many results the stream accepted.
+func (s *AgentStats) Results() uint64 { return s.results.Load() }
+
+// ProbesRunning is how many probes the agent was running at its last result.
+func (s *AgentStats) ProbesRunning() uint32 { return s.probesRunning.Load() }
 
 // Registry tracks the agents connected to this replica and the regions they serve. Agents
 // connect to any replica, so each replica knows its own share.

@@ -7,11 +7,14 @@
 // The stream protocol, per agent connection:
 //
 //	agent                                   control plane
-//	  metadata authorization: Bearer <VANTAGE_AGENT_TOKEN>
-//	  Register{agent_id, regions, ...}  ─▶    Unauthenticated on a missing or wrong token,
-//	                                          InvalidArgument unless Register comes first
-//	                                    ◀─    Registered{session_id}
-//	  ResultEnvelope{seq, result}       ─▶    queued for the next batch
+//	  metadata authorization: Bearer <agent token>
+//	  Register{agent_id, regions, ...}  ─▶    Unauthenticated on a missing, wrong or revoked
+//	                                          token, InvalidArgument unless Register comes
+//	                                          first, PermissionDenied for a region the token
+//	                                          does not allow (auth.go)
+//	                                    ◀─    Registered{session_id, region_keys}
+//	  ResultEnvelope{seq, result}       ─▶    queued for the next batch, when it carries the
+//	                                          signature of a job of its region (auth.go)
 //	                                    ◀─    ResultAck{seq, stored: true} once committed
 //	                                          (also for a duplicate, or a result whose check
 //	                                          was deleted: there is nothing left to redo)
@@ -28,13 +31,11 @@ package ingest
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,7 +44,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
@@ -52,8 +52,15 @@ import (
 
 // ServerOptions configure the Server.
 type ServerOptions struct {
-	// AgentToken is the secret agents present (VANTAGE_AGENT_TOKEN). Required.
+	// AgentToken is the shared token every agent may present, for any region
+	// (VANTAGE_AGENT_TOKEN, for local development). Empty: none.
 	AgentToken string
+	// Tokens resolves agent tokens bound to regions. Nil: only the shared token is accepted.
+	// One of AgentToken and Tokens is required.
+	Tokens AgentTokens
+	// Guard verifies that results belong to a job of their region, and hands agents their
+	// regions' keys. Required.
+	Guard JobGuard
 	// MaxInFlight is how many results of one stream may wait for their ack; the stream is not
 	// read further until acks go out. Default 4096.
 	MaxInFlight int
@@ -63,12 +70,15 @@ type ServerOptions struct {
 type Server struct {
 	vantagev1.UnimplementedAgentServiceServer
 
-	log       *slog.Logger
-	now       func() time.Time
-	tokenHash [sha256.Size]byte
-	batcher   *Batcher
-	registry  *Registry
-	opts      ServerOptions
+	log        *slog.Logger
+	now        func() time.Time
+	sharedHash []byte // of the shared token; nil: none
+	tokens     AgentTokens
+	guard      JobGuard
+	revs       *revocations
+	batcher    *Batcher
+	registry   *Registry
+	opts       ServerOptions
 
 	streams  prometheus.Gauge
 	rejected *prometheus.CounterVec
@@ -81,24 +91,33 @@ var _ vantagev1.AgentServiceServer = (*Server)(nil)
 
 // NewServer returns the agents' gRPC service, feeding batcher. reg may be nil.
 func NewServer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, batcher *Batcher, opts ServerOptions) (*Server, error) {
-	if opts.AgentToken == "" {
-		return nil, errors.New("ingest: an agent token is required (VANTAGE_AGENT_TOKEN)")
+	if opts.AgentToken == "" && opts.Tokens == nil {
+		return nil, errors.New("ingest: agents need a credential: agent tokens, or the shared VANTAGE_AGENT_TOKEN")
+	}
+	if opts.Guard == nil {
+		return nil, errors.New("ingest: a job guard is required")
 	}
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = 4096
 	}
 	s := &Server{
-		log:       log.With("component", "ingest"),
-		now:       now,
-		tokenHash: sha256.Sum256([]byte(opts.AgentToken)),
-		batcher:   batcher,
-		registry:  newRegistry(),
-		opts:      opts,
-		draining:  make(chan struct{}),
+		log:      log.With("component", "ingest"),
+		now:      now,
+		tokens:   opts.Tokens,
+		guard:    opts.Guard,
+		revs:     newRevocations(),
+		batcher:  batcher,
+		registry: newRegistry(),
+		opts:     opts,
+		draining: make(chan struct{}),
 		streams: prometheus.NewGauge(prometheus.GaugeOpts{Name: "vantage_ingest_streams",
 			Help: "Open agent streams on this replica."}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_rejected_total",
-			Help: "Streams and results turned away, by reason (unauthenticated, protocol, invalid_result)."}, []string{"reason"}),
+			Help: "Streams and results turned away, by reason (unauthenticated, forbidden_region, protocol, invalid_result, unsigned_result)."}, []string{"reason"}),
+	}
+	if opts.AgentToken != "" {
+		h := sha256.Sum256([]byte(opts.AgentToken))
+		s.sharedHash = h[:]
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge, s.registry.browsers} {
@@ -140,26 +159,12 @@ func (s *Server) Registry() *Registry { return s.registry }
 // LiveRegions returns how many agents connected to this replica serve each region.
 func (s *Server) LiveRegions() map[string]int { return s.registry.LiveRegions() }
 
-// authenticate checks "authorization: Bearer <token>" in constant time.
-func (s *Server) authenticate(ctx context.Context) error {
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, v := range md.Get("authorization") {
-		scheme, token, ok := strings.Cut(v, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			continue
-		}
-		h := sha256.Sum256([]byte(strings.TrimSpace(token)))
-		if subtle.ConstantTimeCompare(h[:], s.tokenHash[:]) == 1 {
-			return nil
-		}
-	}
-	return status.Error(codes.Unauthenticated, "a valid agent token is required (authorization: Bearer <token>)")
-}
-
 // Connect serves one agent stream (see the package doc).
 func (s *Server) Connect(stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage]) error {
-	ctx := stream.Context()
-	if err := s.authenticate(ctx); err != nil {
+	ctx, cancel := context.WithCancelCause(stream.Context())
+	defer cancel(nil)
+	cred, err := s.authenticate(ctx)
+	if err != nil {
 		s.rejected.WithLabelValues("unauthenticated").Inc()
 		return err
 	}
@@ -177,8 +182,23 @@ func (s *Server) Connect(stream grpc.BidiStreamingServer[vantagev1.AgentMessage,
 		s.rejected.WithLabelValues("protocol").Inc()
 		return err
 	}
+	if err := admit(cred, agent.Regions); err != nil {
+		s.rejected.WithLabelValues("forbidden_region").Inc()
+		return err
+	}
+	agent.TokenID, agent.TokenName = cred.tokenID, cred.name
+	untrack, err := s.revs.track(cred, agent.SessionID, cancel)
+	if err != nil {
+		s.rejected.WithLabelValues("unauthenticated").Inc()
+		return err
+	}
+	defer untrack()
+	registered, err := s.registered(agent)
+	if err != nil {
+		return err
+	}
 	if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Registered{
-		Registered: &vantagev1.Registered{SessionId: agent.SessionID}}}); err != nil {
+		Registered: registered}}); err != nil {
 		return err
 	}
 	s.registry.add(agent)
@@ -189,6 +209,9 @@ func (s *Server) Connect(stream grpc.BidiStreamingServer[vantagev1.AgentMessage,
 	log.Info("agent connected", "regions", agent.Regions, "version", agent.Version, "capacity", agent.Capacity,
 		"capabilities", agent.Capabilities, "peer", agent.Peer)
 	err = s.serve(ctx, stream, agent)
+	if cause := context.Cause(ctx); errors.Is(cause, errRevoked) {
+		err = cause
+	}
 	log.Info("agent disconnected", "code", status.Code(err).String())
 	return err
 }
@@ -215,7 +238,7 @@ func (s *Server) registration(ctx context.Context, m *vantagev1.AgentMessage) (A
 	}
 	a := Agent{SessionID: uuid.NewString(), AgentID: reg.GetAgentId(), Regions: regions, Version: reg.GetVersion(),
 		Capacity: reg.GetCapacity(), Hostname: reg.GetHostname(), Capabilities: slices.Clone(reg.GetCapabilities()),
-		ConnectedAt: s.now()}
+		ConnectedAt: s.now(), Stats: &AgentStats{}}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		a.Peer = p.Addr.String()
 	}
@@ -339,6 +362,12 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: "invalid result: " + err.Error()})
 			continue
 		}
+		if err := s.verifyJob(env.GetResult()); err != nil {
+			s.rejected.WithLabelValues("unsigned_result").Inc()
+			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
+			continue
+		}
+		agent.Stats.observe(env.GetResult())
 		done := func(err error) {
 			ack := &vantagev1.ResultAck{Seq: seq, Stored: err == nil}
 			if err != nil {

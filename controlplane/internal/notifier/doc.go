@@ -28,7 +28,10 @@
 // type and either W is associated with C (webhook_checks, the API's check_ids) or C's
 // webhook_alerts lists W's id. heartbeat.* events go to webhooks associated with the heartbeat
 // (the id of its snapshot, plus those in its alerts.webhook_alerts), and
-// status_page.incident.* events to webhooks associated with the event's status page. The
+// status_page.incident.* events to webhooks associated with the event's status page, and the
+// agent.region_unserved / agent.region_served events (Vantage extensions, queued by the fleet
+// watcher for every organization whose active checks run from the region) to every webhook of
+// the organization subscribed to them. The
 // users of user_alerts who are members of the organization are e-mailed. Muted checks write no
 // outbox rows at all (the evaluator drops their alert effects), so they send nothing.
 //
@@ -54,8 +57,9 @@
 // A heartbeat event's data is {"heartbeat": <the heartbeat as the API returns it, with its
 // alert lists also under "alerts">}, a status page incident event's {"incident": <the full
 // incident as the API returns it>, "status_page": {"id", "name"}}; reminders have "reminder":
-// true. The body is rendered once, at fan-out, and stored in outbox.body; testdata/ pins it
-// byte for byte.
+// true. An agent region event's data is {"region": "cloud:…", "unserved_since": <time>,
+// "checks": <the organization's active checks that run from it>}. The body is rendered once,
+// at fan-out, and stored in outbox.body; testdata/ pins it byte for byte.
 //
 // # Signing (Standard Webhooks)
 //

@@ -76,6 +76,10 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 	case event.SubscriberNotification:
 		noticeData(e, doc.Data)
 		f.Mail = &store.MailFanout{PageID: &e.StatusPage.ID, ComponentIDs: e.ComponentIDs()}
+	case event.RegionUnserved:
+		region(ev, e.RegionChange, &doc, &f)
+	case event.RegionServed:
+		region(ev, e.RegionChange, &doc, &f)
 	case event.InvitationCreated:
 		doc.Data["invitation"] = invitationDoc{ID: e.InvitationID, Email: e.Email, Role: e.Role}
 		doc.Data["organization"] = orgDoc{ID: e.OrgID, Name: e.OrgName}
@@ -125,6 +129,16 @@ func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.Up
 		_ = json.Unmarshal(snap.Alerts, &r) // read leniently: a malformed list routes to nobody
 	}
 	return r, nil
+}
+
+// region fills the document of an agent region event: the region, since when no agent served
+// it, and how many of the organization's checks run from it. It goes to every webhook of the
+// organization subscribed to its type: it concerns no one resource.
+func region(ev store.PendingEvent, c event.RegionChange, doc *Document, f *store.Fanout) {
+	doc.Data["region"] = c.Region
+	doc.Data["unserved_since"] = timeString(c.UnservedSince)
+	doc.Data["checks"] = c.Checks
+	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
 }
 
 // heartbeat fills the document of a heartbeat alert: the heartbeat as the API returns it,

@@ -230,7 +230,7 @@ func (s *Scheduler) load(ctx context.Context, ids []uuid.UUID) (loadResult, erro
 func (s *Scheduler) plan(checks []store.SchedCheck) loadResult {
 	res := loadResult{plans: make([]*plan, 0, len(checks))}
 	for _, c := range checks {
-		p, err := buildPlan(c)
+		p, err := buildPlan(c, s.guard)
 		if err != nil {
 			res.bad++
 			s.log.Warn("check cannot be scheduled", "check_id", c.ID.String(), "org_id", c.OrgID.String(), "err", err)

@@ -46,14 +46,19 @@ type plan struct {
 	// job carries every field that is the same for all of the check's jobs; the per-run and
 	// per-region fields are set on a copy.
 	job *vantagev1.CheckJob
+	// guard signs each job; sealed holds the job's secrets sealed for each region's agents
+	// (nil: no guard, or no secrets).
+	guard  JobGuard
+	sealed map[string][]byte
 }
 
 // confirming reports whether the check is confirming a state change and runs faster.
 func (p *plan) confirming() bool { return p.state == stateVerifying || p.state == stateRecovering }
 
-// buildPlan turns a stored check into a plan. An error means the check cannot be run as
-// stored (unknown kind, unresolvable variables, no regions).
-func buildPlan(c store.SchedCheck) (*plan, error) {
+// buildPlan turns a stored check into a plan whose jobs guard signs and whose secrets it seals
+// (guard may be nil). An error means the check cannot be run as stored (unknown kind,
+// unresolvable variables, no regions).
+func buildPlan(c store.SchedCheck, guard JobGuard) (*plan, error) {
 	sp := c.Spec
 	if len(c.MissingVars) > 0 {
 		return nil, fmt.Errorf("references unknown variables %v", c.MissingVars)
@@ -111,16 +116,22 @@ func buildPlan(c store.SchedCheck) (*plan, error) {
 		return nil, err
 	}
 	job.CheckId, job.OrgId = c.ID.String(), c.OrgID.String()
-	job.TimeoutMs, job.MaxAttempts, job.Redact = uint32(p.timeout.Milliseconds()), p.attempts, c.Redact
-	p.job = job
+	job.TimeoutMs, job.MaxAttempts, job.Redact, job.Env = uint32(p.timeout.Milliseconds()), p.attempts, c.Redact, c.Env
+	if guard != nil {
+		if p.sealed, err = guard.Seal(job, regions); err != nil {
+			return nil, fmt.Errorf("seal secrets: %w", err)
+		}
+	}
+	p.job, p.guard = job, guard
 	return p, nil
 }
 
-// newJob is the job of one run from one region: the plan's template with the run's fields.
-// The template's nested messages are shared, read-only.
+// newJob is the job of one run from one region: the plan's template with the run's fields,
+// the secrets sealed for the region, and the signature. The template's nested messages are
+// shared, read-only.
 func (p *plan) newJob(id uuid.UUID, region string, due, deadline int64, confirmation bool) *vantagev1.CheckJob {
 	t := p.job
-	return &vantagev1.CheckJob{
+	j := &vantagev1.CheckJob{
 		JobId:             id.String(),
 		CheckId:           t.CheckId,
 		OrgId:             t.OrgId,
@@ -133,6 +144,12 @@ func (p *plan) newJob(id uuid.UUID, region string, due, deadline int64, confirma
 		Assertions:        t.Assertions,
 		Spec:              t.Spec,
 		Redact:            t.Redact,
+		Env:               t.Env,
 		Confirmation:      confirmation,
+		Sealed:            p.sealed[region],
 	}
+	if p.guard != nil {
+		p.guard.Sign(j)
+	}
+	return j
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // Store is what the scheduler needs from the database.
@@ -29,6 +30,15 @@ type Store interface {
 }
 
 var _ Store = (*store.Store)(nil)
+
+// JobGuard protects the jobs the scheduler publishes; *jobguard.Guard implements it.
+type JobGuard interface {
+	// Seal moves the secrets out of a check's job template and returns them sealed for the
+	// agents of each of regions (nil when there are none).
+	Seal(template *vantagev1.CheckJob, regions []string) (map[string][]byte, error)
+	// Sign signs one job, so that ingest accepts its results.
+	Sign(job *vantagev1.CheckJob)
+}
 
 // Config tunes the scheduler. Zero values take the documented defaults.
 type Config struct {
@@ -91,6 +101,10 @@ type Deps struct {
 	// Now is the clock of due times and lateness. Default time.Now. (The lease is timed with
 	// the monotonic clock regardless.)
 	Now func() time.Time
+	// Guard signs every job and seals its secrets for its region's agents. Nil publishes jobs
+	// unsigned, with their secrets in clear: only for tests of the scheduler alone — ingest
+	// refuses the results of unsigned jobs.
+	Guard JobGuard
 }
 
 // Scheduler publishes a CheckJob per region for every due run of every active check, on the
@@ -102,6 +116,7 @@ type Scheduler struct {
 	log   *slog.Logger
 	now   func() time.Time
 	m     *metrics
+	guard JobGuard
 
 	seq        atomic.Uint64 // load sequence numbers
 	leading    atomic.Bool
@@ -129,7 +144,7 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 		return nil, fmt.Errorf("scheduler: register metrics: %w", err)
 	}
 	return &Scheduler{
-		cfg: cfg, store: deps.Store, nc: deps.NATS, log: deps.Logger, now: deps.Now, m: m,
+		cfg: cfg, store: deps.Store, nc: deps.NATS, log: deps.Logger, now: deps.Now, m: m, guard: deps.Guard,
 		flushErrs:  &errorLog{log: deps.Logger, every: 10 * time.Second},
 		loadErrLog: &errorLog{log: deps.Logger, every: 10 * time.Second},
 	}, nil

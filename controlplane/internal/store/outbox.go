@@ -89,11 +89,16 @@ type PendingEvent struct {
 	Attempts                          int // failed fan-out attempts so far
 }
 
+// ResourceOrganization is the Fanout.ResourceKind of events about a whole organization.
+const ResourceOrganization = "organization"
+
 // Fanout is where one event goes, as the notifier decided it.
 type Fanout struct {
 	Body []byte // the document every channel sends (JSON)
 	// ResourceKind and ResourceID name what the event is about: "check", "heartbeat" or
 	// "status_page"; webhooks associated with it (and subscribed to the event type) receive it.
+	// ResourceOrganization (the id is the organization's): every webhook of the organization
+	// subscribed to the event type receives it.
 	ResourceKind string
 	ResourceID   uuid.UUID
 	// WebhookIDs are webhooks the resource itself lists (a check's webhook_alerts); they receive

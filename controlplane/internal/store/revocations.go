@@ -27,6 +27,9 @@ const (
 const (
 	AuthChangeToken = "token:" // + the id of an API or access token that was deleted or changed
 	AuthChangeUser  = "user:"  // + the id of a user whose memberships changed
+	// AuthChangeAgentToken + the id of a revoked agent token: every replica ends the
+	// streams of its agents.
+	AuthChangeAgentToken = "agent_token:"
 )
 
 // AuthListenerName is the application_name of ListenAuthChanges' sessions, by which

@@ -33,6 +33,10 @@ type SchedCheck struct {
 	// save such a check, so this only happens to rows written around it); their {{NAME}} text is
 	// left in place and the scheduler must not run the check.
 	MissingVars []string
+	// Env is a browser script's process.env: the variables of the check's scope the script
+	// reads (check.Spec.EnvRefs); the values of secret ones are in Redact too. A name without
+	// a variable is left out.
+	Env map[string]string
 }
 
 // SchedulableChecksPage returns up to limit active checks of every organization with ids
@@ -99,6 +103,9 @@ func (s *Store) resolveSchedVars(ctx context.Context, checks []SchedCheck) error
 		for _, r := range c.Spec.VarRefs() {
 			want[schedVarKey(c, r.Name)] = true
 		}
+		for _, name := range c.Spec.EnvRefs() {
+			want[schedVarKey(c, name)] = true
+		}
 	}
 	if len(want) == 0 {
 		return nil
@@ -139,8 +146,9 @@ func schedVarKey(c *SchedCheck, name string) varKey {
 	return k
 }
 
-// resolveCheckVars rewrites the fields check.Spec.VarRefs names, records the secret values it
-// used in Redact and unknown names in MissingVars.
+// resolveCheckVars rewrites the fields check.Spec.VarRefs names, fills Env with the variables
+// the script reads, records the secret values it used in Redact and unknown references in
+// MissingVars.
 func resolveCheckVars(c *SchedCheck, vals map[varKey]ResolvedVar) {
 	lookup := func(name string) (string, bool) {
 		v, ok := vals[schedVarKey(c, name)]
@@ -156,6 +164,19 @@ func resolveCheckVars(c *SchedCheck, vals map[varKey]ResolvedVar) {
 		return v.Value, true
 	}
 	c.Spec.MapVarRefFields(func(v string) string { return check.ReplaceVarRefs(v, lookup) })
+	for _, name := range c.Spec.EnvRefs() {
+		v, ok := vals[schedVarKey(c, name)]
+		if !ok {
+			continue
+		}
+		if c.Env == nil {
+			c.Env = map[string]string{}
+		}
+		c.Env[name] = v.Value
+		if v.Secret && v.Value != "" && !slices.Contains(c.Redact, v.Value) {
+			c.Redact = append(c.Redact, v.Value)
+		}
+	}
 }
 
 // QueuedMark records that a check's job was queued at At.

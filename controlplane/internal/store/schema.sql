@@ -15,6 +15,32 @@ CREATE TABLE public.access_tokens (
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.agent_sessions (
+    session_id uuid NOT NULL,
+    replica_id uuid NOT NULL,
+    replica text NOT NULL,
+    agent_id text NOT NULL,
+    token_id uuid,
+    regions text[] NOT NULL,
+    version text NOT NULL,
+    hostname text NOT NULL,
+    capabilities text[] NOT NULL,
+    connected_at timestamp with time zone NOT NULL,
+    probes_running integer NOT NULL,
+    results_per_second double precision NOT NULL,
+    seen_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.agent_tokens (
+    id uuid NOT NULL,
+    name text NOT NULL,
+    regions text[] NOT NULL,
+    secret_hash bytea NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone,
+    CONSTRAINT agent_tokens_regions_check CHECK ((cardinality(regions) >= 1))
+);
+
 CREATE TABLE public.api_tokens (
     id uuid NOT NULL,
     org_id uuid NOT NULL,
@@ -475,6 +501,12 @@ CREATE TABLE public.status_pages (
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.unserved_regions (
+    region text NOT NULL,
+    since timestamp with time zone NOT NULL,
+    alerted_at timestamp with time zone
+);
+
 CREATE TABLE public.users (
     id uuid NOT NULL,
     email text NOT NULL,
@@ -523,6 +555,15 @@ ALTER TABLE ONLY public.access_tokens
 
 ALTER TABLE ONLY public.access_tokens
     ADD CONSTRAINT access_tokens_secret_hash_key UNIQUE (secret_hash);
+
+ALTER TABLE ONLY public.agent_sessions
+    ADD CONSTRAINT agent_sessions_pkey PRIMARY KEY (session_id);
+
+ALTER TABLE ONLY public.agent_tokens
+    ADD CONSTRAINT agent_tokens_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.agent_tokens
+    ADD CONSTRAINT agent_tokens_secret_hash_key UNIQUE (secret_hash);
 
 ALTER TABLE ONLY public.api_tokens
     ADD CONSTRAINT api_tokens_pkey PRIMARY KEY (id);
@@ -668,6 +709,9 @@ ALTER TABLE ONLY public.status_pages
 ALTER TABLE ONLY public.status_pages
     ADD CONSTRAINT status_pages_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.unserved_regions
+    ADD CONSTRAINT unserved_regions_pkey PRIMARY KEY (region);
+
 ALTER TABLE ONLY public.users
     ADD CONSTRAINT users_email_key UNIQUE (email);
 
@@ -688,6 +732,8 @@ ALTER TABLE ONLY public.webhooks
 
 ALTER TABLE ONLY public.webhooks
     ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
+
+CREATE INDEX agent_sessions_replica ON public.agent_sessions USING btree (replica_id);
 
 CREATE INDEX api_tokens_org ON public.api_tokens USING btree (org_id, created_at DESC, id DESC);
 

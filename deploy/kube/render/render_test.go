@@ -80,10 +80,14 @@ func TestDefaultsRenderAProductionLayout(t *testing.T) {
 	if env(c, "VANTAGE_ALLOW_PRIVATE_TARGETS") != "false" || env(c, "VANTAGE_NATS_URL") != "nats://vantage-nats:4222" {
 		t.Errorf("control plane env: private targets %q, NATS %q", env(c, "VANTAGE_ALLOW_PRIVATE_TARGETS"), env(c, "VANTAGE_NATS_URL"))
 	}
-	for _, name := range []string{"VANTAGE_DATABASE_URL", "VANTAGE_SECRET_KEY", "VANTAGE_AGENT_TOKEN"} {
+	for _, name := range []string{"VANTAGE_DATABASE_URL", "VANTAGE_SECRET_KEY"} {
 		if ref := secretRef(c, name); ref == nil || ref.Name != "vantage" || (ref.Optional != nil && *ref.Optional) {
 			t.Errorf("%s is not read from Secret vantage: %+v", name, ref)
 		}
+	}
+	// The shared development token is optional: production agents have tokens of their own.
+	if ref := secretRef(c, "VANTAGE_AGENT_TOKEN"); ref == nil || ref.Name != "vantage" || ref.Optional == nil || !*ref.Optional {
+		t.Errorf("VANTAGE_AGENT_TOKEN of the control plane: %+v, want optional from Secret vantage", ref)
 	}
 	pdb := objs["PodDisruptionBudget/vantage-controlplane"].(*policyv1.PodDisruptionBudget)
 	if !selects(pdb.Spec.Selector.MatchLabels, cp.Spec.Template.Labels) || pdb.Spec.MinAvailable.IntValue() != 1 {
@@ -311,7 +315,9 @@ func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
 		want   string
 	}{
 		{"no database URL", map[string]any{"secrets": map[string]any{"databaseURL": ""}}, "secrets.databaseURL is required"},
-		{"no agent token", map[string]any{"secrets": map[string]any{"agentToken": ""}}, "secrets.agentToken is required"},
+		{"client CA without TLS", map[string]any{"controlPlane": map[string]any{"grpcTLS": map[string]any{"clientCASecret": "ca"}}}, "controlPlane.grpcTLS.clientCASecret needs controlPlane.grpcTLS.secret"},
+		{"leaf nodes without accounts", map[string]any{"nats": map[string]any{"leafnodes": map[string]any{"enabled": true}}}, "nats.leafnodes.enabled needs nats.accountsSecret"},
+		{"client certificate without TLS", map[string]any{"agents": map[string]any{"tls": map[string]any{"clientCertSecret": "c"}}}, "tls.clientCertSecret needs TLS"},
 		{"own secret without a name", map[string]any{"secrets": map[string]any{"create": false}}, "secrets.existingSecret is required"},
 		{"region without prefix", map[string]any{"agents": map[string]any{"regions": []any{map[string]any{"region": "us-east-1"}}}}, `region "us-east-1" must be a region value`},
 		{"region twice", map[string]any{"agents": map[string]any{"regions": []any{map[string]any{"region": "cloud:us-east-1"}, map[string]any{"region": "cloud:us-east-1"}}}}, "cloud:us-east-1 is listed twice"},
@@ -359,4 +365,91 @@ func secretRef(c corev1.Container, name string) *corev1.SecretKeySelector {
 
 func selects(selector, podLabels map[string]string) bool {
 	return len(selector) > 0 && labels.SelectorFromSet(selector).Matches(labels.Set(podLabels))
+}
+
+// TestProductionAgentChannel renders the production settings of the agent channel: TLS with
+// client certificates, no shared token, a token Secret per region, NATS accounts.
+func TestProductionAgentChannel(t *testing.T) {
+	t.Parallel()
+	objs := objects(t, map[string]any{
+		"secrets": map[string]any{"agentToken": ""},
+		"controlPlane": map[string]any{"grpcTLS": map[string]any{"secret": "vantage-grpc-tls", "clientCASecret": "vantage-agents-ca"},
+			"natsURLSecret": "vantage-nats-controlplane"},
+		"agents": map[string]any{"tls": map[string]any{"caSecret": "vantage-grpc-ca", "serverName": "grpc.vantage.example.com",
+			"clientCertSecret": "vantage-agent-client"},
+			"regions": []any{
+				map[string]any{"region": "cloud:us-east-1", "natsURLSecret": "vantage-nats-us-east-1"},
+				map[string]any{"region": "cloud:eu-west-2", "tokenSecret": "eu-token", "natsURLSecret": "vantage-nats-eu-west-2"},
+			}},
+		"nats": map[string]any{"accountsSecret": "vantage-nats-accounts", "leafnodes": map[string]any{"enabled": true}},
+	})
+	if s, ok := objs["Secret/vantage"].(*corev1.Secret); !ok || s.StringData["agent-token"] != "" {
+		t.Errorf("the chart's Secret carries a shared agent token: %+v", s)
+	}
+	cp := objs["Deployment/vantage-controlplane"].(*appsv1.Deployment).Spec.Template.Spec
+	c := cp.Containers[0]
+	if env(c, "VANTAGE_GRPC_TLS_CERT") != "/etc/vantage/grpc-tls/tls.crt" || env(c, "VANTAGE_GRPC_TLS_KEY") != "/etc/vantage/grpc-tls/tls.key" ||
+		env(c, "VANTAGE_GRPC_CLIENT_CA") != "/etc/vantage/grpc-client-ca/ca.crt" {
+		t.Errorf("control plane TLS env: %+v", c.Env)
+	}
+	if ref := secretRef(c, "VANTAGE_NATS_URL"); ref == nil || ref.Name != "vantage-nats-controlplane" || ref.Key != "nats-url" {
+		t.Errorf("control plane NATS URL from %+v", ref)
+	}
+	mounted(t, "control plane", cp, c, map[string]string{"/etc/vantage/grpc-tls": "vantage-grpc-tls", "/etc/vantage/grpc-client-ca": "vantage-agents-ca"})
+
+	for region, token := range map[string]string{"us-east-1": "vantage-agent-us-east-1", "eu-west-2": "eu-token"} {
+		spec := objs["Deployment/vantage-agent-"+region].(*appsv1.Deployment).Spec.Template.Spec
+		a := spec.Containers[0]
+		if ref := secretRef(a, "VANTAGE_AGENT_TOKEN"); ref == nil || ref.Name != token {
+			t.Errorf("agent %s token from %+v, want Secret %s", region, ref, token)
+		}
+		if ref := secretRef(a, "VANTAGE_NATS_URL"); ref == nil || ref.Name != "vantage-nats-"+region {
+			t.Errorf("agent %s NATS URL from %+v", region, ref)
+		}
+		if env(a, "VANTAGE_NATS_API_PREFIX") != "vantage.js.api" || env(a, "VANTAGE_CONTROLPLANE_CA") != "/etc/vantage/controlplane-ca/ca.crt" ||
+			env(a, "VANTAGE_CONTROLPLANE_SERVER_NAME") != "grpc.vantage.example.com" || env(a, "VANTAGE_AGENT_TLS_CERT") != "/etc/vantage/agent-tls/tls.crt" {
+			t.Errorf("agent %s env: %+v", region, a.Env)
+		}
+		mounted(t, "agent "+region, spec, a, map[string]string{"/etc/vantage/controlplane-ca": "vantage-grpc-ca", "/etc/vantage/agent-tls": "vantage-agent-client"})
+	}
+	sts := objs["StatefulSet/vantage-nats"].(*appsv1.StatefulSet).Spec.Template.Spec
+	if !slices.Contains(sts.Containers[0].Args, "--config=/etc/nats/auth/accounts.conf") {
+		t.Errorf("NATS args %v: the accounts are not loaded", sts.Containers[0].Args)
+	}
+	mounted(t, "NATS", sts, sts.Containers[0], map[string]string{"/etc/nats/auth": "vantage-nats-accounts"})
+	leaf, ok := objs["Service/vantage-nats-leafnodes"].(*corev1.Service)
+	if !ok || leaf.Spec.Type != corev1.ServiceTypeLoadBalancer || leaf.Spec.Ports[0].Port != 7422 {
+		t.Errorf("leaf node Service: %+v", leaf)
+	}
+	np := objs["NetworkPolicy/vantage-nats"].(*networkingv1.NetworkPolicy)
+	open := false
+	for _, in := range np.Spec.Ingress {
+		for _, p := range in.Ports {
+			open = open || p.Port.IntValue() == 7422
+		}
+	}
+	if !open {
+		t.Error("the NATS NetworkPolicy does not let leaf nodes in")
+	}
+}
+
+// mounted checks that c mounts, at each path, a volume of spec from the named Secret.
+func mounted(t *testing.T, what string, spec corev1.PodSpec, c corev1.Container, want map[string]string) {
+	t.Helper()
+	for path, secret := range want {
+		found := false
+		for _, m := range c.VolumeMounts {
+			if m.MountPath != path {
+				continue
+			}
+			for _, v := range spec.Volumes {
+				if v.Name == m.Name && v.Secret != nil && v.Secret.SecretName == secret {
+					found = true
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s does not mount Secret %s at %s", what, secret, path)
+		}
+	}
 }

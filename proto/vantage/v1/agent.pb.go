@@ -324,8 +324,12 @@ func (*ControlMessage_Registered) isControlMessage_Msg() {}
 func (*ControlMessage_Ack) isControlMessage_Msg() {}
 
 type Registered struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The keys that open the sealed secrets of jobs (CheckJob.sealed) of the regions the agent
+	// registered for, and only those: its token's regions. Several keys of one region may be
+	// listed while the control plane's secret key is rotated.
+	RegionKeys    []*RegionKey `protobuf:"bytes,10,rep,name=region_keys,json=regionKeys,proto3" json:"region_keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -367,6 +371,74 @@ func (x *Registered) GetSessionId() string {
 	return ""
 }
 
+func (x *Registered) GetRegionKeys() []*RegionKey {
+	if x != nil {
+		return x.RegionKeys
+	}
+	return nil
+}
+
+// RegionKey opens CheckJob.sealed of one region's jobs.
+type RegionKey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Region        string                 `protobuf:"bytes,1,opt,name=region,proto3" json:"region,omitempty"`
+	KeyId         []byte                 `protobuf:"bytes,2,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"` // names the key in a sealed value
+	Key           []byte                 `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`                  // AES-256 key
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegionKey) Reset() {
+	*x = RegionKey{}
+	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegionKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegionKey) ProtoMessage() {}
+
+func (x *RegionKey) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegionKey.ProtoReflect.Descriptor instead.
+func (*RegionKey) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RegionKey) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *RegionKey) GetKeyId() []byte {
+	if x != nil {
+		return x.KeyId
+	}
+	return nil
+}
+
+func (x *RegionKey) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
 type ResultAck struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Seq   uint64                 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
@@ -380,7 +452,7 @@ type ResultAck struct {
 
 func (x *ResultAck) Reset() {
 	*x = ResultAck{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	mi := &file_vantage_v1_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -392,7 +464,7 @@ func (x *ResultAck) String() string {
 func (*ResultAck) ProtoMessage() {}
 
 func (x *ResultAck) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	mi := &file_vantage_v1_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -405,7 +477,7 @@ func (x *ResultAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultAck.ProtoReflect.Descriptor instead.
 func (*ResultAck) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{5}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ResultAck) GetSeq() uint64 {
@@ -454,11 +526,18 @@ const file_vantage_v1_agent_proto_rawDesc = "" +
 	"registered\x18\x01 \x01(\v2\x16.vantage.v1.RegisteredH\x00R\n" +
 	"registered\x12)\n" +
 	"\x03ack\x18\x02 \x01(\v2\x15.vantage.v1.ResultAckH\x00R\x03ackB\x05\n" +
-	"\x03msg\"+\n" +
+	"\x03msg\"c\n" +
 	"\n" +
 	"Registered\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"K\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x126\n" +
+	"\vregion_keys\x18\n" +
+	" \x03(\v2\x15.vantage.v1.RegionKeyR\n" +
+	"regionKeys\"L\n" +
+	"\tRegionKey\x12\x16\n" +
+	"\x06region\x18\x01 \x01(\tR\x06region\x12\x15\n" +
+	"\x06key_id\x18\x02 \x01(\fR\x05keyId\x12\x10\n" +
+	"\x03key\x18\x03 \x01(\fR\x03key\"K\n" +
 	"\tResultAck\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x16\n" +
 	"\x06stored\x18\x02 \x01(\bR\x06stored\x12\x14\n" +
@@ -478,29 +557,31 @@ func file_vantage_v1_agent_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_agent_proto_rawDescData
 }
 
-var file_vantage_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_vantage_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_vantage_v1_agent_proto_goTypes = []any{
 	(*AgentMessage)(nil),   // 0: vantage.v1.AgentMessage
 	(*Register)(nil),       // 1: vantage.v1.Register
 	(*ResultEnvelope)(nil), // 2: vantage.v1.ResultEnvelope
 	(*ControlMessage)(nil), // 3: vantage.v1.ControlMessage
 	(*Registered)(nil),     // 4: vantage.v1.Registered
-	(*ResultAck)(nil),      // 5: vantage.v1.ResultAck
-	(*CheckResult)(nil),    // 6: vantage.v1.CheckResult
+	(*RegionKey)(nil),      // 5: vantage.v1.RegionKey
+	(*ResultAck)(nil),      // 6: vantage.v1.ResultAck
+	(*CheckResult)(nil),    // 7: vantage.v1.CheckResult
 }
 var file_vantage_v1_agent_proto_depIdxs = []int32{
 	1, // 0: vantage.v1.AgentMessage.register:type_name -> vantage.v1.Register
 	2, // 1: vantage.v1.AgentMessage.result:type_name -> vantage.v1.ResultEnvelope
-	6, // 2: vantage.v1.ResultEnvelope.result:type_name -> vantage.v1.CheckResult
+	7, // 2: vantage.v1.ResultEnvelope.result:type_name -> vantage.v1.CheckResult
 	4, // 3: vantage.v1.ControlMessage.registered:type_name -> vantage.v1.Registered
-	5, // 4: vantage.v1.ControlMessage.ack:type_name -> vantage.v1.ResultAck
-	0, // 5: vantage.v1.AgentService.Connect:input_type -> vantage.v1.AgentMessage
-	3, // 6: vantage.v1.AgentService.Connect:output_type -> vantage.v1.ControlMessage
-	6, // [6:7] is the sub-list for method output_type
-	5, // [5:6] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	6, // 4: vantage.v1.ControlMessage.ack:type_name -> vantage.v1.ResultAck
+	5, // 5: vantage.v1.Registered.region_keys:type_name -> vantage.v1.RegionKey
+	0, // 6: vantage.v1.AgentService.Connect:input_type -> vantage.v1.AgentMessage
+	3, // 7: vantage.v1.AgentService.Connect:output_type -> vantage.v1.ControlMessage
+	7, // [7:8] is the sub-list for method output_type
+	6, // [6:7] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_agent_proto_init() }
@@ -523,7 +604,7 @@ func file_vantage_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_agent_proto_rawDesc), len(file_vantage_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

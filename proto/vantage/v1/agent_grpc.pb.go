@@ -27,9 +27,12 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // AgentService is the one long-lived stream between an agent and the control plane. The agent
-// authenticates with its token in the "authorization: Bearer <token>" metadata, opens Connect,
-// sends Register first, then results; the control plane answers Registered, then acks each
-// result once it is stored. The agent acks the job to JetStream only after that ack.
+// authenticates with its token in the "authorization: Bearer <token>" metadata (an agent token
+// bound to regions, or the shared development token), opens Connect, sends Register first (for
+// regions its token allows), then results; the control plane answers Registered, with the keys
+// of those regions' sealed job secrets, then acks each result once it is stored — a result is
+// stored only when it carries the signature of a job of a region the stream registered for.
+// The agent acks the job to JetStream only after that ack.
 type AgentServiceClient interface {
 	Connect(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AgentMessage, ControlMessage], error)
 }
@@ -60,9 +63,12 @@ type AgentService_ConnectClient = grpc.BidiStreamingClient[AgentMessage, Control
 // for forward compatibility.
 //
 // AgentService is the one long-lived stream between an agent and the control plane. The agent
-// authenticates with its token in the "authorization: Bearer <token>" metadata, opens Connect,
-// sends Register first, then results; the control plane answers Registered, then acks each
-// result once it is stored. The agent acks the job to JetStream only after that ack.
+// authenticates with its token in the "authorization: Bearer <token>" metadata (an agent token
+// bound to regions, or the shared development token), opens Connect, sends Register first (for
+// regions its token allows), then results; the control plane answers Registered, with the keys
+// of those regions' sealed job secrets, then acks each result once it is stored — a result is
+// stored only when it carries the signature of a job of a region the stream registered for.
+// The agent acks the job to JetStream only after that ack.
 type AgentServiceServer interface {
 	Connect(grpc.BidiStreamingServer[AgentMessage, ControlMessage]) error
 	mustEmbedUnimplementedAgentServiceServer()

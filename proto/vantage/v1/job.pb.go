@@ -51,7 +51,17 @@ type CheckJob struct {
 	Confirmation bool `protobuf:"varint,16,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
 	// Browser scripts: process.env, the check's resolved variables and nothing else; the values
 	// of secret ones are in redact as well.
-	Env           map[string]string `protobuf:"bytes,17,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Env map[string]string `protobuf:"bytes,17,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// HMAC of the job's identity (job, check, organization, region, scheduled time, kind) under
+	// a key only control planes hold. The agent echoes it in every result of the job
+	// (CheckResult.job_signature); the control plane stores a result only when it matches, so
+	// an agent can report only on jobs that were published to a region its stream serves.
+	Signature []byte `protobuf:"bytes,18,opt,name=signature,proto3" json:"signature,omitempty"`
+	// The job's secrets — headers, Basic-auth credentials, env and redact — sealed for the
+	// agents of the job's region (format: pkg/jobseal). They are absent from the fields above;
+	// the agent opens this with its region's key (Registered.region_keys) and merges the
+	// CheckJob it holds into the job just before probing.
+	Sealed        []byte `protobuf:"bytes,19,opt,name=sealed,proto3" json:"sealed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -220,6 +230,20 @@ func (x *CheckJob) GetEnv() map[string]string {
 	return nil
 }
 
+func (x *CheckJob) GetSignature() []byte {
+	if x != nil {
+		return x.Signature
+	}
+	return nil
+}
+
+func (x *CheckJob) GetSealed() []byte {
+	if x != nil {
+		return x.Sealed
+	}
+	return nil
+}
+
 type isCheckJob_Spec interface {
 	isCheckJob_Spec()
 }
@@ -253,7 +277,7 @@ var File_vantage_v1_job_proto protoreflect.FileDescriptor
 const file_vantage_v1_job_proto_rawDesc = "" +
 	"\n" +
 	"\x14vantage/v1/job.proto\x12\n" +
-	"vantage.v1\x1a\x16vantage/v1/check.proto\"\xca\x05\n" +
+	"vantage.v1\x1a\x16vantage/v1/check.proto\"\x80\x06\n" +
 	"\bCheckJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -275,7 +299,9 @@ const file_vantage_v1_job_proto_rawDesc = "" +
 	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x12\x16\n" +
 	"\x06redact\x18\x0f \x03(\tR\x06redact\x12\"\n" +
 	"\fconfirmation\x18\x10 \x01(\bR\fconfirmation\x12/\n" +
-	"\x03env\x18\x11 \x03(\v2\x1d.vantage.v1.CheckJob.EnvEntryR\x03env\x1a6\n" +
+	"\x03env\x18\x11 \x03(\v2\x1d.vantage.v1.CheckJob.EnvEntryR\x03env\x12\x1c\n" +
+	"\tsignature\x18\x12 \x01(\fR\tsignature\x12\x16\n" +
+	"\x06sealed\x18\x13 \x01(\fR\x06sealed\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +

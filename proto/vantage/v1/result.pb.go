@@ -321,9 +321,14 @@ type CheckResult struct {
 	// at most MaxScreenshotBytes of pkg/wire; empty when none was taken.
 	Screenshot []byte `protobuf:"bytes,27,opt,name=screenshot,proto3" json:"screenshot,omitempty"`
 	// Scripted browser runs: every test and test.step with its timing and verdict.
-	Steps         []*Step `protobuf:"bytes,28,rep,name=steps,proto3" json:"steps,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Steps []*Step `protobuf:"bytes,28,rep,name=steps,proto3" json:"steps,omitempty"`
+	// The signature of the job this result is for (CheckJob.signature), echoed by the agent.
+	JobSignature []byte `protobuf:"bytes,29,opt,name=job_signature,json=jobSignature,proto3" json:"job_signature,omitempty"`
+	// Probes the agent was running when this result was made, for the operators' view of the
+	// agents (GET /v1/agents); not stored.
+	AgentProbesRunning uint32 `protobuf:"varint,30,opt,name=agent_probes_running,json=agentProbesRunning,proto3" json:"agent_probes_running,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CheckResult) Reset() {
@@ -552,6 +557,20 @@ func (x *CheckResult) GetSteps() []*Step {
 	return nil
 }
 
+func (x *CheckResult) GetJobSignature() []byte {
+	if x != nil {
+		return x.JobSignature
+	}
+	return nil
+}
+
+func (x *CheckResult) GetAgentProbesRunning() uint32 {
+	if x != nil {
+		return x.AgentProbesRunning
+	}
+	return 0
+}
+
 var File_vantage_v1_result_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_result_proto_rawDesc = "" +
@@ -590,7 +609,7 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\tassertion\x18\x01 \x01(\v2\x15.vantage.v1.AssertionR\tassertion\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
 	"\x06actual\x18\x03 \x01(\tR\x06actual\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\x92\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\xe9\n" +
 	"\n" +
 	"\vCheckResult\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
@@ -627,7 +646,9 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\n" +
 	"screenshot\x18\x1b \x01(\fR\n" +
 	"screenshot\x12&\n" +
-	"\x05steps\x18\x1c \x03(\v2\x10.vantage.v1.StepR\x05stepsB\x10\n" +
+	"\x05steps\x18\x1c \x03(\v2\x10.vantage.v1.StepR\x05steps\x12#\n" +
+	"\rjob_signature\x18\x1d \x01(\fR\fjobSignature\x120\n" +
+	"\x14agent_probes_running\x18\x1e \x01(\rR\x12agentProbesRunningB\x10\n" +
 	"\x0e_response_codeB\x10\n" +
 	"\x0e_response_bodyB\x11\n" +
 	"\x0f_result_summaryB\x11\n" +

@@ -208,3 +208,79 @@ func (b *InsertOutboxBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }
+
+const upsertAgentSession = `-- name: UpsertAgentSession :batchexec
+INSERT INTO agent_sessions (session_id, replica_id, replica, agent_id, token_id, regions, version, hostname,
+    capabilities, connected_at, probes_running, results_per_second, seen_at)
+VALUES ($1, $2, $3, $4, $5::uuid, $6, $7, $8,
+    $9, $10, $11, $12, $13)
+ON CONFLICT (session_id) DO UPDATE SET probes_running = EXCLUDED.probes_running,
+    results_per_second = EXCLUDED.results_per_second, seen_at = EXCLUDED.seen_at
+`
+
+type UpsertAgentSessionBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type UpsertAgentSessionParams struct {
+	SessionID        uuid.UUID
+	ReplicaID        uuid.UUID
+	Replica          string
+	AgentID          string
+	TokenID          *uuid.UUID
+	Regions          []string
+	Version          string
+	Hostname         string
+	Capabilities     []string
+	ConnectedAt      time.Time
+	ProbesRunning    int32
+	ResultsPerSecond float64
+	SeenAt           time.Time
+}
+
+func (q *Queries) UpsertAgentSession(ctx context.Context, arg []UpsertAgentSessionParams) *UpsertAgentSessionBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.SessionID,
+			a.ReplicaID,
+			a.Replica,
+			a.AgentID,
+			a.TokenID,
+			a.Regions,
+			a.Version,
+			a.Hostname,
+			a.Capabilities,
+			a.ConnectedAt,
+			a.ProbesRunning,
+			a.ResultsPerSecond,
+			a.SeenAt,
+		}
+		batch.Queue(upsertAgentSession, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &UpsertAgentSessionBatchResults{br, len(arg), false}
+}
+
+func (b *UpsertAgentSessionBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *UpsertAgentSessionBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}

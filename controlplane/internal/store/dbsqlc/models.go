@@ -20,6 +20,31 @@ type AccessToken struct {
 	CreatedAt  time.Time
 }
 
+type AgentSession struct {
+	SessionID        uuid.UUID
+	ReplicaID        uuid.UUID
+	Replica          string
+	AgentID          string
+	TokenID          *uuid.UUID
+	Regions          []string
+	Version          string
+	Hostname         string
+	Capabilities     []string
+	ConnectedAt      time.Time
+	ProbesRunning    int32
+	ResultsPerSecond float64
+	SeenAt           time.Time
+}
+
+type AgentToken struct {
+	ID         uuid.UUID
+	Name       string
+	Regions    []string
+	SecretHash []byte
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+}
+
 type ApiToken struct {
 	ID         uuid.UUID
 	OrgID      uuid.UUID
@@ -448,6 +473,12 @@ type StatusPageUpdateComponent struct {
 	ComponentID uuid.UUID
 	OldStatus   *string
 	NewStatus   string
+}
+
+type UnservedRegion struct {
+	Region    string
+	Since     time.Time
+	AlertedAt *time.Time
 }
 
 type User struct {

@@ -339,6 +339,7 @@ SELECT gen_random_uuid(), w.org_id, $1::uuid, $2::text, 'webhook', w.id, w.id, '
 FROM webhooks w
 WHERE w.org_id = $4::uuid AND $2::text = ANY (w.events) AND (
     w.id = ANY ($5::uuid[])
+    OR $6::text = 'organization'
     OR ($6::text = 'check' AND EXISTS (SELECT 1 FROM webhook_checks l
         WHERE l.webhook_id = w.id AND l.check_id = $7::uuid))
     OR ($6::text = 'heartbeat' AND EXISTS (SELECT 1 FROM webhook_heartbeats l
@@ -359,7 +360,8 @@ type FanOutWebhooksParams struct {
 }
 
 // One delivery per webhook of the organization subscribed to the event type and either listed
-// by the resource itself (webhook_ids) or associated with the resource the event is about.
+// by the resource itself (webhook_ids) or associated with the resource the event is about; an
+// event about the whole organization (resource kind 'organization') goes to every such webhook.
 func (q *Queries) FanOutWebhooks(ctx context.Context, arg FanOutWebhooksParams) (int64, error) {
 	result, err := q.db.Exec(ctx, fanOutWebhooks,
 		arg.EventID,

@@ -19,13 +19,15 @@ UPDATE outbox SET body = @body, delivered_at = @now, attempts = attempts + 1, la
 
 -- name: FanOutWebhooks :execrows
 -- One delivery per webhook of the organization subscribed to the event type and either listed
--- by the resource itself (webhook_ids) or associated with the resource the event is about.
+-- by the resource itself (webhook_ids) or associated with the resource the event is about; an
+-- event about the whole organization (resource kind 'organization') goes to every such webhook.
 INSERT INTO deliveries (id, org_id, event_id, event_type, channel, target, webhook_id, status, next_attempt_at, created_at)
 SELECT gen_random_uuid(), w.org_id, sqlc.arg(event_id)::uuid, sqlc.arg(event_type)::text, 'webhook', w.id, w.id, 'PENDING',
     sqlc.arg(now)::timestamptz, sqlc.arg(now)::timestamptz
 FROM webhooks w
 WHERE w.org_id = sqlc.arg(org_id)::uuid AND sqlc.arg(event_type)::text = ANY (w.events) AND (
     w.id = ANY (sqlc.arg(webhook_ids)::uuid[])
+    OR sqlc.arg(resource_kind)::text = 'organization'
     OR (sqlc.arg(resource_kind)::text = 'check' AND EXISTS (SELECT 1 FROM webhook_checks l
         WHERE l.webhook_id = w.id AND l.check_id = sqlc.arg(resource_id)::uuid))
     OR (sqlc.arg(resource_kind)::text = 'heartbeat' AND EXISTS (SELECT 1 FROM webhook_heartbeats l
