@@ -253,7 +253,7 @@ func startBrowser(ctx context.Context, cfg config.Config, logger *slog.Logger, r
 		return nil, nil
 	}
 	br, err := browser.New(browser.Config{
-		Path: cfg.BrowserPath, Concurrency: cfg.BrowserConcurrency, BlockPrivateTargets: !cfg.AllowPrivateTargets,
+		Path: cfg.BrowserPath, Concurrency: cfg.BrowserConcurrency, BlockPrivateTargets: !cfg.AllowPrivateTargets, Sandbox: cfg.BrowserSandbox,
 		WorkerMemory: cfg.BrowserWorkerMemory,
 	}, browser.Deps{Logger: logger, Registerer: reg})
 	if err == nil {

@@ -49,6 +49,8 @@ type Config struct {
 	// BlockPrivateTargets routes every check through an egress proxy that refuses private
 	// addresses (VANTAGE_ALLOW_PRIVATE_TARGETS=false). Default false: no proxy.
 	BlockPrivateTargets bool
+	// Sandbox runs Chromium's own sandbox (it cannot run as root, and needs user namespaces).
+	Sandbox bool
 	// Resolver resolves target names for the egress proxy. Default net.DefaultResolver.
 	Resolver *net.Resolver
 	// WorkerCommand is the command line of the script worker, which must run
@@ -305,7 +307,7 @@ func (b *Browser) watch(ctx context.Context, inst *instance) string {
 
 // launch starts Chromium and connects the agent to it.
 func (b *Browser) launch(ctx context.Context) (*instance, error) {
-	proc, err := launch(b.cfg.Path, b.cfg.BlockPrivateTargets, b.cfg.StartTimeout)
+	proc, err := launch(b.cfg.Path, launchOptions{blockPrivate: b.cfg.BlockPrivateTargets, sandbox: b.cfg.Sandbox}, b.cfg.StartTimeout)
 	if err != nil {
 		return nil, err
 	}

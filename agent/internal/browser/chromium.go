@@ -60,7 +60,13 @@ func executable(path string) error {
 
 // flags are Chromium's switches for a shared, headless, quiet browser. Each check gets its own
 // browser context, so nothing here is per check.
-func flags(dataDir string, blockPrivate bool) []string {
+// launchOptions are the settings a launch turns into flags.
+type launchOptions struct {
+	blockPrivate bool // every check goes through the egress proxy: keep WebRTC's UDP off too
+	sandbox      bool // Chromium's own sandbox
+}
+
+func flags(dataDir string, o launchOptions) []string {
 	f := []string{
 		"--headless",
 		"--disable-gpu",
@@ -88,12 +94,13 @@ func flags(dataDir string, blockPrivate bool) []string {
 		"--remote-debugging-address=127.0.0.1",
 		"--remote-debugging-port=0",
 	}
-	if os.Geteuid() == 0 {
-		// Chromium's sandbox cannot run as root; the agent's own limits (a fresh browser
-		// context per check, the worker process for scripts, the egress policy) still hold.
+	if !o.sandbox {
+		// Without Chromium's sandbox (as root, or in a container without user namespaces) the
+		// agent's own limits still hold: a fresh browser context per check, the worker process
+		// for scripts, the egress policy, and the container around it all.
 		f = append(f, "--no-sandbox")
 	}
-	if blockPrivate {
+	if o.blockPrivate {
 		// WebRTC could otherwise send UDP past the egress proxy.
 		f = append(f, "--force-webrtc-ip-handling-policy=disable_non_proxied_udp")
 	}
@@ -118,12 +125,12 @@ var noise = regexp.MustCompile(`dbus|bluez|Floss|vaapi|InitializeSandbox|^\s*$`)
 
 // launch starts Chromium at path in its own process group with a fresh user data directory and
 // waits (up to timeout) for its DevTools websocket.
-func launch(path string, blockPrivate bool, timeout time.Duration) (*process, error) {
+func launch(path string, o launchOptions, timeout time.Duration) (*process, error) {
 	dataDir, err := os.MkdirTemp("", "vantage-chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("browser user data directory: %w", err)
 	}
-	cmd := exec.Command(path, flags(dataDir, blockPrivate)...)
+	cmd := exec.Command(path, flags(dataDir, o)...)
 	// Its own process group, so that killing it takes its renderers along; and killed with the
 	// agent, so that no browser outlives it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -39,6 +39,8 @@ type Config struct {
 	BrowserPath string
 	// BrowserConcurrency is VANTAGE_BROWSER_CONCURRENCY: browser checks run at once.
 	BrowserConcurrency int
+	// BrowserSandbox is VANTAGE_BROWSER_SANDBOX: whether Chromium runs its own sandbox.
+	BrowserSandbox bool
 	// BrowserWorkerMemory is VANTAGE_BROWSER_WORKER_MEMORY_MB, in bytes: the memory cap of a
 	// browser script's worker process.
 	BrowserWorkerMemory int64
@@ -100,6 +102,7 @@ var Vars = []Var{
 	{"VANTAGE_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String(), "on SIGTERM, how long in-flight jobs may finish before they are aborted and handed back for redelivery"},
 	{"VANTAGE_BROWSER_PATH", "(found)", "Chromium for browser checks (chromium-headless-shell preferred); unset: found on PATH; \"none\": no browser checks on this agent"},
 	{"VANTAGE_BROWSER_CONCURRENCY", "(CPUs)", "browser checks run at once, each in its own browser context; default the number of CPUs"},
+	{"VANTAGE_BROWSER_SANDBOX", "(true unless root)", "run Chromium's own sandbox; it needs user namespaces, which containers usually deny: the agent image sets false and relies on the container (non-root, read-only, per-check browser contexts, the script worker's limits)"},
 	{"VANTAGE_BROWSER_WORKER_MEMORY_MB", strconv.Itoa(DefaultBrowserWorkerMemory >> 20), "memory cap (MiB) of the process that runs one browser check's script; a script using more is stopped"},
 	{"VANTAGE_NATS_API_PREFIX", "($JS.API)", "where the agent's NATS account sees the JetStream API; vantage.js.api for the region accounts of vantage-controlplane admin nats-config"},
 	{"VANTAGE_CONTROLPLANE_TLS", "false", "use TLS on the gRPC stream and verify the control plane's certificate (implied by VANTAGE_CONTROLPLANE_CA)"},
@@ -122,6 +125,7 @@ func Load(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:     DefaultShutdownTimeout,
 		BrowserConcurrency:  DefaultBrowserConcurrency,
 		BrowserWorkerMemory: DefaultBrowserWorkerMemory,
+		BrowserSandbox:      os.Geteuid() != 0, // Chromium's sandbox refuses to run as root
 	}
 	var errs []error
 	bad := func(name, format string, args ...any) {
@@ -206,6 +210,16 @@ func Load(getenv func(string) string) (Config, error) {
 			bad("VANTAGE_BROWSER_CONCURRENCY", "must be a whole number from 1 to %d, got %q", MaxBrowserConcurrency, s)
 		}
 		c.BrowserConcurrency = n
+	}
+	if s := getenv("VANTAGE_BROWSER_SANDBOX"); s != "" {
+		on, err := strconv.ParseBool(s)
+		switch {
+		case err != nil:
+			bad("VANTAGE_BROWSER_SANDBOX", "must be true or false, got %q", s)
+		case on && os.Geteuid() == 0:
+			bad("VANTAGE_BROWSER_SANDBOX", "Chromium's sandbox cannot run as root: run the agent as another user or set false")
+		}
+		c.BrowserSandbox = on
 	}
 	if s := getenv("VANTAGE_BROWSER_WORKER_MEMORY_MB"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -99,6 +99,20 @@ func TestLoad(t *testing.T) {
 			},
 		},
 		{
+			name: "browser sandbox off",
+			env:  map[string]string{"VANTAGE_BROWSER_SANDBOX": "false"},
+			check: func(t *testing.T, c Config) {
+				if c.BrowserSandbox {
+					t.Error("sandbox on, want off")
+				}
+			},
+		},
+		{
+			name:    "browser sandbox not a boolean",
+			env:     map[string]string{"VANTAGE_BROWSER_SANDBOX": "sometimes"},
+			wantErr: []string{`VANTAGE_BROWSER_SANDBOX: must be true or false, got "sometimes"`},
+		},
+		{
 			name: "no browser",
 			env:  map[string]string{"VANTAGE_BROWSER_PATH": "none"},
 			check: func(t *testing.T, c Config) {
@@ -209,5 +223,24 @@ func TestLoadChannel(t *testing.T) {
 		if _, err := Load(env(base(extra))); err == nil || !strings.Contains(err.Error(), name+":") {
 			t.Errorf("%v: error %v does not name %s", extra, err, name)
 		}
+	}
+}
+
+// Chromium's sandbox refuses to run as root: as root the default is off, and asking for it is
+// an error that says why; as another user the default is on.
+func TestBrowserSandboxFollowsTheUser(t *testing.T) {
+	env := map[string]string{"VANTAGE_AGENT_TOKEN": "0123456789abcdef", "VANTAGE_REGIONS": "cloud:us-east-1"}
+	getenv := func(k string) string { return env[k] }
+	c, err := Load(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root := os.Geteuid() == 0; c.BrowserSandbox == root {
+		t.Errorf("sandbox %v by default for uid %d", c.BrowserSandbox, os.Geteuid())
+	}
+	env["VANTAGE_BROWSER_SANDBOX"] = "true"
+	_, err = Load(getenv)
+	if os.Geteuid() == 0 && (err == nil || !strings.Contains(err.Error(), "cannot run as root")) {
+		t.Errorf("sandbox asked for as root: %v, want a refusal", err)
 	}
 }
