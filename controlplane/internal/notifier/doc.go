@@ -22,6 +22,15 @@
 // latest one (the attempt number matches). At-least-once: a receiver sees the same event id
 // (the outbox id, in the body and the webhook-id header) on a retry and de-duplicates on it.
 //
+// # Order
+//
+// The alerts of one resource (a check or heartbeat: outbox.check_id; a status page for its
+// incident events) reach each target in the order they were raised. Fan-out takes an event only
+// once every earlier event of its resource is fanned out, and stamps its deliveries with the
+// resource and the event's time; a delivery is claimed only while no earlier delivery of the
+// same resource, channel and target is PENDING (being tried or waiting for a retry). Delivered,
+// FAILED and SKIPPED ones no longer hold later ones back.
+//
 // # Routing
 //
 // An uptime.down / uptime.up event of check C goes to webhook W when W subscribes to the event
