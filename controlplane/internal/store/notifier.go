@@ -176,6 +176,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []Recorded) error {
 type Delivery struct {
 	ID             uuid.UUID
 	WebhookID      uuid.UUID
+	IntegrationID  uuid.UUID // set for the deliveries of an integration instead of WebhookID
 	EventID        uuid.UUID
 	EventType      string
 	Status         string

@@ -229,6 +229,64 @@ func (q *Queries) IntegrationUsers(ctx context.Context, arg IntegrationUsersPara
 	return items, nil
 }
 
+const latestRunResults = `-- name: LatestRunResults :many
+SELECT r.region, r.passing, r.result_summary, r.response_code, r.failure_type FROM check_results r
+WHERE r.org_id = $1::uuid AND r.check_id = $2::uuid AND r.is_final_attempt
+  AND r.checked_at > $3::timestamptz AND r.checked_at <= $4::timestamptz
+  AND r.job_id = (SELECT l.job_id FROM check_results l WHERE l.check_id = $2::uuid
+      AND l.org_id = $1::uuid AND l.checked_at > $3::timestamptz
+      AND l.checked_at <= $4::timestamptz ORDER BY l.checked_at DESC LIMIT 1)
+ORDER BY r.region
+`
+
+type LatestRunResultsParams struct {
+	OrgID   uuid.UUID
+	CheckID uuid.UUID
+	Since   time.Time
+	Until   time.Time
+}
+
+type LatestRunResultsRow struct {
+	Region        string
+	Passing       bool
+	ResultSummary *string
+	ResponseCode  *int32
+	FailureType   *string
+}
+
+// The final attempts of a check's latest run at or before a time (within the day before):
+// what an alert says failed, and where.
+func (q *Queries) LatestRunResults(ctx context.Context, arg LatestRunResultsParams) ([]LatestRunResultsRow, error) {
+	rows, err := q.db.Query(ctx, latestRunResults,
+		arg.OrgID,
+		arg.CheckID,
+		arg.Since,
+		arg.Until,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LatestRunResultsRow{}
+	for rows.Next() {
+		var i LatestRunResultsRow
+		if err := rows.Scan(
+			&i.Region,
+			&i.Passing,
+			&i.ResultSummary,
+			&i.ResponseCode,
+			&i.FailureType,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listIntegrationDeliveries = `-- name: ListIntegrationDeliveries :many
 SELECT id, integration_id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error,
     created_at, delivered_at

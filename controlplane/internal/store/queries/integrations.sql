@@ -63,3 +63,14 @@ SELECT id, integration_id, event_id, event_type, status, attempts, next_attempt_
 FROM deliveries WHERE org_id = @org_id AND integration_id = @integration_id
 ORDER BY created_at DESC, id DESC
 LIMIT @page_limit::bigint OFFSET @page_offset::bigint;
+
+-- name: LatestRunResults :many
+-- The final attempts of a check's latest run at or before a time (within the day before):
+-- what an alert says failed, and where.
+SELECT r.region, r.passing, r.result_summary, r.response_code, r.failure_type FROM check_results r
+WHERE r.org_id = sqlc.arg(org_id)::uuid AND r.check_id = sqlc.arg(check_id)::uuid AND r.is_final_attempt
+  AND r.checked_at > sqlc.arg(since)::timestamptz AND r.checked_at <= sqlc.arg(until)::timestamptz
+  AND r.job_id = (SELECT l.job_id FROM check_results l WHERE l.check_id = sqlc.arg(check_id)::uuid
+      AND l.org_id = sqlc.arg(org_id)::uuid AND l.checked_at > sqlc.arg(since)::timestamptz
+      AND l.checked_at <= sqlc.arg(until)::timestamptz ORDER BY l.checked_at DESC LIMIT 1)
+ORDER BY r.region;
