@@ -235,6 +235,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		Public:         public,
 		Invitations:    invite.NewHandler(st, invite.Options{Logger: log}),
 		Agents:         agents,
+		Integrations:   notify,
 	})
 	if err != nil {
 		return nil, err

@@ -236,3 +236,12 @@ func Decode(b []byte) (Settings, error) {
 	}
 	return s, nil
 }
+
+// TestResult is what a provider answered a test message (POST /v1/integrations/{id}/test).
+type TestResult struct {
+	Delivered  bool
+	StatusCode *int   // nil when no answer came
+	Body       string // the beginning of the answer, secrets redacted
+	Error      string // "" when delivered
+	LatencyMs  float64
+}

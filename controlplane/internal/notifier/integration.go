@@ -79,19 +79,10 @@ func (n *Notifier) call(ctx context.Context, typ string, set integration.Setting
 	return a, nil
 }
 
-// TestResult is what a provider answered a test message.
-type TestResult struct {
-	Delivered  bool
-	StatusCode *int   // nil when no answer came
-	Body       string // the beginning of the answer, secrets redacted
-	Error      string // "" when delivered
-	LatencyMs  float64
-}
-
 // TestIntegration sends a clearly marked test message to an integration now, through the same
 // client (and address policy) as alerts, and returns what the provider answered. An on-call or
 // incident.io test is resolved right after it is triggered, so that nobody stays paged.
-func (n *Notifier) TestIntegration(ctx context.Context, typ string, set integration.Settings, name string) TestResult {
+func (n *Notifier) TestIntegration(ctx context.Context, typ string, set integration.Settings, name string) integration.TestResult {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
 	defer cancel()
 	id := uuid.Must(uuid.NewV7()).String()
@@ -101,7 +92,7 @@ func (n *Notifier) TestIntegration(ctx context.Context, typ string, set integrat
 		Link: strings.TrimRight(n.opts.PublicURL, "/")}
 	start := time.Now()
 	a, err := n.call(ctx, typ, set, m)
-	res := TestResult{LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
+	res := integration.TestResult{LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
 	if a != nil {
 		res.StatusCode, res.Body = &a.Status, a.Body
 	}
