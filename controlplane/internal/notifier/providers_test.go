@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -498,4 +499,132 @@ func TestIntegrationHonoursRetryAfter(t *testing.T) {
 			}
 		})
 	}
+}
+
+func providerCaseOf(t testing.TB, typ string) providerCase {
+	for _, pc := range providerCases {
+		if pc.typ == typ {
+			return pc
+		}
+	}
+	t.Fatalf("no provider case %s", typ)
+	return providerCase{}
+}
+
+// queue writes events to the outbox as their producers do (store.OutboxEvent).
+func (e *env) queue(events ...store.OutboxEvent) {
+	e.t.Helper()
+	err := e.st.InStatusPageTx(context.Background(), func(tx *store.StatusPageTx) error { return tx.QueueEvents(context.Background(), events...) })
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestIntegrationsHeartbeatAndStatusPageEvents: a heartbeat's oncall_alerts trigger and then
+// resolve the on-call incident; an integration attached to a status page gets its incident's
+// start and resolution.
+func TestIntegrationsHeartbeatAndStatusPageEvents(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	pd := providerCaseOf(t, integration.Oncall)
+	pdFake := pd.fake(t)
+	pdID := e.newIntegration(integration.Oncall, pd.settings(pdFake.URL))
+	chat := newReceiver(t, nil)
+	slackID := e.newIntegration(integration.Slack, integration.Settings{"webhook_url": chat.URL + "/hooks/x"})
+	page := uuid.Must(uuid.NewV7())
+	if _, err := e.st.Pool().Exec(context.Background(), `INSERT INTO integration_status_pages (org_id, integration_id, status_page_id)
+		VALUES ($1, $2, $3)`, e.org, slackID, page); err != nil {
+		t.Fatal(err)
+	}
+	e.run(notifier.Options{})
+
+	hbID := uuid.Must(uuid.NewV7())
+	hb := func(status string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"id": hbID, "name": "nightly backup", "status": status, "last_seen": nil,
+			"report_period": 3600, "grace_period": 300, "alerts": map[string]any{"oncall_alerts": []string{pdID.String()}}})
+		return b
+	}
+	now := time.Now()
+	e.queue(store.OutboxEvent{OrgID: e.org, CheckID: &hbID, AlertPriority: "HIGH", CreatedAt: now,
+		Event: event.HeartbeatDown{HeartbeatAlert: event.HeartbeatAlert{OccurredAt: now, Heartbeat: hb("DOWN")}}})
+	e.queue(store.OutboxEvent{OrgID: e.org, CheckID: &hbID, AlertPriority: "HIGH", CreatedAt: now.Add(time.Millisecond),
+		Event: event.HeartbeatUp{HeartbeatAlert: event.HeartbeatAlert{OccurredAt: now, Heartbeat: hb("UP")}}})
+
+	incident, _ := json.Marshal(map[string]any{"id": uuid.NewString(), "title": "Elevated errors", "impact": "MAJOR_OUTAGE",
+		"started": now, "updates": []any{map[string]any{"status": "INVESTIGATING", "description": "Looking into it."}}})
+	change := event.IncidentChange{OccurredAt: now, StatusPage: event.PageRef{ID: page, Name: "Acme"}, Incident: incident}
+	e.queue(store.OutboxEvent{OrgID: e.org, StatusPageID: &page, CreatedAt: now, Event: event.IncidentStarted{IncidentChange: change}})
+	e.queue(store.OutboxEvent{OrgID: e.org, StatusPageID: &page, CreatedAt: now.Add(time.Millisecond),
+		Event: event.IncidentResolved{IncidentChange: change}})
+
+	waitFor(t, 5*time.Second, "trigger and resolve", func() bool { return len(pdFake.requests()) >= 2 })
+	waitFor(t, 5*time.Second, "both incident messages", func() bool { return len(chat.requests()) >= 2 })
+	time.Sleep(300 * time.Millisecond)
+	if bad := pdFake.refused(); len(bad) > 0 {
+		t.Fatalf("PagerDuty fake refused: %v", bad)
+	}
+	if got := pdFake.accepted(); !slices.Equal(got, []string{"DOWN", "UP"}) {
+		t.Fatalf("on-call got %v, want a trigger then a resolve", got)
+	}
+	var heads []string
+	for _, r := range chat.requests() {
+		var msg struct {
+			Blocks []struct {
+				Text struct{ Text string } `json:"text"`
+			} `json:"blocks"`
+		}
+		_ = json.Unmarshal(r.Body, &msg)
+		heads = append(heads, msg.Blocks[0].Text.Text)
+	}
+	if len(heads) != 2 || heads[0] != "Incident: Elevated errors (Acme)" || heads[1] != "Resolved: Elevated errors (Acme)" {
+		t.Fatalf("status page messages %q", heads)
+	}
+}
+
+// TestIntegrationTargetsPolicyAndRedaction: with private targets denied, an integration URL
+// that resolves to loopback is refused at connect time; a provider's answer that echoes a
+// secret is recorded with the secret redacted.
+func TestIntegrationTargetsPolicyAndRedaction(t *testing.T) {
+	t.Parallel()
+	t.Run("private target denied", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		fake := providerCaseOf(t, integration.Slack).fake(t)
+		// "localhost" resolves to loopback: the policy applies after name resolution.
+		id := e.newIntegration(integration.Slack, integration.Settings{
+			"webhook_url": strings.Replace(fake.URL, "127.0.0.1", "localhost", 1) + "/services/T000/B000/XXXX"})
+		e.alertTo(e.check, integration.Slack, id)
+		d := newDriver(t, e)
+		e.run(notifier.Options{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
+		d.until(e.check, false, "DOWN")
+		var ds []store.Delivery
+		waitFor(t, 5*time.Second, "the refused attempt", func() bool {
+			ds, _, _ = e.st.IntegrationDeliveries(context.Background(), e.org, id, 10, 0)
+			return len(ds) == 1 && ds[0].AttemptCount == 1 && ds[0].LastError != nil
+		})
+		if len(fake.requests()) != 0 || !strings.Contains(*ds[0].LastError, "private, loopback or link-local") {
+			t.Fatalf("requests %d, error %q", len(fake.requests()), *ds[0].LastError)
+		}
+	})
+	t.Run("secret redacted from answers", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, `{"ok":false,"description":"Not Found: `+r.URL.Path+`"}`, http.StatusNotFound)
+		}))
+		t.Cleanup(echo.Close)
+		id := e.newIntegration(integration.Telegram, integration.Settings{"bot_token": "999:very-secret", "chat_id": "1", "api_url": echo.URL})
+		e.alertTo(e.check, integration.Telegram, id)
+		d := newDriver(t, e)
+		e.run(notifier.Options{Backoff: []time.Duration{time.Hour}})
+		d.until(e.check, false, "DOWN")
+		var ds []store.Delivery
+		waitFor(t, 5*time.Second, "the refused attempt", func() bool {
+			ds, _, _ = e.st.IntegrationDeliveries(context.Background(), e.org, id, 10, 0)
+			return len(ds) == 1 && ds[0].LastError != nil
+		})
+		if msg := *ds[0].LastError; strings.Contains(msg, "very-secret") || !strings.Contains(msg, "HTTP 404") {
+			t.Fatalf("recorded error %q", msg)
+		}
+	})
 }
