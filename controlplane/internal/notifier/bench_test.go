@@ -2,10 +2,15 @@ package notifier_test
 
 import (
 	"fmt"
+	"net/http"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 )
 
@@ -64,4 +69,53 @@ func BenchmarkLatency1000Webhooks(b *testing.B) {
 	b.ReportMetric(pct(0.50), "p50_ms")
 	b.ReportMetric(pct(0.99), "p99_ms")
 	b.ReportMetric(pct(0), "first_ms")
+}
+
+// TestIntegrationAlertLatency measures the time from a check's DOWN transition (the evaluator's
+// commit) to the Slack message arriving at a local fake, over 60 alerts one after another,
+// with its ceiling measured in the same run: a bare Go client POSTing the same fake.
+//
+//	go test ./controlplane/internal/notifier/ -run TestIntegrationAlertLatency -v
+func TestIntegrationAlertLatency(t *testing.T) {
+	e := newEnv(t)
+	fake := providerCaseOf(t, integration.Slack).fake(t)
+	id := e.newIntegration(integration.Slack, integration.Settings{"webhook_url": fake.URL + "/services/T000/B000/XXXX"})
+	const alerts = 60
+	checks := make([]uuid.UUID, alerts)
+	for i := range checks {
+		checks[i] = e.newCheck(fmt.Sprintf("c%d", i), nil, nil)
+		e.alertTo(checks[i], integration.Slack, id)
+	}
+	d := newDriver(t, e)
+	e.run(notifier.Options{})
+	lat := make([]time.Duration, 0, alerts)
+	for i, c := range checks {
+		at := d.until(c, false, "DOWN")
+		waitFor(t, 5*time.Second, "the message", func() bool { return len(fake.requests()) >= i+1 })
+		lat = append(lat, fake.requests()[i].At.Sub(at))
+	}
+	if bad := fake.refused(); len(bad) > 0 {
+		t.Fatalf("refused: %v", bad)
+	}
+	bare := make([]time.Duration, 0, alerts)
+	for i := 0; i < alerts; i++ {
+		start := time.Now()
+		resp, err := http.Post(fake.URL+"/services/T000/B000/XXXX", "application/json",
+			strings.NewReader(`{"text":"UP","blocks":[{"type":"header","text":{"type":"plain_text","text":"UP"}},{"type":"divider"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		bare = append(bare, time.Since(start))
+	}
+	p := func(ds []time.Duration, q float64) time.Duration {
+		s := append([]time.Duration(nil), ds...)
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		return s[min(len(s)-1, int(q*float64(len(s))))]
+	}
+	t.Logf("DOWN → message at the fake over %d alerts: p50 %s, p99 %s; bare POST ceiling p50 %s, p99 %s",
+		alerts, p(lat, .5), p(lat, .99), p(bare, .5), p(bare, .99))
+	if p(lat, .99) > 2*time.Second {
+		t.Fatalf("p99 %s: an alert should leave within a second or two", p(lat, .99))
+	}
 }
