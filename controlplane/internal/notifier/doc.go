@@ -44,6 +44,16 @@
 // users of user_alerts who are members of the organization are e-mailed. Muted checks write no
 // outbox rows at all (the evaluator drops their alert effects), so they send nothing.
 //
+// # Integrations
+//
+// The integration lists of a check's or heartbeat's alerts (slack_alerts, oncall_alerts, …)
+// name integrations (package integration); a status page event also goes to the integrations
+// attached to its page. Each gets one delivery on channel "integration", sent in its
+// provider's own format (package provider, built from the event's document at each attempt,
+// with the check's latest run for what failed and where). A 429 or 503 with Retry-After is
+// retried after that wait instead of the backoff (integration.go). TestIntegration sends the
+// API's test messages through the same client.
+//
 // # Subscriber and invitation e-mails
 //
 // subscriber.confirmation (a new status page subscriber: double opt-in), subscriber.notification
