@@ -602,7 +602,7 @@ func TestIntegrationTargetsPolicyAndRedaction(t *testing.T) {
 			ds, _, _ = e.st.IntegrationDeliveries(context.Background(), e.org, id, 10, 0)
 			return len(ds) == 1 && ds[0].AttemptCount == 1 && ds[0].LastError != nil
 		})
-		if len(fake.requests()) != 0 || !strings.Contains(*ds[0].LastError, "private, loopback or link-local") {
+		if len(fake.requests()) != 0 || !strings.Contains(*ds[0].LastError, "private, loopback, link-local") {
 			t.Fatalf("requests %d, error %q", len(fake.requests()), *ds[0].LastError)
 		}
 	})
