@@ -103,14 +103,14 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // Merge applies a PATCH's settings to the stored ones: a given value replaces, null (absent
-// from patch but listed in clear) removes, and a secret given as its own redacted form (a
+// from patch but listed in cleared) removes, and a secret given as its own redacted form (a
 // client sending back what it read) keeps the stored value.
-func Merge(t string, stored, patch Settings, clear []string) Settings {
+func Merge(t string, stored, patch Settings, cleared []string) Settings {
 	out := Settings{}
 	for k, v := range stored {
 		out[k] = v
 	}
-	for _, k := range clear {
+	for _, k := range cleared {
 		delete(out, k)
 	}
 	for k, v := range patch {

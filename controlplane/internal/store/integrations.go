@@ -122,7 +122,7 @@ func (s *Store) CreateIntegration(ctx context.Context, actor Actor, orgID uuid.U
 		if err != nil {
 			return err
 		}
-		if out, err = s.integrationOf(dbsqlc.Integration(r)); err != nil {
+		if out, err = s.integrationOf(r); err != nil {
 			return err
 		}
 		if err := setIntegrationPages(ctx, q, orgID, out.ID, in.StatusPageIDs); err != nil {
@@ -212,7 +212,7 @@ func (s *Store) UpdateIntegration(ctx context.Context, actor Actor, orgID, id uu
 		if err != nil {
 			return err
 		}
-		if out, err = s.integrationOf(dbsqlc.Integration(u)); err != nil {
+		if out, err = s.integrationOf(u); err != nil {
 			return err
 		}
 		if err := setIntegrationPages(ctx, q, orgID, id, p.StatusPageIDs); err != nil {
