@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,7 +132,9 @@ func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.M
 				ID          string   `json:"id"`
 				Name        string   `json:"name"`
 				URL         *string  `json:"url"`
-				Host        *string  `json:"host"`
+				DNSDomain   *string  `json:"dns_domain"`
+				TCPHostname *string  `json:"tcp_hostname"`
+				TCPPort     *int     `json:"tcp_port"`
 				TestRegions []string `json:"test_regions"`
 			} `json:"check"`
 			Incident *struct {
@@ -145,10 +149,13 @@ func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.M
 		if doc.Type == event.TypeUptimeUp {
 			m.State = provider.Up
 		}
-		if c.URL != nil {
+		switch { // what the check probes, by kind
+		case c.URL != nil:
 			m.Target = *c.URL
-		} else if c.Host != nil {
-			m.Target = *c.Host
+		case c.DNSDomain != nil:
+			m.Target = *c.DNSDomain
+		case c.TCPHostname != nil && c.TCPPort != nil:
+			m.Target = net.JoinHostPort(*c.TCPHostname, strconv.Itoa(*c.TCPPort))
 		}
 		m.Link = base + "/v1/checks/" + c.ID
 		m.DedupKey = "vantage/check/" + c.ID

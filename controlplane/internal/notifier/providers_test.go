@@ -143,6 +143,8 @@ func stateOf(s string) (string, error) {
 
 func str(v any) string { s, _ := v.(string); return s }
 
+func anySlice(v any) []any { s, _ := v.([]any); return s }
+
 // providerCase is one integration type: its settings against the fake, and the fake.
 type providerCase struct {
 	typ      string
@@ -178,7 +180,26 @@ var providerCases = []providerCase{
 			if str(header["type"]) != "header" || str(text["type"]) != "plain_text" || len([]rune(str(text["text"]))) > 150 {
 				return "", fmt.Errorf("first block must be a plain_text header of ≤150 characters: %s", body)
 			}
-			return stateOf(str(text["text"]))
+			state, err := stateOf(str(text["text"]))
+			// A DOWN message says since when, from where, the last result and links to the check.
+			if err == nil && state == "DOWN" {
+				var parts []string
+				for _, b := range blocks {
+					for _, f := range anySlice(b.(map[string]any)["fields"]) {
+						parts = append(parts, str(f.(map[string]any)["text"]))
+					}
+					for _, el := range anySlice(b.(map[string]any)["elements"]) {
+						parts = append(parts, str(el.(map[string]any)["url"]))
+					}
+				}
+				all := strings.Join(parts, "\n")
+				for _, want := range []string{"*Since*\n", "*Regions*\ncloud:eu-west-2", "*Last result*\n", "HTTP 503", "/v1/checks/"} {
+					if !strings.Contains(all, want) {
+						return "", fmt.Errorf("the DOWN message lacks %q: %s", want, body)
+					}
+				}
+			}
+			return state, err
 		}, func(w http.ResponseWriter) { _, _ = w.Write([]byte("ok")) })
 	}},
 	{integration.Discord, func(base string) integration.Settings {
