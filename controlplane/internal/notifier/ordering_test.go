@@ -1,6 +1,7 @@
 package notifier_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -41,5 +42,39 @@ func TestNotifierKeepsAlertsInOrderPerCheckAndTarget(t *testing.T) {
 		if order[i] != want[i] {
 			t.Fatalf("requests %v, want %v (down %s, up %s)", order, want, down, up)
 		}
+	}
+}
+
+// An event whose fan-out waits for a retry holds back the later events of its check: the
+// uptime.up is not sent before the uptime.down it follows has been fanned out and delivered.
+func TestNotifierHoldsAlertsBehindAPostponedFanout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	rcv := newReceiver(t, nil)
+	e.newWebhook(rcv.URL+"/ordered", []string{"uptime.down", "uptime.up"}, e.check)
+	down := e.emit("uptime.down", e.check, nil)
+	// As after a failed fan-out: postponed, not dispatched.
+	if _, err := e.st.Pool().Exec(context.Background(), `UPDATE outbox SET attempts = 1, next_attempt_at = now() + interval '1 hour'
+		WHERE id = $1`, down); err != nil {
+		t.Fatal(err)
+	}
+	e.run(notifier.Options{PollInterval: 20 * time.Millisecond})
+	e.emit("uptime.up", e.check, nil)
+	time.Sleep(time.Second)
+	if n := len(rcv.requests()); n != 0 {
+		t.Fatalf("%d requests while the earlier uptime.down waits for its fan-out", n)
+	}
+	if _, err := e.st.Pool().Exec(context.Background(), `UPDATE outbox SET next_attempt_at = now() WHERE id = $1`, down); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "both events", func() bool { return len(rcv.requests()) >= 2 })
+	var order []string
+	for _, g := range rcv.requests() {
+		var doc struct{ Type string }
+		_ = json.Unmarshal(g.Body, &doc)
+		order = append(order, doc.Type)
+	}
+	if len(order) != 2 || order[0] != "uptime.down" || order[1] != "uptime.up" {
+		t.Fatalf("order %v", order)
 	}
 }

@@ -20,7 +20,11 @@ WITH due AS (
       -- or waiting for its retry); delivered, failed or skipped ones no longer hold it back
       AND (dd.resource_id IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.status = 'PENDING'
           AND e.resource_id = dd.resource_id AND e.channel = dd.channel AND e.target = dd.target
-          AND (e.event_at, e.event_id) < (dd.event_at, dd.event_id)))
+          AND (e.event_at, e.event_id) < (dd.event_at, dd.event_id))
+          -- nor while an earlier event of its check or heartbeat is not fanned out yet (its
+          -- fan-out failed and waits for a retry, or another replica is at it)
+          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.delivered_at IS NULL AND p.check_id = dd.resource_id
+              AND (p.created_at, p.id) < (dd.event_at, dd.event_id)))
     ORDER BY dd.next_attempt_at LIMIT $2::bigint FOR UPDATE SKIP LOCKED),
 claimed AS (
     UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = $3::timestamptz
@@ -112,10 +116,6 @@ const claimOutbox = `-- name: ClaimOutbox :many
 SELECT o.id, o.org_id, o.event_type, o.event_version, o.check_id, o.incident_id, o.status_page_id, o.alert_priority,
     o.payload, o.created_at, o.attempts
 FROM outbox o WHERE o.delivered_at IS NULL AND o.next_attempt_at <= $1
-  -- in order per resource: an event waits while an earlier one of its check or heartbeat is
-  -- not fanned out yet (its fan-out failed and is retried, or it is in this very batch)
-  AND (o.check_id IS NULL OR NOT EXISTS (SELECT 1 FROM outbox p WHERE p.delivered_at IS NULL
-      AND p.check_id = o.check_id AND (p.created_at, p.id) < (o.created_at, o.id)))
 ORDER BY o.next_attempt_at LIMIT $2::bigint FOR UPDATE SKIP LOCKED
 `
 

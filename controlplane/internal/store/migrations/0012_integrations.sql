@@ -46,6 +46,6 @@ ALTER TABLE deliveries ADD COLUMN resource_id uuid;
 ALTER TABLE deliveries ADD COLUMN event_at timestamptz;
 CREATE INDEX deliveries_order ON deliveries (resource_id, channel, target, event_at, event_id)
     WHERE status = 'PENDING' AND resource_id IS NOT NULL;
--- Fan-out keeps the same order: an event waits while an earlier one of its resource is not
--- fanned out yet.
+-- Nor is it due while an earlier event of its check or heartbeat is not fanned out yet (a
+-- fan-out that failed and waits for its retry, or one another replica is doing).
 CREATE INDEX outbox_order ON outbox (check_id, created_at, id) WHERE delivered_at IS NULL AND check_id IS NOT NULL;
