@@ -382,10 +382,14 @@ func (c *cluster) streamLeader() (*natsNode, error) {
 	return nil, fmt.Errorf("stream %s: leader %q is none of the members", wire.JobStream, info.Cluster.Leader)
 }
 
-// schedulerLeader is the control plane whose scheduler leads (vantage_scheduler_leader 1).
+// schedulerLeader is the running control plane whose scheduler leads
+// (vantage_scheduler_leader 1).
 func (c *cluster) schedulerLeader() (*controlPlane, error) {
 	var leaders []*controlPlane
 	for _, cp := range c.cps {
+		if cp.p.exited() {
+			continue
+		}
 		resp, err := httpClient.Get(cp.metrics())
 		if err != nil {
 			return nil, err
