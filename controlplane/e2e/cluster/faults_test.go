@@ -5,6 +5,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"syscall"
@@ -22,6 +23,9 @@ type fault struct {
 	// flowing is inject → a run scheduled after inject stored from every region of every
 	// check while the fault lasts (0: not measured, the fault stops the flow by design).
 	flowing time.Duration
+	// ready is heal → every process answers its health check (heal is when the link came
+	// back or the process was started again).
+	ready time.Duration
 	// recovered is heal → every process ready and a run scheduled after heal stored from
 	// every region of every check.
 	recovered time.Duration
@@ -50,20 +54,24 @@ func TestCluster(t *testing.T) {
 	run := func(f *fault, do func(f *fault)) {
 		t.Logf("fault %q: start", f.name)
 		do(f)
-		d, err := waitFor(4*time.Minute, time.Second, func() error {
+		if _, err := waitFor(4*time.Minute, 200*time.Millisecond, c.allReady); err != nil {
+			t.Fatalf("fault %q: processes not ready again: %v", f.name, err)
+		}
+		f.ready = time.Since(f.heal)
+		if _, err := waitFor(4*time.Minute, time.Second, func() error {
 			if err := c.allReady(); err != nil {
 				return err
 			}
 			return c.fresh(f.heal, regions)
-		})
-		if err != nil {
+		}); err != nil {
 			t.Fatalf("fault %q: no recovery: %v", f.name, err)
 		}
-		f.recovered = d
+		f.recovered = time.Since(f.heal)
 		f.end = time.Now()
 		faults = append(faults, f)
 		c.assertSoFar(t, f)
-		t.Logf("fault %q: recovered %s after healing (%s)", f.name, d.Round(time.Second), f.note)
+		t.Logf("fault %q: ready %s and recovered %s after healing (%s)", f.name, f.ready.Round(100*time.Millisecond),
+			f.recovered.Round(time.Second), f.note)
 	}
 
 	// 1. A region's host cut off from NATS and the control planes for 2 minutes.
@@ -111,9 +119,9 @@ func TestCluster(t *testing.T) {
 		if err != nil {
 			t.Fatalf("runs with member %s down: %v", victim.name, err)
 		}
+		f.heal = time.Now()
 		victim.start(t, c)
 		victim.waitHealthy(t, 2*time.Minute)
-		f.heal = time.Now()
 		c.target.outage.Store(false)
 		up, err := waitFor(3*interval, 500*time.Millisecond, func() error { return c.wantStatus(outage.id, "UP") })
 		if err != nil {
@@ -140,9 +148,9 @@ func TestCluster(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after killing %s: %v", leader.name, err)
 		}
+		f.heal = time.Now()
 		leader.start(t, c)
 		leader.waitHealthy(t, 2*time.Minute)
-		f.heal = time.Now()
 		f.note = fmt.Sprintf("killed %s, new stream leader %s", leader.name, next.name)
 	})
 
@@ -163,9 +171,9 @@ func TestCluster(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after killing %s: %v", leader.name, err)
 		}
+		f.heal = time.Now()
 		leader.start(t, c)
 		leader.waitReady(t, 2*time.Minute)
-		f.heal = time.Now()
 		f.note = fmt.Sprintf("killed %s, scheduler leader now %s", leader.name, next.name)
 	})
 
@@ -174,8 +182,8 @@ func TestCluster(t *testing.T) {
 		f.inject = time.Now()
 		c.pg.stop(t)
 		time.Sleep(10 * time.Second)
-		c.pg.start(t, c)
 		f.heal = time.Now()
+		c.pg.start(t, c)
 		f.note = "down 10s"
 	})
 
@@ -310,6 +318,40 @@ func (c *cluster) report(t *testing.T, faults []*fault) {
 	if err := c.allReady(); err != nil {
 		t.Errorf("at the end: %v", err)
 	}
+	// Every agent is listed once, across the replicas, and every region served.
+	var where string
+	if _, err := waitFor(2*time.Minute, time.Second, func() error {
+		var out struct {
+			Agents []struct {
+				ID      string   `json:"id"`
+				Regions []string `json:"regions"`
+				Replica string   `json:"replica"`
+			} `json:"agents"`
+			Regions []struct {
+				Region string `json:"region"`
+				Agents int    `json:"agents"`
+			} `json:"regions"`
+		}
+		if err := c.call(http.MethodGet, "/v1/agents", nil, &out); err != nil {
+			return err
+		}
+		var parts []string
+		for _, a := range out.Agents {
+			parts = append(parts, fmt.Sprintf("%s→%s", a.ID, a.Replica))
+		}
+		where = strings.Join(parts, ", ")
+		for _, r := range out.Regions {
+			if slices.Contains(regions, r.Region) && r.Agents != 1 {
+				return fmt.Errorf("GET /v1/agents: region %s has %d agents, want 1 (%s)", r.Region, r.Agents, where)
+			}
+		}
+		if len(out.Agents) != len(regions) {
+			return fmt.Errorf("GET /v1/agents: %d agents, want %d (%s)", len(out.Agents), len(regions), where)
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
 	// Runs due in the last minute may still be under way.
 	until := time.Now().Add(-time.Minute)
 	expected, stored := c.runs(t, until)
@@ -341,16 +383,17 @@ func (c *cluster) report(t *testing.T, faults []*fault) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n=== make test-cluster: %d checks × %d regions every %s, %s of faults ===\n", len(c.checks), len(regions), interval, time.Since(c.start).Round(time.Second))
-	fmt.Fprintf(&b, "%-58s %10s %10s %8s %10s\n", "fault", "flowing", "recovered", "runs", "lost")
+	fmt.Fprintf(&b, "%-58s %8s %8s %10s %9s %5s\n", "fault", "flowing", "ready", "recovered", "runs", "lost")
 	for i, f := range faults {
 		flowing := "-"
 		if f.flowing > 0 {
 			flowing = f.flowing.Round(time.Second).String()
 		}
-		fmt.Fprintf(&b, "%-58s %10s %10s %4d/%-4d %6d   %s\n", f.name, flowing, f.recovered.Round(time.Second), perFault[i].stored, perFault[i].expected,
+		fmt.Fprintf(&b, "%-58s %8s %8s %10s %4d/%-4d %5d  %s\n", f.name, flowing, f.ready.Round(100*time.Millisecond), f.recovered.Round(time.Second),
+			perFault[i].stored, perFault[i].expected,
 			perFault[i].expected-perFault[i].stored, f.note)
 	}
-	fmt.Fprintf(&b, "%-58s %10s %10s %4d/%-4d %6d\n", "outside the faults' windows", "", "", outside.stored, outside.expected, outside.expected-outside.stored)
+	fmt.Fprintf(&b, "%-58s %8s %8s %10s %4d/%-4d %5d\n", "outside the faults' windows", "", "", "", outside.stored, outside.expected, outside.expected-outside.stored)
 	total := tally{outside.expected, outside.stored}
 	for _, p := range perFault {
 		total.expected += p.expected
@@ -358,13 +401,13 @@ func (c *cluster) report(t *testing.T, faults []*fault) {
 	}
 	fmt.Fprintf(&b, "runs stored / expected in all: %d / %d\n", total.stored, total.expected)
 	fmt.Fprintf(&b, "webhook deliveries by type: %v\n", c.recv.byType())
+	fmt.Fprintf(&b, "agents (GET /v1/agents): %s\n", where)
 	for _, ck := range c.checks {
 		dd, de := c.recv.count("uptime.down", ck.id)
 		ud, ue := c.recv.count("uptime.up", ck.id)
 		fmt.Fprintf(&b, "check %-9s uptime.down %d delivered (%d events), uptime.up %d delivered (%d events), incidents %d\n",
 			ck.name, dd, de, ud, ue, c.count(t, `SELECT count(*) FROM check_incidents WHERE check_id = $1`, ck.id))
 	}
-	t.Log(b.String())
 	fmt.Println(b.String())
 
 	if len(lostOutside) > 0 {
