@@ -103,7 +103,7 @@ func connectNATS(ctx context.Context, cfg config.Config, log *slog.Logger) (*nat
 	}
 	js, err := jetstream.New(nc)
 	if err == nil {
-		err = jobqueue.EnsureStream(ctx, js)
+		err = jobqueue.EnsureStream(ctx, js, jobqueue.WithReplicas(cfg.StreamReplicas))
 	}
 	if err != nil {
 		closeNATS()
@@ -204,7 +204,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	}
 	authn.AddChangeListener(cp.ingest)
 	// NATS may lose the job stream later (a wiped volume, a new server): the keeper puts it back.
-	keeper, err := jobqueue.NewKeeper(jobqueue.KeeperConfig{}, jobqueue.KeeperDeps{JetStream: js,
+	keeper, err := jobqueue.NewKeeper(jobqueue.KeeperConfig{Replicas: cfg.StreamReplicas}, jobqueue.KeeperDeps{JetStream: js,
 		Logger: log.With("component", "jobqueue")})
 	if err != nil {
 		return nil, err
