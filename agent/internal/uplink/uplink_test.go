@@ -308,8 +308,61 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name string, want map[s
 					continue series
 				}
 			}
-			v += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			v += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
 		}
 	}
 	return v
+}
+
+// TestResultsBatchedByProtocol: a protocol-2 control plane gets results many to a message,
+// pipelined; a protocol-1 one gets them one to a message (agenttest refuses batches on
+// protocol 1), and no not-run result, which it would store as a failed probe.
+func TestResultsBatchedByProtocol(t *testing.T) {
+	t.Parallel()
+	for _, protocol := range []uint32{2, 1} {
+		t.Run(fmt.Sprintf("protocol %d", protocol), func(t *testing.T) {
+			t.Parallel()
+			cp := agenttest.StartControlPlane(t, token)
+			cp.SetProtocol(protocol)
+			h := start(t, cp, token)
+			waitReady(t, h.client)
+			const n = 300
+			var wg sync.WaitGroup
+			var failed sync.Map
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for i := range n {
+				wg.Add(1)
+				r := result(fmt.Sprintf("job-%d", i), 1)
+				if i == 0 {
+					r.NotRunReason = "EXPIRED"
+				}
+				err := h.client.Submit(ctx, r, func(stored bool, err error) {
+					if !stored || err != nil {
+						failed.Store(i, fmt.Sprintf("stored=%v err=%v", stored, err))
+					}
+					wg.Done()
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			wg.Wait()
+			failed.Range(func(k, v any) bool {
+				t.Errorf("result %v: %v", k, v)
+				return true
+			})
+			want := n
+			if protocol < 2 {
+				want = n - 1 // the not-run result stays home
+			}
+			if got := len(cp.Received()); got != want {
+				t.Errorf("control plane received %d results, want %d", got, want)
+			}
+			msgs := metricValue(t, h.reg, "vantage_agent_uplink_batch_results", nil)
+			if protocol >= 2 && (msgs == 0 || msgs >= n/2) {
+				t.Errorf("%d results went out in %v messages, want them batched", n, msgs)
+			}
+		})
+	}
 }

@@ -591,7 +591,8 @@ func TestResultsFlowAfterControlPlaneRestart(t *testing.T) {
 	}
 }
 
-// metricValue sums the series of a counter or gauge family whose labels include want.
+// metricValue sums the series of a counter or gauge family whose labels include want (for a
+// histogram, their sample counts).
 func metricValue(t *testing.T, reg *prometheus.Registry, name string, want map[string]string) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()
@@ -614,7 +615,7 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name string, want map[s
 					continue series
 				}
 			}
-			v += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			v += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
 		}
 	}
 	return v
