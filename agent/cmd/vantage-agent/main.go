@@ -40,6 +40,7 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/jobopen"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
+	"github.com/vantagehq/vantage/agent/internal/sizing"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
 	"github.com/vantagehq/vantage/pkg/httpserve"
@@ -97,6 +98,16 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	hostname, _ := os.Hostname()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	machine, err := sizing.Probe()
+	if err != nil {
+		return err
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = sizing.Concurrency(machine)
+	}
+	logger.Info("probe concurrency", "component", "agent", "concurrency", cfg.Concurrency,
+		"rlimit_nofile", machine.NoFile, "memory_bytes", machine.Memory)
 
 	nc, natsHealth, err := connectNATS(cfg, logger)
 	if err != nil {
