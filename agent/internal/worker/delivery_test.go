@@ -9,6 +9,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -103,5 +104,49 @@ func TestControlPlaneDiesBeforeConfirming(t *testing.T) {
 	}
 	if _, runs := runner.stats(); runs["job-1"] != 2 {
 		t.Errorf("job ran %d times, want 2", runs["job-1"])
+	}
+}
+
+// TestDeadAgentsJob: an agent that dies mid-job (its NATS connection gone, so neither ack nor
+// progress arrives) loses nothing. Its job is redelivered after AckWait and run by another
+// agent while its run is current; once its deadline has passed, the other agent reports it
+// as not run (EXPIRED) instead of dropping it.
+func TestDeadAgentsJob(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		deadline time.Duration // from publishing
+		notRun   string
+	}{
+		{"still current: run", time.Minute, ""},
+		{"past its deadline: reported not run", 300 * time.Millisecond, wire.NotRunExpired},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := setup(t)
+			hang := target(t, func(int) string { return "" }) // A's probe never finishes
+			okPort := target(t, func(int) string { return "ok" })
+			cfg := worker.Config{AckWait: time.Second, ProgressInterval: 200 * time.Millisecond, DrainTimeout: 100 * time.Millisecond}
+			runnerA := newTCPRunner(0)
+			a := e.startAgent(t, "agent-a", runnerA, cfg)
+			job := tcpJob("job-1", usEast, hang, 1)
+			job.TimeoutMs = 60_000
+			job.DeadlineUnixMs = time.Now().Add(tt.deadline).UnixMilli()
+			agenttest.PublishJob(t, e.js, job)
+			<-runnerA.started
+			a.nc.Close() // A is gone as far as JetStream can tell
+
+			runnerB := &redirectRunner{tcpRunner: newTCPRunner(0), port: okPort}
+			e.startAgent(t, "agent-b", runnerB, cfg)
+			waitStreamMsgs(t, e, 0)
+			r := e.cp.Stored(key("job-1", usEast, 1))
+			if r == nil || r.GetAgentId() != "agent-b" || r.GetNotRunReason() != tt.notRun {
+				t.Fatalf("stored = %v, want agent-b's result with not_run_reason %q", r, tt.notRun)
+			}
+			_, runs := runnerB.stats()
+			if want := map[bool]int{true: 1, false: 0}[tt.notRun == ""]; runs["job-1"] != want {
+				t.Errorf("agent B ran the job %d times, want %d", runs["job-1"], want)
+			}
+		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
@@ -198,6 +199,7 @@ func setup(t *testing.T) *env {
 }
 
 type agent struct {
+	nc     *nats.Conn // the agent's own NATS connection
 	w      *worker.Worker
 	up     *uplink.Client
 	reg    *prometheus.Registry
@@ -223,7 +225,7 @@ func (e *env) startAgent(t *testing.T, id string, runner worker.Runner, cfg work
 // startAgentUnready is startAgent without the wait.
 func (e *env) startAgentUnready(t *testing.T, id string, runner worker.Runner, cfg worker.Config) *agent {
 	t.Helper()
-	_, js := agenttest.Connect(t, e.ns)
+	nc, js := agenttest.Connect(t, e.ns)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
 	if cfg.Regions == nil {
@@ -252,7 +254,7 @@ func (e *env) startAgentUnready(t *testing.T, id string, runner worker.Runner, c
 	}
 	wctx, wcancel := context.WithCancel(context.Background())
 	uctx, ucancel := context.WithCancel(context.Background())
-	a := &agent{w: w, up: up, reg: reg, cancel: wcancel, done: make(chan struct{})}
+	a := &agent{nc: nc, w: w, up: up, reg: reg, cancel: wcancel, done: make(chan struct{})}
 	upDone := make(chan struct{})
 	go func() {
 		defer close(upDone)
