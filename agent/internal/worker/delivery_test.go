@@ -150,3 +150,27 @@ func TestDeadAgentsJob(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownOnLastDeliveryReportsNotRun: a stopping agent hands its unfinished jobs back
+// for another agent, except a job on its last delivery, which JetStream would drop: that one
+// is reported as not run (SHUTDOWN).
+func TestShutdownOnLastDeliveryReportsNotRun(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	hang := target(t, func(int) string { return "" })
+	runner := newTCPRunner(0)
+	a := e.startAgent(t, "agent-a", runner, worker.Config{MaxDeliver: 1, DrainTimeout: 100 * time.Millisecond})
+	job := tcpJob("job-1", usEast, hang, 1)
+	job.TimeoutMs = 60_000
+	agenttest.PublishJob(t, e.js, job)
+	<-runner.started
+	a.stop()
+	waitStreamMsgs(t, e, 0)
+	r := e.cp.Stored(key("job-1", usEast, 1))
+	if r == nil || r.GetNotRunReason() != wire.NotRunShutdown || r.GetPassing() {
+		t.Fatalf("stored = %v, want a not-run SHUTDOWN result", r)
+	}
+	if n := metricValue(t, a.reg, "vantage_agent_jobs_not_run_total", map[string]string{"reason": "SHUTDOWN"}); n != 1 {
+		t.Errorf("not_run{SHUTDOWN} = %v, want 1", n)
+	}
+}
