@@ -49,7 +49,8 @@ type PingOptions struct {
 // not reveal which ids exist). Errors are plain text: 404 for a malformed id (shorter than 8
 // or longer than 128 characters, or characters other than letters, digits, '-' and '_') or an
 // unknown path, 405 for other methods, 429 with Retry-After when one id pings faster than its
-// token bucket allows (per id, in memory on each replica), and 500 when the ping could not be
+// token bucket allows (per id, compared case-insensitively as the store does; in memory on each
+// replica), and 500 when the ping could not be
 // stored.
 type PingHandler struct {
 	rec   PingRecorder
@@ -134,7 +135,7 @@ func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := p.opts.Now()
-	if wait := p.reserve(id, now); wait > 0 {
+	if wait := p.reserve(canonicalPingID(id), now); wait > 0 {
 		p.pings.WithLabelValues(string(kind), "rate_limited").Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		plain(w, http.StatusTooManyRequests, "too many requests for this heartbeat")
@@ -153,6 +154,13 @@ func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.pings.WithLabelValues(string(kind), "accepted").Inc()
 	w.WriteHeader(http.StatusOK)
+}
+
+// canonicalPingID is the rate-limit key of a ping id: the heartbeat it names, whatever the
+// case it was typed in. The store reads ids case-insensitively, so keying the bucket by the id
+// as typed would give every case variant of one heartbeat its own bucket.
+func canonicalPingID(id string) string {
+	return strings.ToLower(id)
 }
 
 // pingIdle is how long an id's bucket is kept without pings: an idle bucket is full again

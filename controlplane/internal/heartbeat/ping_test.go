@@ -152,3 +152,22 @@ func TestPingRateLimitRefills(t *testing.T) {
 		t.Fatal("no refill after a second")
 	}
 }
+
+// TestPingRateLimitIgnoresCase changes the case of a heartbeat id between pings: one
+// heartbeat is one bucket, however its id is typed.
+func TestPingRateLimitIgnoresCase(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
+	p := NewPingHandler(f.st, slog.New(slog.NewTextHandler(io.Discard, nil)), PingOptions{Now: f.clk.Now, Rate: 1, Burst: 2})
+	id := h.ID.String()
+	variants := []string{id, strings.ToUpper(id), strings.ToUpper(id[:8]) + id[8:], "ABCDEFGH_1", "abcdefgh_1", "AbCdEfGh_1"}
+	want := []int{200, 200, 429, 200, 200, 429}
+	for i, v := range variants {
+		rec := httptest.NewRecorder()
+		p.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/"+v, nil))
+		if rec.Code != want[i] {
+			t.Errorf("ping %d (%s): status %d, want %d", i+1, v, rec.Code, want[i])
+		}
+	}
+}
