@@ -61,7 +61,7 @@ func connectNATS(cfg config.Config, logger *slog.Logger) (*nats.Conn, *natsHealt
 		nats.IgnoreAuthErrorAbort(),
 		nats.CustomReconnectDelay(func(attempts int) time.Duration {
 			d := min(natsMinBackoff<<min(attempts, 8), natsMaxBackoff)
-			return d/2 + rand.N(d/2+1)
+			return d/2 + rand.N(d/2+1) //nolint:gosec // jitter, not a secret
 		}),
 		nats.ConnectHandler(func(nc *nats.Conn) {
 			health.set(nil)

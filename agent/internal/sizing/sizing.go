@@ -27,13 +27,14 @@ import (
 	"syscall"
 )
 
+// The sizing's figures (see the package documentation).
 const (
-	ReservedFDs    = 256
-	FDsPerProbe    = 2
-	MemoryPerProbe = 256 << 10
-	MemoryShare    = 4 // 1/MemoryShare of the memory goes to probes
-	Min            = 32
-	Max            = 65536
+	ReservedFDs    = 256       // descriptors kept for the agent itself
+	FDsPerProbe    = 2         // descriptors one probe in flight may hold
+	MemoryPerProbe = 256 << 10 // bytes one probe in flight may hold
+	MemoryShare    = 4         // 1/MemoryShare of the memory goes to probes
+	Min            = 32        // the least default
+	Max            = 65536     // the most probes in flight, default or configured
 )
 
 // Machine is what bounds the probes in flight.

@@ -35,11 +35,11 @@ import (
 )
 
 var (
-	// ErrSessionLost: the stream ended before the result was acked. The result may or may not
+	// ErrSessionLost means the stream ended before the result was acked. The result may or may not
 	// have been stored; the job must be redelivered (results are idempotent on job, region and
 	// attempt, so a second copy does no harm).
 	ErrSessionLost = errors.New("uplink: stream to the control plane ended before the result was acked")
-	// ErrClosed: Run has returned; nothing can be sent any more.
+	// ErrClosed means Run has returned; nothing can be sent any more.
 	ErrClosed = errors.New("uplink: closed")
 )
 
@@ -167,7 +167,7 @@ func (c *Client) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("uplink: dial %s: %w", c.cfg.Addr, err)
 	}
-	defer conn.Close()
+	defer conn.Close() //nolint:errcheck // closing the client connection we own
 	api := vantagev1.NewAgentServiceClient(conn)
 
 	bo := backoff{min: c.cfg.MinBackoff, max: c.cfg.MaxBackoff}

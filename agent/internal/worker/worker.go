@@ -438,7 +438,7 @@ func release(slots chan struct{}, n int) {
 // to 10s.
 func retryDelay(n int) time.Duration {
 	d := min(100*time.Millisecond<<min(n-1, 7), 10*time.Second)
-	return d/2 + rand.N(d/2+1)
+	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter, not a secret
 }
 
 func sleep(ctx context.Context, d time.Duration) {
