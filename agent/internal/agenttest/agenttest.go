@@ -169,14 +169,21 @@ var _ vantagev1.AgentServiceServer = (*ControlPlane)(nil)
 // StartControlPlane serves the agent stream on 127.0.0.1 at a random port until the test ends.
 func StartControlPlane(t testing.TB, token string) *ControlPlane {
 	t.Helper()
-	cp := &ControlPlane{Token: token, protocol: wire.StreamProtocol, receivedByKey: map[Key]int{}, stored: map[Key]*vantagev1.CheckResult{}}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cp := ServeControlPlane(lis, token)
+	t.Cleanup(cp.Stop)
+	return cp
+}
+
+// ServeControlPlane serves the agent stream on lis until Stop, for a process of its own (the
+// pipeline benchmark's), where there is no test to clean up after.
+func ServeControlPlane(lis net.Listener, token string) *ControlPlane {
+	cp := &ControlPlane{Token: token, protocol: wire.StreamProtocol, receivedByKey: map[Key]int{}, stored: map[Key]*vantagev1.CheckResult{}}
 	cp.Addr = lis.Addr().String()
 	cp.serve(lis)
-	t.Cleanup(cp.Stop)
 	return cp
 }
 
