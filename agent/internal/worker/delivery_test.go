@@ -31,7 +31,7 @@ func TestSlotsFreeBeforeConfirmationAndAcksWaitForIt(t *testing.T) {
 	port := target(t, func(int) string { return "ok" })
 	runner := newTCPRunner(0)
 	e.startAgent(t, "agent-a", runner, worker.Config{
-		Concurrency: 4, AckWait: time.Second, ProgressInterval: 200 * time.Millisecond,
+		Concurrency: 4, AckWait: 2 * time.Second, ProgressInterval: 300 * time.Millisecond,
 	})
 	const jobs = 40
 	for i := range jobs {
@@ -43,7 +43,7 @@ func TestSlotsFreeBeforeConfirmationAndAcksWaitForIt(t *testing.T) {
 		}
 		return nil
 	})
-	time.Sleep(1500 * time.Millisecond) // past AckWait: only InProgress keeps the jobs here
+	time.Sleep(2500 * time.Millisecond) // past AckWait: only InProgress keeps the jobs here
 	if n := e.streamMsgs(t); n != jobs {
 		t.Fatalf("stream holds %d jobs before any confirmation, want %d (acked too early)", n, jobs)
 	}
@@ -119,21 +119,26 @@ func TestDeadAgentsJob(t *testing.T) {
 		notRun   string
 	}{
 		{"still current: run", time.Minute, ""},
-		{"past its deadline: reported not run", 300 * time.Millisecond, wire.NotRunExpired},
+		{"past its deadline: reported not run", 800 * time.Millisecond, wire.NotRunExpired},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := setup(t)
 			hang := target(t, func(int) string { return "" }) // A's probe never finishes
 			okPort := target(t, func(int) string { return "ok" })
-			cfg := worker.Config{AckWait: time.Second, ProgressInterval: 200 * time.Millisecond, DrainTimeout: 100 * time.Millisecond}
+			// The deadline falls between A's fetch (at once: A is waiting) and the redelivery.
+			cfg := worker.Config{AckWait: 2 * time.Second, ProgressInterval: 300 * time.Millisecond, DrainTimeout: 100 * time.Millisecond}
 			runnerA := newTCPRunner(0)
 			a := e.startAgent(t, "agent-a", runnerA, cfg)
 			job := tcpJob("job-1", usEast, hang, 1)
 			job.TimeoutMs = 60_000
 			job.DeadlineUnixMs = time.Now().Add(tt.deadline).UnixMilli()
 			agenttest.PublishJob(t, e.js, job)
-			<-runnerA.started
+			select {
+			case <-runnerA.started:
+			case <-time.After(10 * time.Second):
+				t.Fatal("agent A never started the job")
+			}
 			a.nc.Close() // A is gone as far as JetStream can tell
 
 			runnerB := &redirectRunner{tcpRunner: newTCPRunner(0), port: okPort}
