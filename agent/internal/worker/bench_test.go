@@ -157,7 +157,14 @@ func pipeline(b *testing.B, natsURL, cpAddr string, job *vantagev1.CheckJob, n i
 	if err != nil {
 		b.Fatal(err)
 	}
-	runner := jobopen.New(probe.New(prober.New(prober.WithPrivateTargets(true)), nil), log)
+	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(true))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runner, err := jobopen.New(jobopen.Deps{Next: probes, Logger: log})
+	if err != nil {
+		b.Fatal(err)
+	}
 	anc, err := nats.Connect(natsURL)
 	if err != nil {
 		b.Fatal(err)
