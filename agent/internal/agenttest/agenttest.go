@@ -154,6 +154,7 @@ type ControlPlane struct {
 
 	mu            sync.Mutex
 	protocol      uint32
+	ackDelay      time.Duration
 	onResult      func(ctx context.Context, r *vantagev1.CheckResult) (stored bool, reason string)
 	received      []*vantagev1.CheckResult
 	receivedByKey map[Key]int
@@ -230,6 +231,15 @@ func (cp *ControlPlane) SetProtocol(v uint32) {
 	cp.protocol = v
 }
 
+// SetAckDelay makes every ack leave d after its results arrived, without holding up the
+// results that follow, as ingest acks once a batch has been written (its flush interval and
+// transaction).
+func (cp *ControlPlane) SetAckDelay(d time.Duration) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.ackDelay = d
+}
+
 // SetOnResult sets how results are acked; f may block (the agent then waits for its ack).
 func (cp *ControlPlane) SetOnResult(f func(ctx context.Context, r *vantagev1.CheckResult) (stored bool, reason string)) {
 	cp.mu.Lock()
@@ -298,12 +308,14 @@ func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) err
 	cp.registers = append(cp.registers, reg)
 	n := len(cp.registers)
 	protocol := min(max(reg.GetProtocolVersion(), 1), cp.protocol)
+	delay := cp.ackDelay
 	cp.mu.Unlock()
 	if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Registered{
 		Registered: &vantagev1.Registered{SessionId: fmt.Sprintf("session-%d", n), ProtocolVersion: protocol},
 	}}); err != nil {
 		return err
 	}
+	var sendMu sync.Mutex // gRPC allows one sender at a time; delayed acks send from timers
 	for {
 		m, err := stream.Recv()
 		if err != nil {
@@ -329,7 +341,18 @@ func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) err
 		if protocol < 2 {
 			msg = &vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{Ack: acks[0]}}
 		}
-		if err := stream.Send(msg); err != nil {
+		if delay > 0 {
+			time.AfterFunc(delay, func() {
+				sendMu.Lock()
+				defer sendMu.Unlock()
+				_ = stream.Send(msg) // fails only once the stream is gone, and the agent with it
+			})
+			continue
+		}
+		sendMu.Lock()
+		err = stream.Send(msg)
+		sendMu.Unlock()
+		if err != nil {
 			return err
 		}
 	}

@@ -36,9 +36,10 @@ import (
 // BenchmarkPipeline measures the agent's whole path for each job — fetch from JetStream,
 // decode, probe, result streamed to the control plane, ack — against the same probes made by a
 // bare loop of the probers (the ceiling), in the same run. NATS (nats-server), the targets
-// (HTTP, TCP, DNS) and the control plane's end of the stream (agenttest, acking each result on
-// receipt; the last two in this test binary re-executed) are processes of their own, so the
-// CPU counted is the agent's alone (and the bare loop's, the probers' alone):
+// (HTTP, TCP, DNS) and the control plane's end of the stream (agenttest, acking each result
+// VANTAGE_BENCH_ACK_DELAY after receipt, default 25ms: ingest's flush interval; the last two
+// in this test binary re-executed) are processes of their own, so the CPU counted is the
+// agent's alone (and the bare loop's, the probers' alone):
 //
 //	go test -run '^$' -bench BenchmarkPipeline -benchtime 20000x ./agent/internal/worker/
 //
@@ -354,6 +355,13 @@ func serveTargets() {
 	}
 	cp := agenttest.ServeControlPlane(cpLis, token)
 	defer cp.Stop()
+	delay := 25 * time.Millisecond
+	if v := os.Getenv("VANTAGE_BENCH_ACK_DELAY"); v != "" {
+		if delay, err = time.ParseDuration(v); err != nil {
+			panic(err)
+		}
+	}
+	cp.SetAckDelay(delay)
 	fmt.Println(ts.URL+"/health", lis.Addr().(*net.TCPAddr).Port, pc.LocalAddr().String(), cp.Addr)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
