@@ -72,7 +72,14 @@ func BenchmarkPipeline(b *testing.B) {
 	}
 }
 
-const benchConcurrency = 64
+// benchConcurrency is the probes in flight of the agent and of the bare loop:
+// VANTAGE_BENCH_CONCURRENCY, default 64 (local targets answer at once; more only queues).
+func benchConcurrency() int {
+	if n, err := strconv.Atoi(os.Getenv("VANTAGE_BENCH_CONCURRENCY")); err == nil && n > 0 {
+		return n
+	}
+	return 64
+}
 
 type measured struct{ wall, cpu time.Duration }
 
@@ -97,7 +104,7 @@ func bareLoop(b *testing.B, job *vantagev1.CheckJob, n int) measured {
 	}
 	close(jobs)
 	start, cpu0 := time.Now(), processCPU(b)
-	for range benchConcurrency {
+	for range benchConcurrency() {
 		next.Add(1)
 		go func() {
 			defer next.Done()
@@ -154,7 +161,7 @@ func pipeline(b *testing.B, natsURL, cpAddr string, job *vantagev1.CheckJob, n i
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
 	up, err := uplink.New(uplink.Config{Addr: cpAddr, Token: token, AgentID: "bench", Regions: []string{region},
-		Capacity: benchConcurrency}, log, reg)
+		Capacity: benchConcurrency()}, log, reg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -175,7 +182,7 @@ func pipeline(b *testing.B, natsURL, cpAddr string, job *vantagev1.CheckJob, n i
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := worker.New(worker.Config{AgentID: "bench", Regions: []string{region}, Concurrency: benchConcurrency,
+	w, err := worker.New(worker.Config{AgentID: "bench", Regions: []string{region}, Concurrency: benchConcurrency(),
 		PollWait: time.Second}, ajs, runner, up, log, reg)
 	if err != nil {
 		b.Fatal(err)

@@ -19,9 +19,9 @@
 // throttles fetching.
 //
 // Fetching: each fetch asks for every free slot the queue may use (its share when queues share
-// slots), as one pull request that waits up to PollWait and delivers jobs as they arrive. When
-// the agent is nearly full it lingers up to FetchLinger for more slots to free, so fetches stay
-// batched under load instead of one per finished job.
+// slots, at most MaxFetch), as one pull request that waits up to PollWait and delivers jobs as
+// they arrive. When the agent is nearly full it lingers up to FetchLinger for more slots to
+// free, so fetches stay batched under load instead of one per finished job.
 //
 // A job is:
 //   - dropped (Term) when it cannot be decoded (nothing identifies it to report);
@@ -100,6 +100,10 @@ type Config struct {
 	// FetchLinger is how long a nearly full agent waits for more slots to free before it
 	// fetches, so that fetches stay batched. Default 5ms.
 	FetchLinger time.Duration
+	// MaxFetch bounds the jobs one fetch asks for. The JetStream client allocates buffers the
+	// size of the request for every fetch, so a request per thousands of free slots would cost
+	// more than a few requests in a row. Default 512.
+	MaxFetch int
 	// AttemptTimeout is an attempt's deadline when the job carries no timeout. Default 30s.
 	AttemptTimeout time.Duration
 	// RetryNakDelay delays redelivery of a job whose result the control plane did not store or
@@ -127,6 +131,9 @@ func (c *Config) setDefaults() {
 	def(&c.RetryNakDelay, time.Second)
 	def(&c.DrainTimeout, 10*time.Second)
 	def(&c.FetchLinger, 5*time.Millisecond)
+	if c.MaxFetch <= 0 {
+		c.MaxFetch = 512
+	}
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = 5
 	}
@@ -157,7 +164,7 @@ type queue struct {
 	subject     string // filter subject
 	description string
 	slots       chan struct{} // a token per taken slot; shared by the queues of one kind
-	share       int           // the most slots one fetch of this queue may take
+	share       int           // the most slots one fetch of this queue may take (≤ MaxFetch)
 	maxDeliver  *atomic.Int64 // the consumer's MaxDeliver, once known
 	// ready: the consumer exists and the last fetch worked. A consumer or stream that vanished
 	// (NATS lost its store, or was replaced) makes the queue not ready until it is back.
@@ -189,14 +196,14 @@ func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *s
 	slots := make(chan struct{}, cfg.Concurrency)
 	for _, r := range cfg.Regions {
 		w.queues = append(w.queues, queue{region: r, consumer: wire.ConsumerName(r), subject: wire.JobSubject(r),
-			description: "agents of " + r, slots: slots, share: max(1, cfg.Concurrency/len(cfg.Regions)),
+			description: "agents of " + r, slots: slots, share: max(1, min(cfg.MaxFetch, cfg.Concurrency/len(cfg.Regions))),
 			ready: new(atomic.Bool), maxDeliver: new(atomic.Int64)})
 	}
 	if cfg.BrowserConcurrency > 0 {
 		browserSlots := make(chan struct{}, cfg.BrowserConcurrency)
 		for _, r := range cfg.Regions {
 			w.queues = append(w.queues, queue{region: r, consumer: wire.BrowserConsumerName(r), subject: wire.BrowserJobSubject(r),
-				description: "browser agents of " + r, slots: browserSlots, share: max(1, cfg.BrowserConcurrency/len(cfg.Regions)),
+				description: "browser agents of " + r, slots: browserSlots, share: max(1, min(cfg.MaxFetch, cfg.BrowserConcurrency/len(cfg.Regions))),
 				ready: new(atomic.Bool), maxDeliver: new(atomic.Int64)})
 		}
 	}
