@@ -51,7 +51,7 @@ const adminDefaultExpiry = "8760h"
 // to stderr, so that stdout carries only what a script captures.
 func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("admin: a command is required\n" + adminUsage)
+		return errors.New("admin: a command is required; " + strings.TrimSpace(adminUsage))
 	}
 	cmd, args := args[0], args[1:]
 	var parse func(args []string, stdout, stderr io.Writer) (adminExec, error)

@@ -106,7 +106,9 @@ func (h *Handler) login(req *request) {
 		return
 	}
 	exp := h.opts.Now().Add(cookieTTL).Unix()
-	http.SetCookie(req.w, &http.Cookie{
+	// Secure whenever the visitor came over HTTPS; a page served over plain HTTP (local runs)
+	// must still get its cookie.
+	http.SetCookie(req.w, &http.Cookie{ //nolint:gosec // G124: Secure is set for HTTPS, see above
 		Name:     cookieName,
 		Value:    strconv.FormatInt(exp, 10) + "." + base64.RawURLEncoding.EncodeToString(h.cookieMAC(a, exp)),
 		Path:     cookiePath(req),
