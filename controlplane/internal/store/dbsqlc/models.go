@@ -358,6 +358,12 @@ type Project struct {
 	UpdatedAt time.Time
 }
 
+type SecretKeyFingerprint struct {
+	Singleton   bool
+	Fingerprint string
+	UpdatedAt   time.Time
+}
+
 type StatusPage struct {
 	ID                    uuid.UUID
 	OrgID                 uuid.UUID
