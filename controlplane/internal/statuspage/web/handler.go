@@ -64,6 +64,18 @@ type Options struct {
 	// CacheTTL is how long a rendered public (not private) page is reused. Default 5s;
 	// negative disables the cache.
 	CacheTTL time.Duration
+	// PasswordAttemptsPerAddress is how many password attempts one client address may make on
+	// one page at once; then one more every PasswordAddressRefill. Defaults 5 and 12s. More is
+	// answered 429 with Retry-After.
+	PasswordAttemptsPerAddress int
+	PasswordAddressRefill      time.Duration
+	// PasswordAttemptsPerPage bounds the attempts on one page from every address together;
+	// then one more every PasswordPageRefill. Defaults 60 and 1s.
+	PasswordAttemptsPerPage int
+	PasswordPageRefill      time.Duration
+	// HashSlots is how many password hashes run at once, in all (one per page at most).
+	// Default: the number of CPUs, at least 2.
+	HashSlots int
 }
 
 // Handler serves the public status pages.
@@ -71,7 +83,8 @@ type Handler struct {
 	st    Store
 	opts  Options
 	tpl   *templates
-	slots chan struct{} // concurrent password checks
+	slots    *fairSlots    // concurrent password checks, fair between pages
+	attempts attemptLimits // password attempts per page and address
 	gzips sync.Pool     // *gzip.Writer
 	cache pageCache
 }
@@ -103,10 +116,22 @@ func NewHandler(st Store, opts Options) http.Handler {
 	if opts.CacheTTL == 0 {
 		opts.CacheTTL = 5 * time.Second
 	}
+	if opts.PasswordAttemptsPerAddress <= 0 {
+		opts.PasswordAttemptsPerAddress = defaultAttemptsPerAddress
+	}
+	if opts.PasswordAddressRefill <= 0 {
+		opts.PasswordAddressRefill = defaultAddressRefill
+	}
+	if opts.PasswordAttemptsPerPage <= 0 {
+		opts.PasswordAttemptsPerPage = defaultAttemptsPerPage
+	}
+	if opts.PasswordPageRefill <= 0 {
+		opts.PasswordPageRefill = defaultPageRefill
+	}
 	opts.StatusDomain = strings.ToLower(strings.Trim(opts.StatusDomain, "."))
 	opts.APIHost = strings.ToLower(strings.Trim(opts.APIHost, "."))
 	opts.Logger = opts.Logger.With("component", "statuspage_web")
-	return &Handler{st: st, opts: opts, tpl: mustTemplates(), slots: make(chan struct{}, 2),
+	return &Handler{st: st, opts: opts, tpl: mustTemplates(), slots: newFairSlots(opts.HashSlots), attempts: newAttemptLimits(opts),
 		cache: pageCache{ttl: opts.CacheTTL, m: map[string]cachedPage{}}}
 }
 
