@@ -80,13 +80,13 @@ type Options struct {
 
 // Handler serves the public status pages.
 type Handler struct {
-	st    Store
-	opts  Options
-	tpl   *templates
+	st       Store
+	opts     Options
+	tpl      *templates
 	slots    *fairSlots    // concurrent password checks, fair between pages
 	attempts attemptLimits // password attempts per page and address
-	gzips sync.Pool     // *gzip.Writer
-	cache pageCache
+	gzips    sync.Pool     // *gzip.Writer
+	cache    pageCache
 }
 
 // NewHandler returns the handler of the public pages. It panics when CookieKey is shorter than
