@@ -1,9 +1,12 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,5 +126,89 @@ func TestFairSlotsForgetIdlePages(t *testing.T) {
 	}
 	if n := len(s.pages); n != 0 {
 		t.Fatalf("%d page slots kept after use", n)
+	}
+}
+
+var formTokenPattern = regexp.MustCompile(`name="token" value="([^"]+)"`)
+
+// formToken is the subscribe form's token in a rendered page.
+func formToken(t *testing.T, page string) string {
+	t.Helper()
+	m := formTokenPattern.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no subscribe form token in the page:\n%s", page)
+	}
+	return m[1]
+}
+
+// TestSubscribeFormProtected submits the public subscribe form without its token, with a
+// forged or another page's token, from another site (Origin, Sec-Fetch-Site), and in bulk: each
+// is refused (403, then 429 with Retry-After per page and address), and nothing is created.
+func TestSubscribeFormProtected(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	f := newFixture(t, st, store.StatusPageInput{Name: "Acme", Subdomain: "subguard"})
+	other := newFixture(t, st, store.StatusPageInput{Name: "Other", Subdomain: "subguard-other"})
+	clk := &testClock{t: time.Now()}
+	srv := serve(t, NewHandler(f.sp, Options{CookieKey: testKey, Now: clk.Now, ClientIP: clientFromHeader, SubscribesPerAddress: 2,
+		SubscribeAddressRefill: time.Minute, SubscribesPerPage: 4, SubscribePageRefill: time.Minute, CacheTTL: -1}))
+	_, page := get(t, http.MethodGet, srv.URL+"/status/subguard", "", nil, nil)
+	token := formToken(t, page)
+	_, otherPage := get(t, http.MethodGet, srv.URL+"/status/subguard-other", "", nil, nil)
+	otherToken := formToken(t, otherPage)
+	post := func(email, tok, client string, hdr map[string]string) *http.Response {
+		h := map[string]string{"X-Test-Client": client}
+		for k, v := range hdr {
+			h[k] = v
+		}
+		form := url.Values{"email": {email}}
+		if tok != "" {
+			form.Set("token", tok)
+		}
+		resp, _ := get(t, http.MethodPost, srv.URL+"/status/subguard/subscribe", "", form, h)
+		return resp
+	}
+	for name, resp := range map[string]*http.Response{
+		"no token":              post("a@example.com", "", "192.0.2.1", nil),
+		"forged token":          post("a@example.com", "1700000000.AAAA", "192.0.2.1", nil),
+		"another page's token":  post("a@example.com", otherToken, "192.0.2.1", nil),
+		"another site (Origin)": post("a@example.com", token, "192.0.2.1", map[string]string{"Origin": "https://evil.example"}),
+		"cross-site fetch":      post("a@example.com", token, "192.0.2.1", map[string]string{"Sec-Fetch-Site": "cross-site"}),
+	} {
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", name, resp.StatusCode)
+		}
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if resp := post("a@example.com", token, "192.0.2.1", map[string]string{"Origin": "http://" + host, "Sec-Fetch-Site": "same-origin"}); resp.StatusCode != 200 {
+		t.Fatalf("the page's own form: %d", resp.StatusCode)
+	}
+	if resp := post("b@example.com", token, "192.0.2.1", nil); resp.StatusCode != 200 {
+		t.Fatalf("second subscription: %d", resp.StatusCode)
+	}
+	resp := post("c@example.com", token, "192.0.2.1", nil)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("third from one address: %d %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	// Per page: other addresses share the page's budget (4).
+	post("d@example.com", token, "192.0.2.2", nil)
+	post("e@example.com", token, "192.0.2.3", nil)
+	if resp := post("f@example.com", token, "192.0.2.4", nil); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("past the page's budget: %d", resp.StatusCode)
+	}
+	clk.Add(2 * time.Minute)
+	if resp := post("g@example.com", token, "192.0.2.1", nil); resp.StatusCode != 200 {
+		t.Fatalf("after the refill: %d", resp.StatusCode)
+	}
+	// An expired form.
+	clk.Add(25 * time.Hour)
+	if resp := post("h@example.com", token, "192.0.2.9", nil); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a day-old form: %d", resp.StatusCode)
+	}
+	if _, total, _ := f.sp.ListSubscribers(context.Background(), f.org, f.page, "", 50, 0); total != 5 {
+		t.Fatalf("%d subscribers, want 5", total)
+	}
+	if _, total, _ := other.sp.ListSubscribers(context.Background(), other.org, other.page, "", 50, 0); total != 0 {
+		t.Fatalf("other page: %d subscribers", total)
 	}
 }

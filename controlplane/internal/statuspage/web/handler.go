@@ -73,6 +73,14 @@ type Options struct {
 	// then one more every PasswordPageRefill. Defaults 60 and 1s.
 	PasswordAttemptsPerPage int
 	PasswordPageRefill      time.Duration
+	// SubscribesPerAddress is how many subscribe requests one client address may send to one
+	// page at once; then one more every SubscribeAddressRefill. Defaults 3 and 1m.
+	// SubscribesPerPage bounds every address together; then one more every
+	// SubscribePageRefill. Defaults 30 and 10s. More is answered 429 with Retry-After.
+	SubscribesPerAddress   int
+	SubscribeAddressRefill time.Duration
+	SubscribesPerPage      int
+	SubscribePageRefill    time.Duration
 	// HashSlots is how many password hashes run at once, in all (one per page at most).
 	// Default: the number of CPUs, at least 2.
 	HashSlots int
@@ -85,7 +93,8 @@ type Handler struct {
 	tpl      *templates
 	slots    *fairSlots    // concurrent password checks, fair between pages
 	attempts attemptLimits // password attempts per page and address
-	gzips    sync.Pool     // *gzip.Writer
+	subs     subscribeLimits
+	gzips    sync.Pool // *gzip.Writer
 	cache    pageCache
 }
 
@@ -128,10 +137,22 @@ func NewHandler(st Store, opts Options) http.Handler {
 	if opts.PasswordPageRefill <= 0 {
 		opts.PasswordPageRefill = defaultPageRefill
 	}
+	if opts.SubscribesPerAddress <= 0 {
+		opts.SubscribesPerAddress = defaultSubscribesPerAddress
+	}
+	if opts.SubscribeAddressRefill <= 0 {
+		opts.SubscribeAddressRefill = defaultSubscribeRefill
+	}
+	if opts.SubscribesPerPage <= 0 {
+		opts.SubscribesPerPage = defaultSubscribesPerPage
+	}
+	if opts.SubscribePageRefill <= 0 {
+		opts.SubscribePageRefill = defaultSubscribePageRefill
+	}
 	opts.StatusDomain = strings.ToLower(strings.Trim(opts.StatusDomain, "."))
 	opts.APIHost = strings.ToLower(strings.Trim(opts.APIHost, "."))
 	opts.Logger = opts.Logger.With("component", "statuspage_web")
-	return &Handler{st: st, opts: opts, tpl: mustTemplates(), slots: newFairSlots(opts.HashSlots), attempts: newAttemptLimits(opts),
+	return &Handler{st: st, opts: opts, tpl: mustTemplates(), slots: newFairSlots(opts.HashSlots), attempts: newAttemptLimits(opts), subs: newSubscribeLimits(opts),
 		cache: pageCache{ttl: opts.CacheTTL, m: map[string]cachedPage{}}}
 }
 
