@@ -128,7 +128,12 @@ func (h *Handler) subscribe(req *request) {
 	_, err := h.st.CreateSubscriber(req.r.Context(), actor, a.OrgID, a.PageID,
 		store.NewSubscriber{EmailAddress: email, Mode: statuspage.AllComponents})
 	var ce *store.ConflictError
+	var pe *statuspage.PlanLimitError
 	switch {
+	case errors.As(err, &pe):
+		h.render(req, http.StatusForbidden, "message.html", messageView{Title: "Subscriptions are full",
+			Message: "This status page cannot take more subscribers right now. Follow its Atom feed instead.",
+			Back:    back, Noindex: a.Page.HideFromSearchEngines})
 	case errors.As(err, &ce):
 		h.render(req, http.StatusOK, "message.html", messageView{Title: "Already subscribed",
 			Message: "This address is already subscribed, or waiting for its confirmation. Check your inbox for our e-mail.",
