@@ -112,6 +112,8 @@ func routes(r *gin.Engine, d Deps) {
 	sp.POST("/:status_page_id", pages.update)
 	sp.PATCH("/:status_page_id", pages.update)
 	sp.DELETE("/:status_page_id", pages.remove)
+	sp.GET("/:status_page_id/custom_domain", pages.customDomain)
+	sp.POST("/:status_page_id/custom_domain/verify", pages.verifyCustomDomain)
 	spc := sp.Group("/:status_page_id/components", resource("status page component"))
 	spc.GET("", pages.listComponents)
 	spc.POST("", pages.createComponent)

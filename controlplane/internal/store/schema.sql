@@ -505,7 +505,9 @@ CREATE TABLE public.status_pages (
     logo_url text,
     dark_logo_url text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    custom_domain_token text,
+    custom_domain_verified_at timestamp with time zone
 );
 
 CREATE TABLE public.unserved_regions (

@@ -12,3 +12,13 @@ CREATE TABLE secret_key_fingerprint (
     fingerprint text        NOT NULL,
     updated_at  timestamptz NOT NULL
 );
+
+-- Custom domains are served only once proven: the owner publishes a TXT record
+-- `_vantage-challenge.<domain>` with the value `vantage-domain-verification=<token>` and asks
+-- for verification (POST /v1/status_pages/{id}/custom_domain/verify). A new or changed domain
+-- gets a new token and is unverified again. Domains set before this migration must be verified
+-- too: a page was served on any host its owner claimed.
+ALTER TABLE status_pages
+    ADD COLUMN custom_domain_token       text,
+    ADD COLUMN custom_domain_verified_at timestamptz;
+UPDATE status_pages SET custom_domain_token = replace(gen_random_uuid()::text, '-', '') WHERE custom_domain IS NOT NULL;
