@@ -33,7 +33,7 @@ func routes(r *gin.Engine, d Deps) {
 	c.PATCH("/:check_id", checks.patchGeneric)
 	c.DELETE("/:check_id", checks.removeAny)
 	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
-	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: 90-screenshots.json
+	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: openapi/checks-browser.yaml
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
 		typed := c.Group(seg, resource(kindNoun[k]))
@@ -80,6 +80,17 @@ func routes(r *gin.Engine, d Deps) {
 	w.DELETE("/:webhook_id", wh.remove)
 	w.GET("/:webhook_id/deliveries", wh.deliveries)
 	w.POST("/:webhook_id/deliveries/:delivery_id/resend", wh.resend)
+
+	// -- integrations (extension) --
+	ih := newIntegrationsHandler(d)
+	in := authed.Group("/integrations", area(auth.Integrations), resource("integration"))
+	in.GET("", ih.list)
+	in.POST("", ih.create)
+	in.GET("/:integration_id", ih.get)
+	in.PATCH("/:integration_id", ih.update)
+	in.DELETE("/:integration_id", ih.remove)
+	in.GET("/:integration_id/deliveries", ih.deliveries)
+	in.POST("/:integration_id/test", ih.test)
 
 	// -- heartbeats and maintenance windows --
 	heartbeats := newHeartbeatsHandler(d)

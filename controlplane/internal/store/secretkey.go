@@ -122,6 +122,19 @@ func (s *Store) ReencryptSecrets(ctx context.Context) (int, error) {
 				return err
 			}
 		}
+		integrations, err := q.SealedIntegrationSettings(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range integrations {
+			v, err := reseal("integration "+r.ID.String(), r.SettingsEnc)
+			if err != nil {
+				return err
+			}
+			if err := q.ResealIntegrationSettings(ctx, dbsqlc.ResealIntegrationSettingsParams{ID: r.ID, SettingsEnc: v}); err != nil {
+				return err
+			}
+		}
 		subs, err := q.SealedSubscriberTokens(ctx)
 		if err != nil {
 			return err

@@ -55,6 +55,20 @@ func (q *Queries) ResealEnvValue(ctx context.Context, arg ResealEnvValueParams) 
 	return err
 }
 
+const resealIntegrationSettings = `-- name: ResealIntegrationSettings :exec
+UPDATE integrations SET settings_enc = $1 WHERE id = $2
+`
+
+type ResealIntegrationSettingsParams struct {
+	SettingsEnc []byte
+	ID          uuid.UUID
+}
+
+func (q *Queries) ResealIntegrationSettings(ctx context.Context, arg ResealIntegrationSettingsParams) error {
+	_, err := q.db.Exec(ctx, resealIntegrationSettings, arg.SettingsEnc, arg.ID)
+	return err
+}
+
 const resealInvitationToken = `-- name: ResealInvitationToken :exec
 UPDATE invitations SET token_enc = $1 WHERE id = $2
 `
@@ -104,6 +118,7 @@ const sampleSealedValue = `-- name: SampleSealedValue :many
 UNION ALL (SELECT secret_enc FROM webhooks LIMIT 1)
 UNION ALL (SELECT auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL LIMIT 1)
 UNION ALL (SELECT token_enc FROM invitations LIMIT 1)
+UNION ALL (SELECT settings_enc FROM integrations LIMIT 1)
 LIMIT 1
 `
 
@@ -176,6 +191,35 @@ func (q *Queries) SealedEnvValues(ctx context.Context) ([]SealedEnvValuesRow, er
 	for rows.Next() {
 		var i SealedEnvValuesRow
 		if err := rows.Scan(&i.ID, &i.ValueEnc); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sealedIntegrationSettings = `-- name: SealedIntegrationSettings :many
+SELECT id, settings_enc FROM integrations ORDER BY id FOR UPDATE
+`
+
+type SealedIntegrationSettingsRow struct {
+	ID          uuid.UUID
+	SettingsEnc []byte
+}
+
+func (q *Queries) SealedIntegrationSettings(ctx context.Context) ([]SealedIntegrationSettingsRow, error) {
+	rows, err := q.db.Query(ctx, sealedIntegrationSettings)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SealedIntegrationSettingsRow{}
+	for rows.Next() {
+		var i SealedIntegrationSettingsRow
+		if err := rows.Scan(&i.ID, &i.SettingsEnc); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -17,6 +17,7 @@ UPDATE secret_key_fingerprint SET fingerprint = @fingerprint, updated_at = @now;
 UNION ALL (SELECT secret_enc FROM webhooks LIMIT 1)
 UNION ALL (SELECT auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL LIMIT 1)
 UNION ALL (SELECT token_enc FROM invitations LIMIT 1)
+UNION ALL (SELECT settings_enc FROM integrations LIMIT 1)
 LIMIT 1;
 
 -- name: SealedEnvValues :many
@@ -50,3 +51,9 @@ WHERE confirmation_token_enc IS NOT NULL OR unsubscribe_token_enc IS NOT NULL OR
 -- name: ResealSubscriberTokens :exec
 UPDATE status_page_subscribers SET confirmation_token_enc = @confirmation_token_enc,
     unsubscribe_token_enc = @unsubscribe_token_enc WHERE id = @id;
+
+-- name: SealedIntegrationSettings :many
+SELECT id, settings_enc FROM integrations ORDER BY id FOR UPDATE;
+
+-- name: ResealIntegrationSettings :exec
+UPDATE integrations SET settings_enc = @settings_enc WHERE id = @id;
