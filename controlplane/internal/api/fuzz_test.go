@@ -59,6 +59,8 @@ var fuzzTargets = []fuzzTarget{
 	{http.MethodPost, "/v1/status_pages/{page}/scheduled_maintenance", ""},
 	{http.MethodPatch, "/v1/status_pages/{page}/scheduled_maintenance/{maintenance}", ""},
 	{http.MethodPost, "/v1/invitations", ""},
+	{http.MethodPost, "/v1/integrations", ""},
+	{http.MethodPatch, "/v1/integrations/{integration}", ""},
 }
 
 // fuzzTargetIndex finds a target by method and path pattern, for the seed corpus.
@@ -156,6 +158,9 @@ var fuzzSeeds = []struct {
 	{"POST", "/v1/status_pages/{page}/scheduled_maintenance", `{"title":"m","description":"d","start_date":"2030-01-01T00:00:00.000Z","duration_minutes":60}`},
 	{"PATCH", "/v1/status_pages/{page}/scheduled_maintenance/{maintenance}", `{"description":"new","components_affected":[],"notifications":{"at_end":false}}`},
 	{"POST", "/v1/invitations", `{"email":"new@example.com","role":"ADMIN"}`},
+	{"POST", "/v1/integrations", `{"name":"chat","type":"TELEGRAM","settings":{"bot_token":"123456:ABC-DEF","chat_id":"-1001234567890"}}`},
+	{"POST", "/v1/integrations", `{"name":"s","type":"SLACK","settings":{"webhook_url":"http://[::ffff:127.0.0.1]/"},"status_page_ids":["{page}"]}`},
+	{"PATCH", "/v1/integrations/{integration}", `{"settings":{"webhook_url":null},"type":"SLACK"}`},
 }
 
 func jsonString(s string) string {
@@ -190,6 +195,7 @@ func FuzzDecode(f *testing.F) {
 	create("group", "/v1/status_pages/"+ids["page"]+"/groups", `{"name":"fuzz"}`)
 	create("incident", "/v1/status_pages/"+ids["page"]+"/incidents", `{"title":"fuzz","description":"d","status":"INVESTIGATING"}`)
 	create("update", "/v1/status_pages/"+ids["page"]+"/incidents/"+ids["incident"]+"/updates", `{"status":"UPDATE","description":"d"}`)
+	create("integration", "/v1/integrations", `{"name":"fuzz","type":"SLACK","settings":{"webhook_url":"https://hooks.slack.com/services/T0/B0/x"}}`)
 	create("maintenance", "/v1/status_pages/"+ids["page"]+"/scheduled_maintenance", `{"title":"fuzz","description":"d","start_date":"2030-01-01T00:00:00.000Z","duration_minutes":60}`)
 
 	for _, s := range fuzzSeeds {
