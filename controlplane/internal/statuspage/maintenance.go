@@ -126,7 +126,7 @@ func (s *Service) UpdateMaintenance(ctx context.Context, actor store.Actor, orgI
 			return ErrMaintenanceStarted
 		}
 		now := s.now()
-		if err := tx.EditMaintenance(ctx, orgID, id, p, now); err != nil {
+		if err := tx.EditMaintenance(ctx, orgID, pageID, id, p, now); err != nil {
 			return err
 		}
 		if err := announce(ctx, tx, orgID, pageID, id, event.TypeIncidentUpdated, now); err != nil {
