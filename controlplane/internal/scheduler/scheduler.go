@@ -23,8 +23,10 @@ type Store interface {
 	SchedulableChecksPage(ctx context.Context, after uuid.UUID, limit int) ([]store.SchedCheck, error)
 	// SchedulableChecksByID returns those of ids that exist and are active.
 	SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([]store.SchedCheck, error)
-	// SetLastQueued moves last_queued forward.
-	SetLastQueued(ctx context.Context, marks []store.QueuedMark) error
+	// SchedulerProgress returns how far runs were handled (false: never recorded).
+	SchedulerProgress(ctx context.Context) (time.Time, bool, error)
+	// SetSchedulerProgress moves the handled-through time forward.
+	SetSchedulerProgress(ctx context.Context, through time.Time) error
 	// OpenLeaseSession opens the dedicated session that holds the leader lease.
 	OpenLeaseSession(ctx context.Context, applicationName string, idleTimeout time.Duration) (*store.LeaseSession, error)
 }
@@ -56,11 +58,9 @@ type Config struct {
 	// connection. The leader publishes only while its last successful ping is younger than
 	// half of it. Default 10s.
 	LeaseTTL time.Duration
-	// FlushInterval is how often last_queued is written (one batched UPDATE). Default 1s.
+	// FlushInterval is how often the leader records how far it handled runs (one row, the
+	// scheduler's progress). Default 1s.
 	FlushInterval time.Duration
-	// CatchUp is how far back a run missed while no scheduler led (a fail-over) is still
-	// published, late, when a leader takes over. Default 1m.
-	CatchUp time.Duration
 	// MinConfirmationCadence is the shortest spacing of confirmation runs of VERIFYING and
 	// RECOVERING checks (see confirmCadence). Default 10s.
 	MinConfirmationCadence time.Duration
@@ -82,7 +82,6 @@ func (c *Config) setDefaults() {
 	def(&c.LeaderPing, time.Second)
 	def(&c.LeaseTTL, 10*time.Second)
 	def(&c.FlushInterval, time.Second)
-	def(&c.CatchUp, time.Minute)
 	def(&c.MinConfirmationCadence, 10*time.Second)
 	def(&c.AckTimeout, 10*time.Second)
 	if c.MaxInFlight <= 0 {
@@ -118,7 +117,9 @@ type Scheduler struct {
 	m     *metrics
 	guard JobGuard
 
-	seq        atomic.Uint64 // load sequence numbers
+	seq atomic.Uint64 // load sequence numbers
+	// handled is the loop's schedule.through, for the progress writer.
+	handled    atomic.Int64
 	leading    atomic.Bool
 	flushErrs  *errorLog
 	loadErrLog *errorLog

@@ -141,6 +141,7 @@ func (s *Store) GetCheck(ctx context.Context, orgID, id uuid.UUID, withScript bo
 	if !withScript && c.Spec.HTTP != nil {
 		c.Spec.HTTP.Script = nil
 	}
+	c.LastQueued = lastQueued(c.ID, time.Duration(c.Spec.TestInterval)*time.Second, c.Paused, c.CreatedAt, c.LastQueued, s.schedulerProgress(ctx))
 	c.InMaintenance, err = windowsActive(row.MaintenanceWindows, s.now())
 	return c, err
 }
@@ -222,6 +223,9 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "updated", AuditableType: "Check",
 			AuditableID: id.String(), AuditableDisplayName: sp.Name, Metadata: map[string]any{"check_type": string(sp.Kind)}})
 	})
+	if err == nil {
+		out.LastQueued = lastQueued(out.ID, time.Duration(out.Spec.TestInterval)*time.Second, out.Paused, out.CreatedAt, out.LastQueued, s.schedulerProgress(ctx))
+	}
 	return out, err
 }
 

@@ -78,6 +78,7 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 		return nil, 0, translate(err)
 	}
 	now := s.now()
+	progress := s.schedulerProgress(ctx)
 	items := make([]CheckSummary, len(rows))
 	for i, r := range rows {
 		sp := check.Spec{Kind: check.Kind(r.Kind)}
@@ -91,8 +92,9 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 			return nil, 0, err
 		}
 		items[i] = CheckSummary{ID: r.ID, ProjectID: r.ProjectID, Kind: sp.Kind, Name: r.Name, URL: r.Url, State: r.State,
-			Paused: r.Paused, Muted: r.Muted, LastQueued: r.LastQueued, InMaintenance: inWindow,
-			DNS: sp.DNS, TCP: sp.TCP}
+			Paused: r.Paused, Muted: r.Muted, InMaintenance: inWindow,
+			LastQueued: lastQueued(r.ID, time.Duration(r.TestInterval)*time.Second, r.Paused, r.CreatedAt, r.LastQueued, progress),
+			DNS:        sp.DNS, TCP: sp.TCP}
 	}
 	return items, total, nil
 }

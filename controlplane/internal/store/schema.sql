@@ -377,6 +377,12 @@ CREATE TABLE public.projects (
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.scheduler_progress (
+    singleton boolean DEFAULT true NOT NULL,
+    handled_through timestamp with time zone NOT NULL,
+    CONSTRAINT scheduler_progress_singleton_check CHECK (singleton)
+);
+
 CREATE TABLE public.status_page_component_checks (
     org_id uuid NOT NULL,
     component_id uuid NOT NULL,
@@ -660,6 +666,9 @@ ALTER TABLE ONLY public.projects
 
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.scheduler_progress
+    ADD CONSTRAINT scheduler_progress_pkey PRIMARY KEY (singleton);
 
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_pkey PRIMARY KEY (component_id, check_id);

@@ -313,7 +313,7 @@ func (q *Queries) KeepCheckVarRefs(ctx context.Context, arg KeepCheckVarRefsPara
 }
 
 const listChecks = `-- name: ListChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
@@ -344,6 +344,8 @@ type ListChecksRow struct {
 	Paused             bool
 	Muted              bool
 	LastQueued         *time.Time
+	TestInterval       int32
+	CreatedAt          time.Time
 	Spec               json.RawMessage
 	MaintenanceWindows json.RawMessage
 }
@@ -367,6 +369,8 @@ func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListC
 			&i.Paused,
 			&i.Muted,
 			&i.LastQueued,
+			&i.TestInterval,
+			&i.CreatedAt,
 			&i.Spec,
 			&i.MaintenanceWindows,
 		); err != nil {
@@ -381,7 +385,7 @@ func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListC
 }
 
 const listFilteredChecks = `-- name: ListFilteredChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
@@ -426,6 +430,8 @@ type ListFilteredChecksRow struct {
 	Paused             bool
 	Muted              bool
 	LastQueued         *time.Time
+	TestInterval       int32
+	CreatedAt          time.Time
 	Spec               json.RawMessage
 	MaintenanceWindows json.RawMessage
 }
@@ -457,6 +463,8 @@ func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecks
 			&i.Paused,
 			&i.Muted,
 			&i.LastQueued,
+			&i.TestInterval,
+			&i.CreatedAt,
 			&i.Spec,
 			&i.MaintenanceWindows,
 		); err != nil {

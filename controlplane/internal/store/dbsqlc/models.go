@@ -358,6 +358,11 @@ type Project struct {
 	UpdatedAt time.Time
 }
 
+type SchedulerProgress struct {
+	Singleton      bool
+	HandledThrough time.Time
+}
+
 type StatusPage struct {
 	ID                    uuid.UUID
 	OrgID                 uuid.UUID

@@ -59,7 +59,7 @@ RETURNING name, kind;
 SELECT count(*) FROM checks WHERE org_id = @org_id;
 
 -- name: ListChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
@@ -87,7 +87,7 @@ WHERE p.org_id = @org_id
       END;
 
 -- name: ListFilteredChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
