@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
 // batchLimit caps the runs published between two looks at the loop's other inputs, so that a
@@ -164,7 +166,7 @@ func (s *Scheduler) publishDue(sched *schedule, pub *publisher, now int64) (more
 		}
 		p := e.plan
 		if deadline := e.deadline(); now > deadline {
-			s.m.skipped.WithLabelValues("late").Add(float64(len(p.regions)))
+			s.skipRun(p, e.next)
 		} else if !pub.publish(p, e.next, deadline, e.confirm) {
 			return true, true
 		}
@@ -172,6 +174,19 @@ func (s *Scheduler) publishDue(sched *schedule, pub *publisher, now int64) (more
 	}
 	e := sched.peek()
 	return e != nil && e.next <= now, false
+}
+
+// skipRun counts and keeps for recording the run of p due at due, which could not be queued
+// before its deadline (NATS slow or unreachable, or the loop behind).
+func (s *Scheduler) skipRun(p *plan, due int64) {
+	s.m.skipped.WithLabelValues("late").Add(float64(len(p.regions)))
+	at := time.UnixMilli(due).UTC()
+	for _, r := range p.regions {
+		if s.runsSkipped != nil {
+			s.runsSkipped.WithLabelValues(r, store.SkipNotQueued).Inc()
+		}
+		s.skips.add(store.SkippedRun{OrgID: p.orgID, CheckID: p.id, Region: r, ScheduledAt: at, Reason: store.SkipNotQueued})
+	}
 }
 
 // markHandled records that every run due at or before t was handled.

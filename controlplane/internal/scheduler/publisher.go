@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -130,6 +131,11 @@ func (s *Scheduler) recordProgress(ctx context.Context) {
 }
 
 func (s *Scheduler) writeProgress(ctx context.Context, through int64) {
+	if runs := s.skips.take(); len(runs) > 0 {
+		if _, err := s.store.RecordSkippedRuns(ctx, runs); err != nil {
+			s.flushErrs.report("record skipped runs", err, "runs", len(runs))
+		}
+	}
 	if through == noTime {
 		return
 	}
@@ -138,6 +144,32 @@ func (s *Scheduler) writeProgress(ctx context.Context, through int64) {
 		return
 	}
 	s.m.progressWrites.Inc()
+}
+
+// maxSkipLog bounds the skipped runs waiting to be recorded; past it (the database is away
+// while NATS is too) they are only counted.
+const maxSkipLog = 100_000
+
+// skipLog holds skipped runs between two progress writes.
+type skipLog struct {
+	mu   sync.Mutex
+	runs []store.SkippedRun
+}
+
+func (l *skipLog) add(r store.SkippedRun) {
+	l.mu.Lock()
+	if len(l.runs) < maxSkipLog {
+		l.runs = append(l.runs, r)
+	}
+	l.mu.Unlock()
+}
+
+func (l *skipLog) take() []store.SkippedRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.runs
+	l.runs = nil
+	return out
 }
 
 // errorLog logs a recurring error at most once per period, with how many occurred between.

@@ -27,6 +27,8 @@ type Store interface {
 	SchedulerProgress(ctx context.Context) (time.Time, bool, error)
 	// SetSchedulerProgress moves the handled-through time forward.
 	SetSchedulerProgress(ctx context.Context, through time.Time) error
+	// RecordSkippedRuns records runs that did not run (shown per check in the API).
+	RecordSkippedRuns(ctx context.Context, runs []store.SkippedRun) (int64, error)
 	// OpenLeaseSession opens the dedicated session that holds the leader lease.
 	OpenLeaseSession(ctx context.Context, applicationName string, idleTimeout time.Duration) (*store.LeaseSession, error)
 }
@@ -100,6 +102,10 @@ type Deps struct {
 	// Now is the clock of due times and lateness. Default time.Now. (The lease is timed with
 	// the monotonic clock regardless.)
 	Now func() time.Time
+	// RunsSkipped is vantage_runs_skipped_total{region,reason}, shared with ingest: the
+	// scheduler adds the runs it could not queue before their deadline (reason NOT_QUEUED).
+	// Nil: they are counted only in vantage_scheduler_jobs_skipped_total.
+	RunsSkipped *prometheus.CounterVec
 	// Guard signs every job and seals its secrets for its region's agents. Nil publishes jobs
 	// unsigned, with their secrets in clear: only for tests of the scheduler alone — ingest
 	// refuses the results of unsigned jobs.
@@ -116,6 +122,9 @@ type Scheduler struct {
 	now   func() time.Time
 	m     *metrics
 	guard JobGuard
+	// runsSkipped: see Deps.RunsSkipped; skips holds the skipped runs not recorded yet.
+	runsSkipped *prometheus.CounterVec
+	skips       skipLog
 
 	seq atomic.Uint64 // load sequence numbers
 	// handled is the loop's schedule.through, for the progress writer.
@@ -146,8 +155,9 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 	}
 	return &Scheduler{
 		cfg: cfg, store: deps.Store, nc: deps.NATS, log: deps.Logger, now: deps.Now, m: m, guard: deps.Guard,
-		flushErrs:  &errorLog{log: deps.Logger, every: 10 * time.Second},
-		loadErrLog: &errorLog{log: deps.Logger, every: 10 * time.Second},
+		runsSkipped: deps.RunsSkipped,
+		flushErrs:   &errorLog{log: deps.Logger, every: 10 * time.Second},
+		loadErrLog:  &errorLog{log: deps.Logger, every: 10 * time.Second},
 	}, nil
 }
 

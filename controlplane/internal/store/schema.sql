@@ -383,6 +383,15 @@ CREATE TABLE public.scheduler_progress (
     CONSTRAINT scheduler_progress_singleton_check CHECK (singleton)
 );
 
+CREATE TABLE public.skipped_runs (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    region text NOT NULL,
+    scheduled_at timestamp with time zone NOT NULL,
+    reason text NOT NULL,
+    recorded_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.status_page_component_checks (
     org_id uuid NOT NULL,
     component_id uuid NOT NULL,
@@ -670,6 +679,9 @@ ALTER TABLE ONLY public.projects
 ALTER TABLE ONLY public.scheduler_progress
     ADD CONSTRAINT scheduler_progress_pkey PRIMARY KEY (singleton);
 
+ALTER TABLE ONLY public.skipped_runs
+    ADD CONSTRAINT skipped_runs_pkey PRIMARY KEY (check_id, scheduled_at, region);
+
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_pkey PRIMARY KEY (component_id, check_id);
 
@@ -791,6 +803,8 @@ CREATE INDEX outbox_due ON public.outbox USING btree (next_attempt_at) WHERE (de
 CREATE INDEX outbox_org ON public.outbox USING btree (org_id, created_at DESC);
 
 CREATE INDEX projects_org ON public.projects USING btree (org_id, created_at DESC, id DESC);
+
+CREATE INDEX skipped_runs_scheduled_at ON public.skipped_runs USING btree (scheduled_at);
 
 CREATE INDEX status_page_component_checks_check ON public.status_page_component_checks USING btree (check_id);
 
@@ -914,6 +928,9 @@ ALTER TABLE ONLY public.outbox
 
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.skipped_runs
+    ADD CONSTRAINT skipped_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

@@ -363,6 +363,15 @@ type SchedulerProgress struct {
 	HandledThrough time.Time
 }
 
+type SkippedRun struct {
+	OrgID       uuid.UUID
+	CheckID     uuid.UUID
+	Region      string
+	ScheduledAt time.Time
+	Reason      string
+	RecordedAt  time.Time
+}
+
 type StatusPage struct {
 	ID                    uuid.UUID
 	OrgID                 uuid.UUID

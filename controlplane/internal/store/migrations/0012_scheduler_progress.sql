@@ -12,3 +12,23 @@ CREATE TABLE scheduler_progress (
     singleton       boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     handled_through timestamptz NOT NULL
 );
+
+-- Runs that did not run, one row per check, run and region, with why: EXPIRED (the agent got
+-- the job past its deadline: late in the queue, or redelivered after its agent died),
+-- SHUTDOWN (the agent stopped with the job in hand and no delivery left), NOT_QUEUED (the
+-- scheduler could not queue the run before its deadline). Agents report the first two as
+-- not-run results (CheckResult.not_run_reason), which ingest stores here instead of in
+-- check_results; they are never judged. A run is thus either in check_results or here, or
+-- still on its way. Rows are kept two days (the API shows the last 24 hours, skipped_runs_24h)
+-- and deleted by the partition maintainer.
+CREATE TABLE skipped_runs (
+    org_id       uuid        NOT NULL,
+    check_id     uuid        NOT NULL,
+    region       text        NOT NULL,
+    scheduled_at timestamptz NOT NULL,
+    reason       text        NOT NULL,
+    recorded_at  timestamptz NOT NULL,
+    PRIMARY KEY (check_id, scheduled_at, region),
+    FOREIGN KEY (org_id, check_id) REFERENCES checks (org_id, id) ON DELETE CASCADE
+);
+CREATE INDEX skipped_runs_scheduled_at ON skipped_runs (scheduled_at);
