@@ -23,7 +23,10 @@ func TestNotRunResultsAreSkippedRuns(t *testing.T) {
 		Region: "cloud:us-east-1", AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: due, CheckedAt: due.Add(40 * time.Second),
 		BodyAvailability: "NONE", NotRunReason: store.SkipExpired}
 	judged := 0
-	judge := func(context.Context, *store.PipelineTx, []*store.PipelineCheck, []store.ResultRow) error { judged++; return nil }
+	judge := func(context.Context, *store.PipelineTx, []*store.PipelineCheck, []store.ResultRow) error {
+		judged++
+		return nil
+	}
 	for range 2 { // delivered twice
 		stats, err := st.IngestResults(ctx, []store.ResultRow{row}, judge)
 		if err != nil {
