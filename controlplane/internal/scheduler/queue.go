@@ -3,6 +3,7 @@ package scheduler
 import (
 	"bytes"
 	"container/heap"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,12 +33,14 @@ type entry struct {
 
 func (e *entry) spacing() time.Duration { return time.Duration(e.g.step) * time.Millisecond }
 
-// deadline is the deadline of e's next run (jobDeadline), counted from its release for a
-// catch-up run, and never past the run after it.
+// deadline is the deadline of e's next run (jobDeadline). A catch-up run's counts from its
+// release and may overlap the next regular run: capped by the next point, it would expire
+// at once whenever that point is near, and the check would go without its catch-up.
 func (e *entry) deadline() int64 {
-	from := max(e.next, e.release)
-	spacing := time.Duration(e.g.after(from)-from) * time.Millisecond
-	return jobDeadline(from, spacing, e.plan.timeout, e.plan.attempts)
+	if e.release != noTime {
+		return jobDeadline(e.release, time.Duration(math.MaxInt64), e.plan.timeout, e.plan.attempts)
+	}
+	return jobDeadline(e.next, e.spacing(), e.plan.timeout, e.plan.attempts)
 }
 
 // queue is a min-heap of entries by next due time (ties by check id, so that the order is
