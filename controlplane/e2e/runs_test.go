@@ -26,7 +26,10 @@ func TestCatchUpAfterDowntime(t *testing.T) {
 			"name":         fmt.Sprintf("e2e catch-up %d", i),
 			"url":          target.URL,
 			"test_regions": []string{region},
-			"timeout":      2000,
+			// The catch-up run's deadline is its release plus the attempts' budget (2 × timeout
+			// + 10s): the agent reconnects with back-off after the control plane's downtime
+			// (up to ~15s seen on a loaded machine) and must still find the run current.
+			"timeout": 8000,
 		})
 		s.setInterval(t, ids[i], interval)
 	}
