@@ -214,7 +214,7 @@ func (b *bench) level(kind string, demand int) (result, error) {
 	}
 	// The API's minimum interval is 30s; the tests and this benchmark set a shorter one in SQL
 	// and tell the scheduler, as the API does after a change.
-	if err := psql(b.db, fmt.Sprintf("UPDATE checks SET test_interval = %d WHERE test_regions = ARRAY['%s']", b.cfg.interval, region)); err != nil {
+	if err := updateChecks(b.db, fmt.Sprintf("test_interval = %d", b.cfg.interval), region); err != nil {
 		return result{}, err
 	}
 	for _, id := range ids {
@@ -231,7 +231,7 @@ func (b *bench) level(kind string, demand int) (result, error) {
 	cpu1 := b.cpuNow()
 	cpRSS, agRSS := rssMiB(b.cp.cmd.Process.Pid), rssMiB(b.ag.cmd.Process.Pid)
 	// Pause the level's checks, then let the runs of the window finish and be stored.
-	if err := psql(b.db, fmt.Sprintf("UPDATE checks SET paused = true WHERE test_regions = ARRAY['%s']", region)); err != nil {
+	if err := updateChecks(b.db, "paused = true", region); err != nil {
 		return result{}, err
 	}
 	for _, id := range ids {
@@ -279,6 +279,12 @@ func (b *bench) level(kind string, demand int) (result, error) {
 		storedPct: 100 * stored / float64(max(due, 1)), skippedPct: 100 * skipped / float64(max(due, 1)),
 		cpCPU: per(cpu1.cp - cpu0.cp), agCPU: per(cpu1.ag - cpu0.ag), pgCPU: per(cpu1.pg - cpu0.pg), nCPU: per(cpu1.nats - cpu0.nats),
 		cpRSS: cpRSS, agRSS: agRSS}, nil
+}
+
+// updateChecks sets columns of the checks of a region, locking them in id order as the
+// evaluator does (a bulk UPDATE in physical order deadlocks with ingest).
+func updateChecks(db, set, region string) error {
+	return psql(db, fmt.Sprintf(`UPDATE checks SET %s WHERE id IN (SELECT id FROM checks WHERE test_regions = ARRAY['%s'] ORDER BY id FOR UPDATE)`, set, region))
 }
 
 // dueIn counts the due times of a check's regular schedule in [t0, t1).
