@@ -480,7 +480,7 @@ func startTargets() (*targets, error) {
 		ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(hl) //nolint:errcheck // ends when closed
 	t.httpURL = "http://" + hl.Addr().String() + "/"
-	t.closers = append(t.closers, func() { srv.Close() })
+	t.closers = append(t.closers, func() { _ = srv.Close() })
 	tl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -518,12 +518,12 @@ func startTargets() (*targets, error) {
 type proc struct{ cmd *exec.Cmd }
 
 func startProc(bin string, args []string, envs map[string]string, logPath string) (*proc, error) {
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, args...) //nolint:gosec // the benchmark runs the binaries it was pointed at
 	cmd.Env = os.Environ()
 	for k, v := range envs {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	f, err := os.Create(logPath)
+	f, err := os.Create(logPath) //nolint:gosec // a fixed log path of the benchmark
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +578,7 @@ func (a *apiClient) create(path string, body map[string]any) (uuid.UUID, error) 
 func waitOK(u string, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for {
-		resp, err := http.Get(u) //nolint:noctx // a local readiness probe
+		resp, err := http.Get(u) //nolint:noctx,gosec // the local control plane's readiness
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -599,7 +599,7 @@ func psql(url, sql string) error {
 }
 
 func psqlOut(url, sql string) (string, error) {
-	out, err := exec.Command("psql", "-qtAX", url, "-c", sql).CombinedOutput()
+	out, err := exec.Command("psql", "-qtAX", url, "-c", sql).CombinedOutput() //nolint:gosec // the benchmark's own SQL
 	if err != nil {
 		return "", fmt.Errorf("psql: %v: %s", err, out)
 	}
