@@ -212,3 +212,39 @@ func TestLeaseSessionIsReleasedWhenItsHolderGoesSilent(t *testing.T) {
 		t.Error("the silent holder's session still answers")
 	}
 }
+
+// The list's total comes from the per-organization counter the triggers keep: inserts and
+// deletes of checks, one statement or many rows at a time, in several organizations.
+func TestCheckCountsFollowChecks(t *testing.T) {
+	t.Parallel()
+	st, _, org := schedSetup(t)
+	ctx := context.Background()
+	other, err := st.CreateOrganization(ctx, "other", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := func(o uuid.UUID) int64 {
+		t.Helper()
+		_, n, err := st.ListChecks(ctx, o, store.CheckFilter{}, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := total(org); n != 0 {
+		t.Fatalf("total %d before any check", n)
+	}
+	a := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+	schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+	schedInsertCheck(t, st, other.ID, nil, "UPTIME", false, "", nil, nil)
+	if _, err := st.Pool().Exec(ctx, `DELETE FROM checks WHERE id = $1`, a); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := total(org), total(other.ID); n != 1 || m != 1 {
+		t.Fatalf("totals %d and %d, want 1 and 1", n, m)
+	}
+	var counted, real int64
+	if err := st.Pool().QueryRow(ctx, `SELECT (SELECT sum(checks) FROM org_check_counts), (SELECT count(*) FROM checks)`).Scan(&counted, &real); err != nil || counted != real {
+		t.Fatalf("counters sum to %d, %d checks (%v)", counted, real, err)
+	}
+}

@@ -1,3 +1,19 @@
+CREATE FUNCTION public.count_org_checks() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO org_check_counts AS c (org_id, checks)
+        SELECT org_id, count(*) FROM new_rows GROUP BY org_id
+        ON CONFLICT (org_id) DO UPDATE SET checks = c.checks + EXCLUDED.checks;
+    ELSE
+        UPDATE org_check_counts c SET checks = c.checks - d.n
+        FROM (SELECT org_id, count(*) AS n FROM old_rows GROUP BY org_id) d
+        WHERE c.org_id = d.org_id;
+    END IF;
+    RETURN NULL;
+END $$;
+
 CREATE FUNCTION public.outbox_notify() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -341,6 +357,11 @@ CREATE TABLE public.memberships (
     CONSTRAINT memberships_role_check CHECK ((role = ANY (ARRAY['ADMIN'::text, 'STANDARD'::text])))
 );
 
+CREATE TABLE public.org_check_counts (
+    org_id uuid NOT NULL,
+    checks bigint NOT NULL
+);
+
 CREATE TABLE public.organizations (
     id uuid NOT NULL,
     name text NOT NULL,
@@ -664,6 +685,9 @@ ALTER TABLE ONLY public.maintenance_windows
 ALTER TABLE ONLY public.memberships
     ADD CONSTRAINT memberships_pkey PRIMARY KEY (org_id, user_id);
 
+ALTER TABLE ONLY public.org_check_counts
+    ADD CONSTRAINT org_check_counts_pkey PRIMARY KEY (org_id);
+
 ALTER TABLE ONLY public.organizations
     ADD CONSTRAINT organizations_pkey PRIMARY KEY (id);
 
@@ -846,6 +870,10 @@ ALTER INDEX public.check_results_pkey ATTACH PARTITION public.check_results_defa
 
 ALTER INDEX public.ingest_dedupe_pkey ATTACH PARTITION public.ingest_dedupe_default_pkey;
 
+CREATE TRIGGER checks_count_delete AFTER DELETE ON public.checks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.count_org_checks();
+
+CREATE TRIGGER checks_count_insert AFTER INSERT ON public.checks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.count_org_checks();
+
 CREATE TRIGGER outbox_notify AFTER INSERT ON public.outbox FOR EACH STATEMENT EXECUTE FUNCTION public.outbox_notify();
 
 ALTER TABLE ONLY public.access_tokens
@@ -922,6 +950,9 @@ ALTER TABLE ONLY public.memberships
 
 ALTER TABLE ONLY public.memberships
     ADD CONSTRAINT memberships_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.org_check_counts
+    ADD CONSTRAINT org_check_counts_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;

@@ -324,6 +324,11 @@ type Membership struct {
 	CreatedAt time.Time
 }
 
+type OrgCheckCount struct {
+	OrgID  uuid.UUID
+	Checks int64
+}
+
 type Organization struct {
 	ID        uuid.UUID
 	Name      string
