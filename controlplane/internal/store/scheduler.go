@@ -226,7 +226,7 @@ func (s *Store) schedulerProgress(ctx context.Context) *time.Time {
 
 // lastQueued is when a check's newest run was queued as far as the database knows: the newest
 // due time of its regular schedule that the scheduler has handled (progress, not older than
-// the check), or the last_queued column that versions before 0012 wrote per run when that is
+// the check), or the last_queued column that versions before 0013 wrote per run when that is
 // newer or no progress is recorded. Confirmation runs between the regular ones are not
 // reflected; a paused check shows the column.
 func lastQueued(id uuid.UUID, interval time.Duration, paused bool, createdAt time.Time, column, progress *time.Time) *time.Time {

@@ -82,7 +82,7 @@ type RecordSkippedRunsParams struct {
 	Reasons      []string
 }
 
-// Runs that did not run (skipped_runs, migration 0012).
+// Runs that did not run (skipped_runs, migration 0013).
 // Skips of deleted checks are ignored, and a run's region is recorded once.
 func (q *Queries) RecordSkippedRuns(ctx context.Context, arg RecordSkippedRunsParams) (int64, error) {
 	result, err := q.db.Exec(ctx, recordSkippedRuns,

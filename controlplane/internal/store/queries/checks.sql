@@ -56,7 +56,7 @@ RETURNING name, kind;
 -- '' for all, PAUSED, MUTED, or a state of a check neither paused nor muted).
 
 -- name: CountChecks :one
--- Kept by triggers on checks (0012); an organization that never had a check has no row.
+-- Kept by triggers on checks (0013); an organization that never had a check has no row.
 SELECT coalesce((SELECT checks FROM org_check_counts WHERE org_id = @org_id), 0)::bigint AS checks;
 
 -- name: ListChecks :many

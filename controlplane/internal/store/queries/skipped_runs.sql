@@ -1,4 +1,4 @@
--- Runs that did not run (skipped_runs, migration 0012).
+-- Runs that did not run (skipped_runs, migration 0013).
 
 -- name: RecordSkippedRuns :execrows
 -- Skips of deleted checks are ignored, and a run's region is recorded once.
