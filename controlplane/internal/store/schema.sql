@@ -3,13 +3,10 @@ CREATE FUNCTION public.count_org_checks() RETURNS trigger
     AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO org_check_counts AS c (org_id, checks)
-        SELECT org_id, count(*) FROM new_rows GROUP BY org_id
-        ON CONFLICT (org_id) DO UPDATE SET checks = c.checks + EXCLUDED.checks;
+        INSERT INTO org_check_counts AS c (org_id, checks) VALUES (NEW.org_id, 1)
+        ON CONFLICT (org_id) DO UPDATE SET checks = c.checks + 1;
     ELSE
-        UPDATE org_check_counts c SET checks = c.checks - d.n
-        FROM (SELECT org_id, count(*) AS n FROM old_rows GROUP BY org_id) d
-        WHERE c.org_id = d.org_id;
+        UPDATE org_check_counts SET checks = checks - 1 WHERE org_id = OLD.org_id;
     END IF;
     RETURN NULL;
 END $$;
@@ -909,9 +906,9 @@ ALTER INDEX public.check_results_pkey ATTACH PARTITION public.check_results_defa
 
 ALTER INDEX public.ingest_dedupe_pkey ATTACH PARTITION public.ingest_dedupe_default_pkey;
 
-CREATE TRIGGER checks_count_delete AFTER DELETE ON public.checks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.count_org_checks();
+CREATE CONSTRAINT TRIGGER checks_count_delete AFTER DELETE ON public.checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.count_org_checks();
 
-CREATE TRIGGER checks_count_insert AFTER INSERT ON public.checks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.count_org_checks();
+CREATE CONSTRAINT TRIGGER checks_count_insert AFTER INSERT ON public.checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.count_org_checks();
 
 CREATE TRIGGER outbox_notify AFTER INSERT ON public.outbox FOR EACH STATEMENT EXECUTE FUNCTION public.outbox_notify();
 
