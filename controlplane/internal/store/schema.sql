@@ -3,10 +3,11 @@ CREATE FUNCTION public.count_org_checks() RETURNS trigger
     AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO org_check_counts AS c (org_id, checks) VALUES (NEW.org_id, 1)
-        ON CONFLICT (org_id) DO UPDATE SET checks = c.checks + 1;
+        INSERT INTO org_check_counts AS c (org_id, shard, checks) VALUES (NEW.org_id, abs(hashtext(NEW.id::text)) % 16, 1)
+        ON CONFLICT (org_id, shard) DO UPDATE SET checks = c.checks + 1;
     ELSE
-        UPDATE org_check_counts SET checks = checks - 1 WHERE org_id = OLD.org_id;
+        UPDATE org_check_counts SET checks = checks - 1
+        WHERE org_id = OLD.org_id AND shard = abs(hashtext(OLD.id::text)) % 16;
     END IF;
     RETURN NULL;
 END $$;
@@ -376,6 +377,7 @@ CREATE TABLE public.memberships (
 
 CREATE TABLE public.org_check_counts (
     org_id uuid NOT NULL,
+    shard smallint NOT NULL,
     checks bigint NOT NULL
 );
 
@@ -712,7 +714,7 @@ ALTER TABLE ONLY public.memberships
     ADD CONSTRAINT memberships_pkey PRIMARY KEY (org_id, user_id);
 
 ALTER TABLE ONLY public.org_check_counts
-    ADD CONSTRAINT org_check_counts_pkey PRIMARY KEY (org_id);
+    ADD CONSTRAINT org_check_counts_pkey PRIMARY KEY (org_id, shard);
 
 ALTER TABLE ONLY public.organizations
     ADD CONSTRAINT organizations_pkey PRIMARY KEY (id);

@@ -100,7 +100,7 @@ func (q *Queries) ClearCheckVarRefs(ctx context.Context, arg ClearCheckVarRefsPa
 
 const countChecks = `-- name: CountChecks :one
 
-SELECT coalesce((SELECT checks FROM org_check_counts WHERE org_id = $1), 0)::bigint AS checks
+SELECT coalesce(sum(checks), 0)::bigint AS checks FROM org_check_counts WHERE org_id = $1
 `
 
 // The list: a count, and a page as a deferred join: the page's ids come from an index, so the
@@ -113,7 +113,7 @@ SELECT coalesce((SELECT checks FROM org_check_counts WHERE org_id = $1), 0)::big
 // each filter once: a project (project_id), Unassigned checks (unassigned), a case-insensitive
 // substring of name or url (search, lower-cased by the caller, ” for none), a status (status:
 // ” for all, PAUSED, MUTED, or a state of a check neither paused nor muted).
-// Kept by triggers on checks (0013); an organization that never had a check has no row.
+// Kept by triggers on checks, in shards (0013).
 func (q *Queries) CountChecks(ctx context.Context, orgID uuid.UUID) (int64, error) {
 	row := q.db.QueryRow(ctx, countChecks, orgID)
 	var checks int64

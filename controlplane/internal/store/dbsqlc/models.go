@@ -345,6 +345,7 @@ type Membership struct {
 
 type OrgCheckCount struct {
 	OrgID  uuid.UUID
+	Shard  int16
 	Checks int64
 }
 

@@ -56,8 +56,8 @@ RETURNING name, kind;
 -- '' for all, PAUSED, MUTED, or a state of a check neither paused nor muted).
 
 -- name: CountChecks :one
--- Kept by triggers on checks (0013); an organization that never had a check has no row.
-SELECT coalesce((SELECT checks FROM org_check_counts WHERE org_id = @org_id), 0)::bigint AS checks;
+-- Kept by triggers on checks, in shards (0013).
+SELECT coalesce(sum(checks), 0)::bigint AS checks FROM org_check_counts WHERE org_id = @org_id;
 
 -- name: ListChecks :many
 SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
