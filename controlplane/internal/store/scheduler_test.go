@@ -243,8 +243,8 @@ func TestCheckCountsFollowChecks(t *testing.T) {
 	if n, m := total(org), total(other.ID); n != 1 || m != 1 {
 		t.Fatalf("totals %d and %d, want 1 and 1", n, m)
 	}
-	var counted, real int64
-	if err := st.Pool().QueryRow(ctx, `SELECT (SELECT sum(checks) FROM org_check_counts), (SELECT count(*) FROM checks)`).Scan(&counted, &real); err != nil || counted != real {
-		t.Fatalf("counters sum to %d, %d checks (%v)", counted, real, err)
+	var counted, actual int64
+	if err := st.Pool().QueryRow(ctx, `SELECT (SELECT sum(checks) FROM org_check_counts), (SELECT count(*) FROM checks)`).Scan(&counted, &actual); err != nil || counted != actual {
+		t.Fatalf("counters sum to %d, %d checks (%v)", counted, actual, err)
 	}
 }
