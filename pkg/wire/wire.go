@@ -104,8 +104,8 @@ func JobMsgID(j *vantagev1.CheckJob) string { return j.JobId + "/" + RegionToken
 
 // StreamProtocol is the highest version of the agent stream protocol (AgentService in
 // proto/vantage/v1/agent.proto) this tree speaks: 2, batched and pipelined results and acks,
-// and not-run results.
-const StreamProtocol = 2
+// and not-run results; 3, the not-run reason NotRunShed.
+const StreamProtocol = 3
 
 // Reasons a job was not run, in CheckResult.not_run_reason.
 const (
@@ -115,4 +115,9 @@ const (
 	// NotRunShutdown: the agent stopped before running the job and the job had no delivery
 	// left for another agent.
 	NotRunShutdown = "SHUTDOWN"
+	// NotRunShed: the job came late (the region's demand above its capacity) and the agent
+	// shed it to run other checks' jobs in time, because this check's previous job on the
+	// agent ran (worker's rotation). Protocol version 3; sent as NotRunExpired to an older
+	// control plane.
+	NotRunShed = "SHED"
 )

@@ -335,7 +335,9 @@ type Done = func(stored bool, err error)
 //
 // A not-run result (CheckResult.not_run_reason) is sent only to a control plane that speaks
 // protocol version 2; an older one would store it as a failed probe, so for it done is told
-// stored at once and the result goes nowhere, as before not-run results existed.
+// stored at once and the result goes nowhere, as before not-run results existed. A control
+// plane of version 2 does not know the reason SHED (wire.NotRunShed): it gets the run as
+// EXPIRED, the closest reason it knows (a late job not run).
 func (c *Client) Submit(ctx context.Context, r *vantagev1.CheckResult, done Done) error {
 	select {
 	case c.unacked <- struct{}{}:
@@ -353,6 +355,9 @@ func (c *Client) Submit(ctx context.Context, r *vantagev1.CheckResult, done Done
 			c.m.acks.WithLabelValues("not_run_unsupported").Inc()
 			done(true, nil)
 			return nil
+		}
+		if r.GetNotRunReason() == wire.NotRunShed && s.protocol < 3 {
+			r.NotRunReason = wire.NotRunExpired
 		}
 		seq := c.seq.Add(1)
 		p := &pending{done: done, c: c}

@@ -29,8 +29,14 @@ func (w *Worker) handle(ctx context.Context, q queue, msg jetstream.Msg) {
 		return
 	}
 	t.job = job
-	if dl := job.GetDeadlineUnixMs(); dl > 0 && w.cfg.Now().UnixMilli() > dl {
+	now := w.cfg.Now()
+	if dl := job.GetDeadlineUnixMs(); dl > 0 && now.UnixMilli() > dl {
+		w.rot.missed(q.region, job.GetCheckId(), now)
 		w.notRun(ctx, t, wire.NotRunExpired, 1)
+		return
+	}
+	if !w.rot.admit(q.region, job, now) {
+		w.notRun(ctx, t, wire.NotRunShed, 1)
 		return
 	}
 	maxAttempts := max(int(job.GetMaxAttempts()), 1)

@@ -60,7 +60,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"reason"}),
 		notRun: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "vantage_agent_jobs_not_run_total",
-			Help: "Jobs reported to the control plane as not run, by region and reason (EXPIRED: past their deadline when fetched; SHUTDOWN: the agent stopped on their last delivery).",
+			Help: "Jobs reported to the control plane as not run, by region and reason (EXPIRED: past their deadline when fetched; SHED: late under overload and shed in rotation because their check's previous job ran; SHUTDOWN: the agent stopped on their last delivery).",
 		}, []string{"region", "reason"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "vantage_agent_jobs_total",

@@ -28,6 +28,9 @@
 //   - reported as not run (CheckResult.not_run_reason EXPIRED) and acked once that is stored,
 //     when its deadline has passed — late, or redelivered after its agent died; a redelivered
 //     job whose run is still current is run;
+//   - reported as not run (SHED) and acked once that is stored, when it comes late under
+//     overload and its check's previous job on this agent ran: late jobs are shed in rotation
+//     over the checks (rotation.go), so no check loses more than every other run;
 //   - acked once the results of its attempts are stored (attempts stop at the first pass);
 //   - handed back (Nak, redelivered to any agent of the region) when a result is not stored,
 //     not acked, or the agent stops before the job is done; on its last delivery, a job the
@@ -151,6 +154,7 @@ type Worker struct {
 	log    *slog.Logger
 	m      *metrics
 	queues []queue
+	rot    *rotation // which late jobs run (rotation.go)
 
 	heldMu    sync.Mutex
 	held      map[*tracked]struct{} // fetched and not yet settled
@@ -192,6 +196,7 @@ func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *s
 		log:    logger.With("component", "worker"),
 		m:      newMetrics(reg),
 		held:   map[*tracked]struct{}{},
+		rot:    newRotation(),
 	}
 	slots := make(chan struct{}, cfg.Concurrency)
 	for _, r := range cfg.Regions {

@@ -28,7 +28,7 @@ type runMetrics struct {
 // caller registers it once and passes it to both.
 func NewRunsSkipped() *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_runs_skipped_total",
-		Help: "Runs that did not run, per region and reason (EXPIRED, SHUTDOWN: reported by agents; NOT_QUEUED: the scheduler could not queue them in time)."},
+		Help: "Runs that did not run, per region and reason (EXPIRED, SHUTDOWN, SHED: reported by agents; NOT_QUEUED: the scheduler could not queue them in time)."},
 		[]string{"region", "reason"})
 }
 

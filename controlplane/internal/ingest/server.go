@@ -395,8 +395,9 @@ func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnv
 	seq := env.GetSeq()
 	res := env.GetResult()
 	row, err := toRow(res, agent.Regions)
-	if err == nil && res.GetNotRunReason() != "" && (agent.Protocol < 2 || !knownNotRunReason(res.GetNotRunReason())) {
-		err = fmt.Errorf("not_run_reason %q is not one of %s, %s", res.GetNotRunReason(), wire.NotRunExpired, wire.NotRunShutdown)
+	if err == nil && res.GetNotRunReason() != "" && !knownNotRunReason(res.GetNotRunReason(), agent.Protocol) {
+		err = fmt.Errorf("not_run_reason %q is not one the stream's protocol version %d knows (%s, %s; %s from version 3)",
+			res.GetNotRunReason(), agent.Protocol, wire.NotRunExpired, wire.NotRunShutdown, wire.NotRunShed)
 	}
 	if err != nil {
 		s.rejected.WithLabelValues("invalid_result").Inc()
@@ -427,7 +428,17 @@ func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnv
 	return nil
 }
 
-func knownNotRunReason(r string) bool { return r == wire.NotRunExpired || r == wire.NotRunShutdown }
+// knownNotRunReason reports whether a stream of the given protocol version may report a run
+// not run for reason r: not-run results came with version 2, SHED with version 3.
+func knownNotRunReason(r string, protocol uint32) bool {
+	switch r {
+	case wire.NotRunExpired, wire.NotRunShutdown:
+		return protocol >= 2
+	case wire.NotRunShed:
+		return protocol >= 3
+	}
+	return false
+}
 
 // maxAckBatch bounds the acks of one ResultAckBatch.
 const maxAckBatch = 1024

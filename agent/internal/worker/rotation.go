@@ -1,0 +1,95 @@
+package worker
+
+import (
+	"sync"
+	"time"
+
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// Shedding in rotation. Checks sit on a fixed grid and the region's queue is FIFO, so when
+// demand exceeds capacity, plain expiry sheds the same checks every round (the ones queued
+// behind the backlog) while others always run. The rotation spreads the loss instead: a job
+// that comes late — its start later than a quarter of its window (deadline minus due time,
+// the check's interval for most checks) — runs only if its check's previous job on this agent
+// was not run; if that one ran, this one is shed (not run, reason SHED), which costs an ack
+// and a not-run result, so the agent drains the backlog at full speed. Each check then loses
+// at most every other run while the shedding lasts: at twice the capacity, no check goes more
+// than two intervals without a run. Jobs not late enough, and the first late job of a check
+// the agent does not remember, run; a job past its deadline is still EXPIRED (and counts as
+// not run for the rotation).
+//
+// The memory is per agent and per region: with several agents in a region, a check's
+// consecutive jobs may go to different agents, each of which alternates over the jobs it
+// gets, so runs are still spread over the checks but two sheds in a row are possible.
+
+const (
+	// shedLateFraction: a job whose start is later than this fraction of its window after its
+	// due time takes part in the rotation.
+	shedLateFraction = 4 // window / 4
+	// rotationTTL is how long the rotation remembers a check's last job; a check not seen
+	// since then is unknown again (its next late job runs).
+	rotationTTL = 2 * time.Hour
+	// rotationSweep is how often entries older than rotationTTL are dropped.
+	rotationSweep = time.Minute
+	// rotationMax bounds the checks remembered; past it, new checks are not remembered until a
+	// sweep frees room (their late jobs run).
+	rotationMax = 1 << 20
+)
+
+type rotationKey struct{ region, check string }
+
+// lastJob is what the rotation remembers of a check's previous job on this agent.
+type lastJob struct {
+	ran bool
+	at  time.Time
+}
+
+// rotation decides which late jobs run; see above. Safe for concurrent use.
+type rotation struct {
+	mu    sync.Mutex
+	last  map[rotationKey]lastJob
+	swept time.Time
+}
+
+func newRotation() *rotation { return &rotation{last: map[rotationKey]lastJob{}} }
+
+// admit reports whether job, from region, runs when started at now (true) or is shed, and
+// remembers the decision for the check's next job.
+func (r *rotation) admit(region string, job *vantagev1.CheckJob, now time.Time) bool {
+	k := rotationKey{region, job.GetCheckId()}
+	due := job.GetScheduledAtUnixMs()
+	window := job.GetDeadlineUnixMs() - due
+	late := now.UnixMilli() - due
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev, known := r.last[k]
+	known = known && now.Sub(prev.at) <= rotationTTL
+	run := window <= 0 || late <= window/shedLateFraction || !known || !prev.ran
+	r.remember(k, run, now)
+	return run
+}
+
+// missed remembers that the check's job from region was not run for another reason (its
+// deadline had passed), so that its next late job runs.
+func (r *rotation) missed(region, check string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.remember(rotationKey{region, check}, false, now)
+}
+
+// remember records the check's last job, sweeping forgotten entries now and then. r.mu is held.
+func (r *rotation) remember(k rotationKey, ran bool, now time.Time) {
+	if now.Sub(r.swept) >= rotationSweep {
+		r.swept = now
+		for key, v := range r.last {
+			if now.Sub(v.at) > rotationTTL {
+				delete(r.last, key)
+			}
+		}
+	}
+	if _, ok := r.last[k]; !ok && len(r.last) >= rotationMax {
+		return
+	}
+	r.last[k] = lastJob{ran: ran, at: now}
+}
