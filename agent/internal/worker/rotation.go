@@ -15,9 +15,11 @@ import (
 // was not run; if that one ran, this one is shed (not run, reason SHED), which costs an ack
 // and a not-run result, so the agent drains the backlog at full speed. Each check then loses
 // at most every other run while the shedding lasts: at twice the capacity, no check goes more
-// than two intervals without a run. Jobs not late enough, and the first late job of a check
-// the agent does not remember, run; a job past its deadline is still EXPIRED (and counts as
-// not run for the rotation).
+// than two intervals without a run. Jobs not late enough run. The first late job of a check
+// the agent does not remember is shed like one whose check ran: running every unknown late
+// job would put all checks in step (all run in one round, all shed in the next), and each
+// such round would be twice the capacity again. A job past its deadline is still EXPIRED (and
+// counts as not run for the rotation).
 //
 // The memory is per agent and per region: with several agents in a region, a check's
 // consecutive jobs may go to different agents, each of which alternates over the jobs it
@@ -28,12 +30,12 @@ const (
 	// due time takes part in the rotation.
 	shedLateFraction = 4 // window / 4
 	// rotationTTL is how long the rotation remembers a check's last job; a check not seen
-	// since then is unknown again (its next late job runs).
+	// since then is unknown again.
 	rotationTTL = 2 * time.Hour
 	// rotationSweep is how often entries older than rotationTTL are dropped.
 	rotationSweep = time.Minute
 	// rotationMax bounds the checks remembered; past it, new checks are not remembered until a
-	// sweep frees room (their late jobs run).
+	// sweep frees room (their late jobs are shed, as unknown).
 	rotationMax = 1 << 20
 )
 
@@ -65,7 +67,7 @@ func (r *rotation) admit(region string, job *vantagev1.CheckJob, now time.Time) 
 	defer r.mu.Unlock()
 	prev, known := r.last[k]
 	known = known && now.Sub(prev.at) <= rotationTTL
-	run := window <= 0 || late <= window/shedLateFraction || !known || !prev.ran
+	run := window <= 0 || late <= window/shedLateFraction || known && !prev.ran
 	r.remember(k, run, now)
 	return run
 }

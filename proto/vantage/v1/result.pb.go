@@ -330,7 +330,9 @@ type CheckResult struct {
 	// Set when the agent did not run this job and says why instead of dropping it (protocol
 	// version 2): EXPIRED (the job's deadline had passed when the agent got it — late, or
 	// redelivered after its agent died), SHUTDOWN (the agent stopped and the job had no
-	// delivery left to hand it to another agent). See pkg/wire NotRun*. Such a result has
+	// delivery left to hand it to another agent), SHED (protocol version 3: the job came late
+	// under overload and the agent shed it because the check's previous job on the agent ran,
+	// so that late runs are shed in rotation over the checks). See pkg/wire NotRun*. Such a result has
 	// attempt_number 1, is_final_attempt, passing false and no probe fields; it is counted as a
 	// skipped run, never judged against the target.
 	NotRunReason  string `protobuf:"bytes,31,opt,name=not_run_reason,json=notRunReason,proto3" json:"not_run_reason,omitempty"`
