@@ -34,8 +34,8 @@ const (
 	rotationTTL = 2 * time.Hour
 	// rotationSweep is how often entries older than rotationTTL are dropped.
 	rotationSweep = time.Minute
-	// rotationMax bounds the checks remembered; past it, new checks are not remembered until a
-	// sweep frees room (their late jobs are shed, as unknown).
+	// rotationMax bounds the checks remembered; past it, remembering a new check forgets an
+	// arbitrary one.
 	rotationMax = 1 << 20
 )
 
@@ -91,7 +91,10 @@ func (r *rotation) remember(k rotationKey, ran bool, now time.Time) {
 		}
 	}
 	if _, ok := r.last[k]; !ok && len(r.last) >= rotationMax {
-		return
+		for key := range r.last { // full: forget an arbitrary check (map order is random)
+			delete(r.last, key)
+			break
+		}
 	}
 	r.last[k] = lastJob{ran: ran, at: now}
 }
