@@ -1,0 +1,54 @@
+package worker
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// TestRotationRule: jobs on time run; late ones alternate per check and region, starting with
+// a shed for a check the rotation does not know; a job that missed its deadline makes the
+// check's next late job run; a check forgotten after rotationTTL is unknown again.
+func TestRotationRule(t *testing.T) {
+	r := newRotation()
+	t0 := time.Unix(1_700_000_000, 0)
+	job := func(check string, due time.Time) *vantagev1.CheckJob {
+		return &vantagev1.CheckJob{CheckId: check, ScheduledAtUnixMs: due.UnixMilli(), DeadlineUnixMs: due.Add(4 * time.Second).UnixMilli()}
+	}
+	onTime, late := time.Second, 2*time.Second // the window is 4s: late past 1s
+	admit := func(region, check string, due time.Time, lateness time.Duration) bool {
+		return r.admit(region, job(check, due), due.Add(lateness))
+	}
+	for i := range 3 {
+		if !admit("r", "a", t0.Add(time.Duration(i)*4*time.Second), onTime) {
+			t.Fatalf("on-time job %d shed", i)
+		}
+	}
+	at := t0.Add(time.Minute)
+	var got []bool
+	for i := range 4 {
+		got = append(got, admit("r", "a", at.Add(time.Duration(i)*4*time.Second), late))
+	}
+	if want := []bool{false, true, false, true}; !slices.Equal(got, want) {
+		t.Errorf("late jobs of a check that ran: %v, want %v", got, want)
+	}
+	if admit("r", "b", at, late) {
+		t.Error("the first late job of an unknown check ran")
+	}
+	if admit("r2", "a", at, late) {
+		t.Error("the rotation mixed regions: a's first late job in r2 ran")
+	}
+	r.missed("r", "a", at.Add(20*time.Second))
+	if !admit("r", "a", at.Add(24*time.Second), late) {
+		t.Error("a late job after an expired one was shed")
+	}
+	if admit("r", "a", at.Add(28*time.Second), late) {
+		t.Error("a late job after a run ran")
+	}
+	later := at.Add(28*time.Second + rotationTTL + rotationSweep)
+	if !admit("r", "b", later, onTime) || len(r.last) != 1 {
+		t.Errorf("after the TTL, %d checks remembered, want only b", len(r.last))
+	}
+}
