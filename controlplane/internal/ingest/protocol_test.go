@@ -70,7 +70,7 @@ func (a *agent) batchAcks(n int) (map[uint64]*vantagev1.ResultAck, int) {
 func TestProtocolVersionIsTheLowerOfBoth(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
-	for _, tt := range []struct{ ask, want uint32 }{{0, 1}, {1, 1}, {2, 2}, {99, wire.StreamProtocol}} {
+	for _, tt := range []struct{ ask, want uint32 }{{0, 1}, {1, 1}, {2, 2}, {3, 3}, {99, wire.StreamProtocol}} {
 		if _, got := h.registerProtocol(tt.ask, "cloud:us-east-1"); got != tt.want {
 			t.Errorf("agent asking for %d got protocol %d, want %d", tt.ask, got, tt.want)
 		}
@@ -112,6 +112,36 @@ func TestBatchedResultsAndNotRun(t *testing.T) {
 	}
 	if n := h.count(`SELECT count(*) FROM skipped_runs WHERE check_id = $1 AND reason = 'EXPIRED'`, checkID); n != 1 {
 		t.Errorf("%d skipped runs recorded, want the not-run result's", n)
+	}
+}
+
+// TestShedNeedsProtocolThree: the not-run reason SHED came with protocol 3; a version-2 stream
+// reporting it is refused (its agent would report EXPIRED), a version-3 one records it.
+func TestShedNeedsProtocolThree(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	checkID := h.createCheck(checkSpec{})
+	for _, tt := range []struct {
+		protocol uint32
+		stored   bool
+	}{{2, false}, {3, true}} {
+		a, v := h.registerProtocol(tt.protocol, "cloud:us-east-1")
+		if v != tt.protocol {
+			t.Fatalf("protocol %d, want %d", v, tt.protocol)
+		}
+		r := h.result(checkID, uuid.New(), "cloud:us-east-1", false, h.clock.Now())
+		r.NotRunReason = wire.NotRunShed
+		a.sendBatch(r)
+		acks, _ := a.batchAcks(1)
+		if ack := acks[1]; ack.GetStored() != tt.stored {
+			t.Errorf("protocol %d: SHED result stored=%v (%s), want %v", tt.protocol, ack.GetStored(), ack.GetError(), tt.stored)
+		}
+	}
+	if n := h.count(`SELECT count(*) FROM skipped_runs WHERE check_id = $1 AND reason = 'SHED'`, checkID); n != 1 {
+		t.Errorf("%d SHED runs recorded, want the protocol-3 stream's", n)
+	}
+	if n := h.count(`SELECT count(*) FROM check_results WHERE check_id = $1`, checkID); n != 0 {
+		t.Errorf("%d probe results stored for shed runs, want none", n)
 	}
 }
 
