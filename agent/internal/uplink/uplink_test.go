@@ -16,6 +16,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -362,6 +363,43 @@ func TestResultsBatchedByProtocol(t *testing.T) {
 			msgs := metricValue(t, h.reg, "vantage_agent_uplink_batch_results", nil)
 			if protocol >= 2 && (msgs == 0 || msgs >= n/2) {
 				t.Errorf("%d results went out in %v messages, want them batched", n, msgs)
+			}
+		})
+	}
+}
+
+// TestShedIsExpiredForProtocolTwo: a control plane of protocol 2 does not know the not-run
+// reason SHED; it gets the run as EXPIRED, a protocol-3 one as SHED.
+func TestShedIsExpiredForProtocolTwo(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		protocol uint32
+		want     string
+	}{{3, wire.NotRunShed}, {2, wire.NotRunExpired}} {
+		t.Run(fmt.Sprintf("protocol %d", tt.protocol), func(t *testing.T) {
+			t.Parallel()
+			cp := agenttest.StartControlPlane(t, token)
+			cp.SetProtocol(tt.protocol)
+			h := start(t, cp, token)
+			waitReady(t, h.client)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			r := result("job-shed", 1)
+			r.NotRunReason = wire.NotRunShed
+			done := make(chan bool, 1)
+			if err := h.client.Submit(ctx, r, func(stored bool, _ error) { done <- stored }); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case stored := <-done:
+				if !stored {
+					t.Fatal("the shed run was not stored")
+				}
+			case <-ctx.Done():
+				t.Fatal("no ack")
+			}
+			if got := cp.Received(); len(got) != 1 || got[0].GetNotRunReason() != tt.want {
+				t.Errorf("control plane received %v, want one result with reason %s", got, tt.want)
 			}
 		})
 	}
