@@ -39,10 +39,12 @@ const (
 // sends ResultBatch messages (many results, each with its own seq) without waiting for acks, and
 // the control plane answers with ResultAckBatch messages that ack every result whose batch has
 // committed since its last message. Results may also carry CheckResult.not_run_reason (a run the
-// agent reports as not run instead of dropping it). An agent asks for version 2 in Register; the
-// control plane answers the version it speaks in Registered (unset: 1), and both sides then use
-// that version, so either side may be upgraded first. A version-1 control plane would store a
-// not-run result as a failed probe: agents send not-run results only on version 2.
+// agent reports as not run instead of dropping it). Version 3 adds the not-run reason SHED
+// (a late job shed in rotation under overload). An agent asks for the highest version it speaks
+// in Register; the control plane answers the lower of it and its own in Registered (unset: 1),
+// and both sides then use that version, so either side may be upgraded first. A version-1
+// control plane would store a not-run result as a failed probe: agents send not-run results
+// only from version 2, and report a shed run as EXPIRED on version 2.
 type AgentServiceClient interface {
 	Connect(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AgentMessage, ControlMessage], error)
 }
@@ -85,10 +87,12 @@ type AgentService_ConnectClient = grpc.BidiStreamingClient[AgentMessage, Control
 // sends ResultBatch messages (many results, each with its own seq) without waiting for acks, and
 // the control plane answers with ResultAckBatch messages that ack every result whose batch has
 // committed since its last message. Results may also carry CheckResult.not_run_reason (a run the
-// agent reports as not run instead of dropping it). An agent asks for version 2 in Register; the
-// control plane answers the version it speaks in Registered (unset: 1), and both sides then use
-// that version, so either side may be upgraded first. A version-1 control plane would store a
-// not-run result as a failed probe: agents send not-run results only on version 2.
+// agent reports as not run instead of dropping it). Version 3 adds the not-run reason SHED
+// (a late job shed in rotation under overload). An agent asks for the highest version it speaks
+// in Register; the control plane answers the lower of it and its own in Registered (unset: 1),
+// and both sides then use that version, so either side may be upgraded first. A version-1
+// control plane would store a not-run result as a failed probe: agents send not-run results
+// only from version 2, and report a shed run as EXPIRED on version 2.
 type AgentServiceServer interface {
 	Connect(grpc.BidiStreamingServer[AgentMessage, ControlMessage]) error
 	mustEmbedUnimplementedAgentServiceServer()
