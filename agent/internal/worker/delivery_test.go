@@ -115,11 +115,16 @@ func TestDeadAgentsJob(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name     string
+		due      time.Duration // from publishing
 		deadline time.Duration // from publishing
 		notRun   string
 	}{
-		{"still current: run", time.Minute, ""},
-		{"past its deadline: reported not run", 800 * time.Millisecond, wire.NotRunExpired},
+		{"still current: run", 0, time.Minute, ""},
+		// Redelivered (after AckWait, 2s) later than a quarter of its window: a first delivery
+		// would take part in the rotation (and be shed: agent B does not know the check), but a
+		// redelivered job is never shed.
+		{"late and still current: run", 0, 6 * time.Second, ""},
+		{"past its deadline: reported not run", 0, 800 * time.Millisecond, wire.NotRunExpired},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -132,6 +137,7 @@ func TestDeadAgentsJob(t *testing.T) {
 			a := e.startAgent(t, "agent-a", runnerA, cfg)
 			job := tcpJob("job-1", usEast, hang, 1)
 			job.TimeoutMs = 60_000
+			job.ScheduledAtUnixMs = time.Now().Add(tt.due).UnixMilli()
 			job.DeadlineUnixMs = time.Now().Add(tt.deadline).UnixMilli()
 			agenttest.PublishJob(t, e.js, job)
 			select {

@@ -19,7 +19,8 @@ import (
 // the agent does not remember is shed like one whose check ran: running every unknown late
 // job would put all checks in step (all run in one round, all shed in the next), and each
 // such round would be twice the capacity again. A job past its deadline is still EXPIRED (and
-// counts as not run for the rotation).
+// counts as not run for the rotation). A redelivered job is never shed: a job whose agent died
+// is run if its run is still current.
 //
 // The memory is per agent and per region: with several agents in a region, a check's
 // consecutive jobs may go to different agents, each of which alternates over the jobs it
@@ -57,8 +58,10 @@ type rotation struct {
 func newRotation() *rotation { return &rotation{last: map[rotationKey]lastJob{}} }
 
 // admit reports whether job, from region, runs when started at now (true) or is shed, and
-// remembers the decision for the check's next job.
-func (r *rotation) admit(region string, job *vantagev1.CheckJob, now time.Time) bool {
+// remembers the decision for the check's next job. A redelivered job (its agent died, or
+// could not deliver its result) is never shed: its run is still current, and it was admitted
+// once already.
+func (r *rotation) admit(region string, job *vantagev1.CheckJob, redelivered bool, now time.Time) bool {
 	k := rotationKey{region, job.GetCheckId()}
 	due := job.GetScheduledAtUnixMs()
 	window := job.GetDeadlineUnixMs() - due
@@ -67,7 +70,7 @@ func (r *rotation) admit(region string, job *vantagev1.CheckJob, now time.Time) 
 	defer r.mu.Unlock()
 	prev, known := r.last[k]
 	known = known && now.Sub(prev.at) <= rotationTTL
-	run := window <= 0 || late <= window/shedLateFraction || known && !prev.ran
+	run := redelivered || window <= 0 || late <= window/shedLateFraction || known && !prev.ran
 	r.remember(k, run, now)
 	return run
 }

@@ -19,7 +19,7 @@ func TestRotationRule(t *testing.T) {
 	}
 	onTime, late := time.Second, 2*time.Second // the window is 4s: late past 1s
 	admit := func(region, check string, due time.Time, lateness time.Duration) bool {
-		return r.admit(region, job(check, due), due.Add(lateness))
+		return r.admit(region, job(check, due), false, due.Add(lateness))
 	}
 	for i := range 3 {
 		if !admit("r", "a", t0.Add(time.Duration(i)*4*time.Second), onTime) {
@@ -46,6 +46,9 @@ func TestRotationRule(t *testing.T) {
 	}
 	if admit("r", "a", at.Add(28*time.Second), late) {
 		t.Error("a late job after a run ran")
+	}
+	if !r.admit("r", job("a", at.Add(32*time.Second)), true, at.Add(32*time.Second+late)) {
+		t.Error("a late redelivered job was shed")
 	}
 	later := at.Add(28*time.Second + rotationTTL + rotationSweep)
 	if !admit("r", "b", later, onTime) || len(r.last) != 1 {

@@ -29,8 +29,9 @@
 //     when its deadline has passed — late, or redelivered after its agent died; a redelivered
 //     job whose run is still current is run;
 //   - reported as not run (SHED) and acked once that is stored, when it comes late under
-//     overload and its check's previous job on this agent ran: late jobs are shed in rotation
-//     over the checks (rotation.go), so no check loses more than every other run;
+//     overload on its first delivery and its check's previous job on this agent ran: late
+//     jobs are shed in rotation over the checks (rotation.go), so no check loses more than
+//     every other run;
 //   - acked once the results of its attempts are stored (attempts stop at the first pass);
 //   - handed back (Nak, redelivered to any agent of the region) when a result is not stored,
 //     not acked, or the agent stops before the job is done; on its last delivery, a job the
