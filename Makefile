@@ -32,10 +32,8 @@ test-playwright-parity: ## run the browser-script corpus under real Playwright (
 generate: ## regenerate committed code: protobuf (proto/) and the sqlc query layer (store/dbsqlc)
 	./deploy/generate.sh
 
-lint: ## gofmt, go vet
-	@out=$$(gofmt -l $(MODULES) $(DEPLOY_MODULE)); if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
-	$(GO) vet $(PKGS)
-	cd $(DEPLOY_MODULE) && GOWORK=off $(GO) vet ./...
+lint: ## golangci-lint (.golangci.yml): the architecture's fences, errcheck, staticcheck, gosec, revive, gofmt
+	./deploy/lint.sh
 
 images: ## container images (deploy/images): control plane, agent, NATS; local bases when no registry answers
 	$(PODMAN_ENV) ./deploy/images/build.sh

@@ -55,7 +55,7 @@ func newHarness(t testing.TB) *harness {
 	t.Helper()
 	st := storetest.New(t)
 	h := &harness{t: t, st: st}
-	h.auth = auth.NewAuthenticator(st, time.Now)
+	h.auth = newAuthenticator(t, st, time.Now)
 	agents, err := fleet.New(fleet.Config{ReplicaName: "this-replica"}, fleet.Deps{Store: st,
 		Local: func() []fleet.LocalAgent { return nil }})
 	if err != nil {

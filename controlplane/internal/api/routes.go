@@ -33,7 +33,7 @@ func routes(r *gin.Engine, d Deps) {
 	c.PATCH("/:check_id", checks.patchGeneric)
 	c.DELETE("/:check_id", checks.removeAny)
 	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
-	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: 90-screenshots.json
+	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: openapi/checks-browser.yaml
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
 		typed := c.Group(seg, resource(kindNoun[k]))

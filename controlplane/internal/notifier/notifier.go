@@ -63,8 +63,9 @@ type Options struct {
 	// RenderCheck renders a check as GET /v1/checks/{id} returns it (api.RenderCheckForWebhook).
 	// Nil, or a check deleted before fan-out: the outbox payload's snapshot is sent instead.
 	RenderCheck func(store.Check) any
-	// DenyPrivateTargets refuses webhook connections to loopback, private, link-local,
-	// carrier-grade NAT, multicast and unspecified addresses (checked at connect time, after
+	// DenyPrivateTargets refuses webhook connections to every address the outbound address
+	// policy (pkg/netpolicy) refuses: private, loopback, link-local, every IANA
+	// special-purpose range and the IPv6 forms embedding them (checked at connect time, after
 	// name resolution, so DNS rebinding cannot get around it). Default false: allowed, for
 	// self-hosting; a hosted deployment sets true. It applies to the default Client only.
 	DenyPrivateTargets bool
@@ -105,7 +106,7 @@ func (o *Options) defaults() {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 32 // many webhooks often share a host
 		if o.DenyPrivateTargets {
-			d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refusePrivate}
+			d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refusePrivate} // the outbound address policy (netpolicy)
 			tr.DialContext = d.DialContext
 		}
 		o.Client = &http.Client{Transport: tr,

@@ -190,7 +190,6 @@ func deliveryOf(r dbsqlc.ListDeliveriesRow) Delivery {
 	return d
 }
 
-// intPtr widens a nullable int4.
 // ListDeliveries returns one page of a webhook's deliveries, newest first, each with its
 // attempts, and the total. A webhook of another organization is ErrNotFound.
 func (s *Store) ListDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit, offset int64) ([]Delivery, int64, error) {
