@@ -251,6 +251,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		Public:         public,
 		Invitations:    invitations,
 		Agents:         agents,
+		Integrations:   notify,
 	})
 	if err != nil {
 		return nil, err

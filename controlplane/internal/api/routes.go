@@ -81,6 +81,17 @@ func routes(r *gin.Engine, d Deps) {
 	w.GET("/:webhook_id/deliveries", wh.deliveries)
 	w.POST("/:webhook_id/deliveries/:delivery_id/resend", wh.resend)
 
+	// -- integrations (extension) --
+	ih := newIntegrationsHandler(d)
+	in := authed.Group("/integrations", area(auth.Integrations), resource("integration"))
+	in.GET("", ih.list)
+	in.POST("", ih.create)
+	in.GET("/:integration_id", ih.get)
+	in.PATCH("/:integration_id", ih.update)
+	in.DELETE("/:integration_id", ih.remove)
+	in.GET("/:integration_id/deliveries", ih.deliveries)
+	in.POST("/:integration_id/test", ih.test)
+
 	// -- heartbeats and maintenance windows --
 	heartbeats := newHeartbeatsHandler(d)
 	hb := authed.Group("/heartbeats", area(auth.HeartbeatChecks), resource("heartbeat"))
