@@ -11,7 +11,7 @@ PKGS := $(foreach m,$(MODULES),./$(m)/...)
 DEPLOY_MODULE := deploy/kube
 PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
 
-.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser fuzz tidy clean images test-deploy test-cluster manifests
+.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-load fuzz tidy clean images test-deploy test-cluster manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -52,6 +52,9 @@ bench: bench-api bench-pipeline bench-agent bench-browser ## every benchmark (se
 bench-api: build ## REST API load from a second process: POST, GET by id, list of 100 among 10,000
 	./deploy/bench.sh
 
+bench-load: build ## whole pipeline at 1k/5k/10k probes/s and 2x saturation per kind vs a bare Go loop (VANTAGE_LOAD_*: docs/scaling.md)
+	./deploy/bench-load.sh
+
 bench-pipeline: ## scheduler publish rate/lateness, ingest results/s, HTTP probes/s vs raw client
 	./deploy/bench-pipeline.sh
 
@@ -61,8 +64,14 @@ bench-agent: ## agent pipeline (fetch, probe, batched results and acks) per HTTP
 bench-browser: ## browser checks/min (URL, and scripted with two page loads), CPU-s/check, MiB/tab vs raw page loads
 	VANTAGE_BENCH_SECONDS=$${VANTAGE_BENCH_SECONDS:-20} $(GO) test -run '^$$' -bench '^BenchmarkBrowser$$' -benchtime 1x -timeout 10m ./agent/internal/browser/
 
-fuzz: ## fuzz request decoding for 60s
-	$(GO) test ./controlplane/internal/api -run '^$$' -fuzz FuzzDecode -fuzztime 60s
+# Every fuzz target, as package:Name. Their seed corpora run as unit tests in `make test`.
+FUZZ_TARGETS := ./controlplane/internal/api:FuzzDecode ./pkg/assert:FuzzCompile ./pkg/assert:FuzzEvaluate \
+	./pkg/check:FuzzVarRefs ./controlplane/internal/heartbeat:FuzzParseCron ./controlplane/internal/statuspage/web:FuzzRenderPage
+FUZZTIME ?= 60s
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 60s): request bodies of every route, assertion and cron parsers, {{NAME}} resolver, status page renderer
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME); done
 
 tidy: ## go mod tidy in every module
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done

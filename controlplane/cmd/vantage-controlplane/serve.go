@@ -76,6 +76,10 @@ func prepareStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*st
 		st.Close()
 		return nil, err
 	}
+	if err := checkSecretKey(ctx, st, cfg); err != nil {
+		st.Close()
+		return nil, err
+	}
 	if cfg.BootstrapToken != "" {
 		orgID, tokenID, err := st.EnsureBootstrap(ctx, auth.HashSecret(cfg.BootstrapToken), auth.OperatorGrants())
 		if err != nil {
@@ -153,12 +157,17 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 
 	// Jobs are signed and their secrets sealed per region with keys derived from the secret
 	// key; ingest accepts only results of signed jobs of the stream's regions.
-	guard, err := jobguard.New(cfg.SecretKey)
+	guard, err := jobguard.New(cfg.SecretKey, cfg.PreviousKeys...)
 	if err != nil {
 		return nil, err
 	}
+	// Runs that did not run count in one metric, whoever skipped them (agents, the scheduler).
+	runsSkipped := ingest.NewRunsSkipped()
+	if err := reg.Register(runsSkipped); err != nil {
+		return nil, err
+	}
 	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
-		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now, Guard: guard})
+		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now, Guard: guard, RunsSkipped: runsSkipped})
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +177,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{})
+	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{RunsSkipped: runsSkipped})
 	if err != nil {
 		return nil, err
 	}

@@ -343,6 +343,12 @@ type Membership struct {
 	CreatedAt time.Time
 }
 
+type OrgCheckCount struct {
+	OrgID  uuid.UUID
+	Shard  int16
+	Checks int64
+}
+
 type Organization struct {
 	ID        uuid.UUID
 	Name      string
@@ -377,21 +383,43 @@ type Project struct {
 	UpdatedAt time.Time
 }
 
+type SchedulerProgress struct {
+	Singleton      bool
+	HandledThrough time.Time
+}
+
+type SecretKeyFingerprint struct {
+	Singleton   bool
+	Fingerprint string
+	UpdatedAt   time.Time
+}
+
+type SkippedRun struct {
+	OrgID       uuid.UUID
+	CheckID     uuid.UUID
+	Region      string
+	ScheduledAt time.Time
+	Reason      string
+	RecordedAt  time.Time
+}
+
 type StatusPage struct {
-	ID                    uuid.UUID
-	OrgID                 uuid.UUID
-	Name                  string
-	Subdomain             string
-	CustomDomain          *string
-	PasswordHash          []byte
-	Description           *string
-	HideFromSearchEngines bool
-	AllowedIps            []string
-	FaviconUrl            *string
-	LogoUrl               *string
-	DarkLogoUrl           *string
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	ID                     uuid.UUID
+	OrgID                  uuid.UUID
+	Name                   string
+	Subdomain              string
+	CustomDomain           *string
+	PasswordHash           []byte
+	Description            *string
+	HideFromSearchEngines  bool
+	AllowedIps             []string
+	FaviconUrl             *string
+	LogoUrl                *string
+	DarkLogoUrl            *string
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+	CustomDomainToken      *string
+	CustomDomainVerifiedAt *time.Time
 }
 
 type StatusPageComponent struct {
