@@ -35,7 +35,14 @@ func (w *Worker) handle(ctx context.Context, q queue, msg jetstream.Msg) {
 		w.notRun(ctx, t, wire.NotRunExpired, 1)
 		return
 	}
-	if !w.rot.admit(q.region, job, w.redelivered(t), now) {
+	var (
+		queued      time.Time
+		redelivered bool
+	)
+	if md, err := t.msg.Metadata(); err == nil {
+		queued, redelivered = md.Timestamp, md.NumDelivered > 1
+	}
+	if !w.rot.admit(q.region, job, queued, redelivered, now) {
 		w.notRun(ctx, t, wire.NotRunShed, 1)
 		return
 	}
@@ -155,13 +162,6 @@ func (w *Worker) lastDelivery(t *tracked) bool {
 	md, err := t.msg.Metadata()
 	maxDeliver := t.q.maxDeliver.Load()
 	return err == nil && maxDeliver > 0 && int64(md.NumDelivered) >= maxDeliver
-}
-
-// redelivered reports whether t's message was delivered before (to an agent that died, or
-// that handed it back).
-func (w *Worker) redelivered(t *tracked) bool {
-	md, err := t.msg.Metadata()
-	return err == nil && md.NumDelivered > 1
 }
 
 // handBack Naks msg so that JetStream redelivers it to an agent of the region after delay.

@@ -10,8 +10,9 @@ import (
 // Shedding in rotation. Checks sit on a fixed grid and the region's queue is FIFO, so when
 // demand exceeds capacity, plain expiry sheds the same checks every round (the ones queued
 // behind the backlog) while others always run. The rotation spreads the loss instead: a job
-// that comes late — its start later than a quarter of its window (deadline minus due time,
-// the check's interval for most checks) — runs only if its check's previous job on this agent
+// that comes late — its start later than a quarter of its window after its due time (or
+// after it was queued, if later: a catch-up run), the window being its deadline minus that
+// time (the check's interval for most checks) — runs only if its check's previous job on this agent
 // was not run; if that one ran, this one is shed (not run, reason SHED), which costs an ack
 // and a not-run result, so the agent drains the backlog at full speed. Each check then loses
 // at most every other run while the shedding lasts: at twice the capacity, no check goes more
@@ -58,14 +59,17 @@ type rotation struct {
 func newRotation() *rotation { return &rotation{last: map[rotationKey]lastJob{}} }
 
 // admit reports whether job, from region, runs when started at now (true) or is shed, and
-// remembers the decision for the check's next job. A redelivered job (its agent died, or
-// could not deliver its result) is never shed: its run is still current, and it was admitted
-// once already.
-func (r *rotation) admit(region string, job *vantagev1.CheckJob, redelivered bool, now time.Time) bool {
+// remembers the decision for the check's next job. queued is when the job entered the queue
+// (its message's JetStream timestamp; zero if unknown): lateness counts from its due time or
+// from then, whichever is later, so that a catch-up run, queued when a new leader took over
+// long after its due time, is only as late as the queue made it. A redelivered job (its agent
+// died, or could not deliver its result) is never shed: its run is still current, and it was
+// admitted once already.
+func (r *rotation) admit(region string, job *vantagev1.CheckJob, queued time.Time, redelivered bool, now time.Time) bool {
 	k := rotationKey{region, job.GetCheckId()}
-	due := job.GetScheduledAtUnixMs()
-	window := job.GetDeadlineUnixMs() - due
-	late := now.UnixMilli() - due
+	from := max(job.GetScheduledAtUnixMs(), queued.UnixMilli())
+	window := job.GetDeadlineUnixMs() - from
+	late := now.UnixMilli() - from
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	prev, known := r.last[k]

@@ -19,7 +19,7 @@ func TestRotationRule(t *testing.T) {
 	}
 	onTime, late := time.Second, 2*time.Second // the window is 4s: late past 1s
 	admit := func(region, check string, due time.Time, lateness time.Duration) bool {
-		return r.admit(region, job(check, due), false, due.Add(lateness))
+		return r.admit(region, job(check, due), time.Time{}, false, due.Add(lateness))
 	}
 	for i := range 3 {
 		if !admit("r", "a", t0.Add(time.Duration(i)*4*time.Second), onTime) {
@@ -47,8 +47,13 @@ func TestRotationRule(t *testing.T) {
 	if admit("r", "a", at.Add(28*time.Second), late) {
 		t.Error("a late job after a run ran")
 	}
-	if !r.admit("r", job("a", at.Add(32*time.Second)), true, at.Add(32*time.Second+late)) {
+	if !r.admit("r", job("a", at.Add(32*time.Second)), time.Time{}, true, at.Add(32*time.Second+late)) {
 		t.Error("a late redelivered job was shed")
+	}
+	// A catch-up run: due long ago, queued now, its deadline its attempts' budget from now.
+	catchUp := &vantagev1.CheckJob{CheckId: "a", ScheduledAtUnixMs: at.UnixMilli(), DeadlineUnixMs: at.Add(44 * time.Second).UnixMilli()}
+	if !r.admit("r", catchUp, at.Add(40*time.Second), false, at.Add(40*time.Second+onTime/2)) {
+		t.Error("a catch-up run just queued was shed")
 	}
 	later := at.Add(28*time.Second + rotationTTL + rotationSweep)
 	if !admit("r", "b", later, onTime) || len(r.last) != 1 {
