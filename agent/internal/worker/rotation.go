@@ -20,8 +20,9 @@ import (
 // the agent does not remember is shed like one whose check ran: running every unknown late
 // job would put all checks in step (all run in one round, all shed in the next), and each
 // such round would be twice the capacity again. A job past its deadline is still EXPIRED (and
-// counts as not run for the rotation). A redelivered job is never shed: a job whose agent died
-// is run if its run is still current.
+// counts as not run for the rotation). A catch-up run (CheckJob.catch_up) and a redelivered
+// job are never shed: the check's one run after the scheduler's downtime, and a job whose
+// agent died, are run if still current.
 //
 // The memory is per agent and per region: with several agents in a region, a check's
 // consecutive jobs may go to different agents, each of which alternates over the jobs it
@@ -62,9 +63,10 @@ func newRotation() *rotation { return &rotation{last: map[rotationKey]lastJob{}}
 // remembers the decision for the check's next job. queued is when the job entered the queue
 // (its message's JetStream timestamp; zero if unknown): lateness counts from its due time or
 // from then, whichever is later, so that a catch-up run, queued when a new leader took over
-// long after its due time, is only as late as the queue made it. A redelivered job (its agent
-// died, or could not deliver its result) is never shed: its run is still current, and it was
-// admitted once already.
+// long after its due time, is only as late as the queue made it. A catch-up run (the check's
+// only run of a gap without a scheduler) and a redelivered job (its agent died, or could not
+// deliver its result: its run is still current, and it was admitted once already) are never
+// shed.
 func (r *rotation) admit(region string, job *vantagev1.CheckJob, queued time.Time, redelivered bool, now time.Time) bool {
 	k := rotationKey{region, job.GetCheckId()}
 	from := max(job.GetScheduledAtUnixMs(), queued.UnixMilli())
@@ -74,7 +76,7 @@ func (r *rotation) admit(region string, job *vantagev1.CheckJob, queued time.Tim
 	defer r.mu.Unlock()
 	prev, known := r.last[k]
 	known = known && now.Sub(prev.at) <= rotationTTL
-	run := redelivered || window <= 0 || late <= window/shedLateFraction || known && !prev.ran
+	run := redelivered || job.GetCatchUp() || window <= 0 || late <= window/shedLateFraction || known && !prev.ran
 	r.remember(k, run, now)
 	return run
 }

@@ -53,7 +53,11 @@ func TestRotationRule(t *testing.T) {
 	// A catch-up run: due long ago, queued now, its deadline its attempts' budget from now.
 	catchUp := &vantagev1.CheckJob{CheckId: "a", ScheduledAtUnixMs: at.UnixMilli(), DeadlineUnixMs: at.Add(44 * time.Second).UnixMilli()}
 	if !r.admit("r", catchUp, at.Add(40*time.Second), false, at.Add(40*time.Second+onTime/2)) {
-		t.Error("a catch-up run just queued was shed")
+		t.Error("a job just queued, long after its due time, was shed")
+	}
+	catchUp.CatchUp = true
+	if !r.admit("r", catchUp, time.Time{}, false, at.Add(42*time.Second)) {
+		t.Error("a late catch-up run was shed")
 	}
 	later := at.Add(28*time.Second + rotationTTL + rotationSweep)
 	if !admit("r", "b", later, onTime) || len(r.last) != 1 {

@@ -167,7 +167,7 @@ func (s *Scheduler) publishDue(sched *schedule, pub *publisher, now int64) (more
 		p := e.plan
 		if deadline := e.deadline(); now > deadline {
 			s.skipRun(p, e.next)
-		} else if !pub.publish(p, e.next, deadline, e.confirm) {
+		} else if !pub.publish(p, e.next, deadline, e.confirm, e.release != noTime) {
 			return true, true
 		}
 		sched.advance(e, now)

@@ -131,7 +131,7 @@ func buildPlan(c store.SchedCheck, guard JobGuard) (*plan, error) {
 // newJob is the job of one run from one region: the plan's template with the run's fields,
 // the secrets sealed for the region, and the signature. The template's nested messages are
 // shared, read-only.
-func (p *plan) newJob(id uuid.UUID, region string, due, deadline int64, confirmation bool) *vantagev1.CheckJob {
+func (p *plan) newJob(id uuid.UUID, region string, due, deadline int64, confirmation, catchUp bool) *vantagev1.CheckJob {
 	t := p.job
 	j := &vantagev1.CheckJob{
 		JobId:             id.String(),
@@ -148,6 +148,7 @@ func (p *plan) newJob(id uuid.UUID, region string, due, deadline int64, confirma
 		Redact:            t.Redact,
 		Env:               t.Env,
 		Confirmation:      confirmation,
+		CatchUp:           catchUp,
 		Sealed:            p.sealed[region],
 	}
 	if p.guard != nil {

@@ -54,10 +54,10 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 // cannot take them now (no free in-flight slot within stallWait, or the connection is down):
 // the caller retries the run later, until its deadline, and JetStream drops the regions
 // already queued as duplicates.
-func (pb *publisher) publish(p *plan, due, deadline int64, confirmation bool) bool {
+func (pb *publisher) publish(p *plan, due, deadline int64, confirmation, catchUp bool) bool {
 	id := jobID(p.id, due)
 	for _, region := range p.regions {
-		job := p.newJob(id, region, due, deadline, confirmation)
+		job := p.newJob(id, region, due, deadline, confirmation, catchUp)
 		data, err := proto.Marshal(job)
 		if err != nil { // cannot happen with a well-formed plan; never retried
 			pb.m.publishErrs.Inc()

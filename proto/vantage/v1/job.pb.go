@@ -61,7 +61,11 @@ type CheckJob struct {
 	// agents of the job's region (format: pkg/jobseal). They are absent from the fields above;
 	// the agent opens this with its region's key (Registered.region_keys) and merges the
 	// CheckJob it holds into the job just before probing.
-	Sealed        []byte `protobuf:"bytes,19,opt,name=sealed,proto3" json:"sealed,omitempty"`
+	Sealed []byte `protobuf:"bytes,19,opt,name=sealed,proto3" json:"sealed,omitempty"`
+	// True for a catch-up run: the newest run missed while no scheduler led, queued when a
+	// leader took over, long after its due time. Agents never shed it under overload (it is the
+	// check's only run of the gap); its deadline counts from when it was queued.
+	CatchUp       bool `protobuf:"varint,20,opt,name=catch_up,json=catchUp,proto3" json:"catch_up,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -244,6 +248,13 @@ func (x *CheckJob) GetSealed() []byte {
 	return nil
 }
 
+func (x *CheckJob) GetCatchUp() bool {
+	if x != nil {
+		return x.CatchUp
+	}
+	return false
+}
+
 type isCheckJob_Spec interface {
 	isCheckJob_Spec()
 }
@@ -277,7 +288,7 @@ var File_vantage_v1_job_proto protoreflect.FileDescriptor
 const file_vantage_v1_job_proto_rawDesc = "" +
 	"\n" +
 	"\x14vantage/v1/job.proto\x12\n" +
-	"vantage.v1\x1a\x16vantage/v1/check.proto\"\x80\x06\n" +
+	"vantage.v1\x1a\x16vantage/v1/check.proto\"\x9b\x06\n" +
 	"\bCheckJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -301,7 +312,8 @@ const file_vantage_v1_job_proto_rawDesc = "" +
 	"\fconfirmation\x18\x10 \x01(\bR\fconfirmation\x12/\n" +
 	"\x03env\x18\x11 \x03(\v2\x1d.vantage.v1.CheckJob.EnvEntryR\x03env\x12\x1c\n" +
 	"\tsignature\x18\x12 \x01(\fR\tsignature\x12\x16\n" +
-	"\x06sealed\x18\x13 \x01(\fR\x06sealed\x1a6\n" +
+	"\x06sealed\x18\x13 \x01(\fR\x06sealed\x12\x19\n" +
+	"\bcatch_up\x18\x14 \x01(\bR\acatchUp\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
