@@ -13,17 +13,18 @@ import (
 
 // checkCommonJSON holds the fields common to every kind.
 type checkCommonJSON struct {
-	ID                           string   `json:"id"`
-	Name                         string   `json:"name"`
-	LastQueued                   *string  `json:"last_queued"`
-	Status                       string   `json:"status"`
-	ReminderAlertIntervalMinutes *int     `json:"reminder_alert_interval_minutes"`
-	ConfirmationPeriodSeconds    int      `json:"confirmation_period_seconds"`
-	RecoveryPeriodSeconds        int      `json:"recovery_period_seconds"`
-	TestInterval                 int      `json:"test_interval"`
-	Timeout                      *int     `json:"timeout"`
-	AlertPriority                string   `json:"alert_priority"`
-	TestRegions                  []string `json:"test_regions"`
+	ID                           string       `json:"id"`
+	Name                         string       `json:"name"`
+	LastQueued                   *string      `json:"last_queued"`
+	Status                       string       `json:"status"`
+	ReminderAlertIntervalMinutes *int         `json:"reminder_alert_interval_minutes"`
+	ConfirmationPeriodSeconds    int          `json:"confirmation_period_seconds"`
+	RecoveryPeriodSeconds        int          `json:"recovery_period_seconds"`
+	TestInterval                 int          `json:"test_interval"`
+	Timeout                      *int         `json:"timeout"`
+	AlertPriority                string       `json:"alert_priority"`
+	TestRegions                  []string     `json:"test_regions"`
+	RegionQuorum                 check.Quorum `json:"region_quorum"` // extension (docs/detection.md)
 	check.Alerts
 	CheckType  string            `json:"check_type"`
 	Version    *string           `json:"version"`
@@ -104,6 +105,7 @@ func renderCheck(c store.Check, withScript bool) any {
 		Timeout:                      s.TimeoutMs,
 		AlertPriority:                s.AlertPriority,
 		TestRegions:                  regions,
+		RegionQuorum:                 s.RegionQuorum,
 		Alerts:                       alerts,
 		CheckType:                    string(s.Kind),
 		Version:                      version,

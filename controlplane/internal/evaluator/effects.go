@@ -34,7 +34,7 @@ type checkEval struct {
 }
 
 func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
-	v := verdictOf(&r.Run)
+	v := verdictOf(ce.c, &r.Run)
 	if v.Passing {
 		ce.out.passing++
 	} else {

@@ -19,8 +19,8 @@
 //   - a later run of the same check gets its verdict: runs are judged in scheduled order, so an
 //     earlier pending run is judged first with what it has.
 //
-// The verdict fails when a majority of the regions that reported failed (more failing than
-// passing regions; a tie passes). Regions that never reported do not count either way: a run
+// The verdict fails as the check's region_quorum says (runFails): by default when a majority of
+// the regions that reported failed (more failing than passing regions; a tie passes). Regions that never reported do not count either way: a run
 // with no report never exists, so a region without agents cannot flip a check by itself, and a
 // run whose only reports fail is failing however many regions are silent.
 //

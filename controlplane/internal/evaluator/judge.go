@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -80,7 +81,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 				return err
 			}
 			verdicts = append(verdicts, store.Verdict{OrgID: c.OrgID, CheckID: c.ID, Day: verdictDay(r.ScheduledAt),
-				Passing: verdictOf(&r.Run).Passing})
+				Passing: verdictOf(c, &r.Run).Passing})
 			if r.stored {
 				drop = append(drop, r.Run)
 			}
@@ -191,9 +192,9 @@ func complete(r *store.Run) bool {
 	return len(r.PassedRegions)+len(r.FailedRegions) > 0
 }
 
-// verdictOf is a run's verdict: failing when more of its reporting regions failed than passed.
-func verdictOf(r *store.Run) Verdict {
-	return Verdict{Passing: len(r.FailedRegions) <= len(r.PassedRegions), At: r.ScheduledAt}
+// verdictOf is a run's verdict under its check's region_quorum (runFails).
+func verdictOf(c *store.PipelineCheck, r *store.Run) Verdict {
+	return Verdict{Passing: !runFails(check.Quorum(c.RegionQuorum), r.PassedRegions, r.FailedRegions), At: r.ScheduledAt}
 }
 
 // verdictDay is the day whose counters (status page uptime) a verdict counts in: the UTC date

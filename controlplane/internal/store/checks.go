@@ -72,6 +72,7 @@ func (s *Store) checkOfRow(r dbsqlc.Check) (Check, error) {
 		RecoveryPeriodSeconds:        int(r.RecoveryPeriodSeconds),
 		ReminderAlertIntervalMinutes: intPtr(r.ReminderAlertIntervalMinutes),
 		TimeoutMs:                    intPtr(r.TimeoutMs),
+		RegionQuorum:                 check.Quorum(r.RegionQuorum),
 	}
 	sp := &c.Spec
 	if err := json.Unmarshal(r.Alerts, &sp.Alerts); err != nil {
@@ -115,6 +116,7 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 			RecoveryPeriodSeconds:        int32(sp.RecoveryPeriodSeconds),
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
+			RegionQuorum: quorumColumn(sp.RegionQuorum),
 		}); err != nil {
 			return fmt.Errorf("insert check: %w", err)
 		}
@@ -203,6 +205,7 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 			RecoveryPeriodSeconds:        int32(sp.RecoveryPeriodSeconds),
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
+			RegionQuorum: quorumColumn(sp.RegionQuorum),
 		})
 		if err != nil {
 			return fmt.Errorf("update check: %w", err)
@@ -247,4 +250,13 @@ func varRefs(sp check.Spec) []VarRef {
 		out[i] = VarRef{Field: r.Field, Name: r.Name}
 	}
 	return out
+}
+
+// quorumColumn is the region_quorum column of a quorum; a Spec built without Defaults has the
+// empty quorum, which is the majority.
+func quorumColumn(q check.Quorum) string {
+	if q == "" {
+		return string(check.QuorumMajority)
+	}
+	return string(q)
 }

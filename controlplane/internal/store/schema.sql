@@ -196,6 +196,7 @@ CREATE TABLE public.checks (
     last_run_at timestamp with time zone,
     spec jsonb DEFAULT '{}'::jsonb NOT NULL,
     url text GENERATED ALWAYS AS ((spec ->> 'url'::text)) STORED,
+    region_quorum text DEFAULT 'majority'::text NOT NULL,
     CONSTRAINT checks_alert_priority_check CHECK ((alert_priority = ANY (ARRAY['LOW'::text, 'HIGH'::text]))),
     CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),

@@ -105,6 +105,7 @@ type Check struct {
 	LastRunAt                    *time.Time
 	Spec                         json.RawMessage
 	Url                          *string
+	RegionQuorum                 string
 }
 
 type CheckDailyStat struct {
