@@ -139,13 +139,13 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		browserConcurrency int
 	)
 	if br != nil {
-		browserProber = prober.NewBrowser(br)
+		browserProber = prober.NewBrowser(br, prober.WithVersion(version))
 		capabilities = []string{wire.CapabilityBrowser}
 		browserConcurrency = br.Concurrency()
 	}
 	// Jobs' secrets open with the keys each registration brings; results carry their job's
 	// signature.
-	runner := jobopen.New(probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets)), browserProber), logger)
+	runner := jobopen.New(probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version)), browserProber), logger)
 	creds, err := transportCredentials(cfg, logger)
 	if err != nil {
 		return err
