@@ -34,6 +34,7 @@ func routes(r *gin.Engine, d Deps) {
 	c.DELETE("/:check_id", checks.removeAny)
 	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
 	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: 90-screenshots.json
+	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: detection.yaml
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
 		typed := c.Group(seg, resource(kindNoun[k]))

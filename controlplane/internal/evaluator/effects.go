@@ -31,6 +31,7 @@ type checkEval struct {
 	out      *outcome
 	// maintenance: the check is inside an active maintenance window (alerts are held back).
 	maintenance bool
+	regional    Regional // regional degradation (regional.go)
 }
 
 func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
@@ -49,7 +50,7 @@ func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
 			return err
 		}
 	}
-	return nil
+	return ce.stepRegional(ctx, r, policy)
 }
 
 func (ce *checkEval) effect(ctx context.Context, fx Effect) error {
@@ -83,11 +84,29 @@ func (ce *checkEval) effect(ctx context.Context, fx Effect) error {
 }
 
 func (ce *checkEval) alert(ctx context.Context, name string, reminder bool, at time.Time) error {
+	a, incidentID, err := ce.uptimeAlert(ctx, at)
+	if err != nil {
+		return err
+	}
+	var ev event.Event = event.UptimeDown{UptimeAlert: a}
+	switch {
+	case name == EventUptimeUp:
+		ev = event.UptimeUp{UptimeAlert: a}
+	case reminder:
+		ev = event.UptimeReminder{UptimeAlert: a}
+	}
+	ce.queue(ev, incidentID, at)
+	return nil
+}
+
+// uptimeAlert is what an uptime event at at says of the check and its open or just-closed
+// incident.
+func (ce *checkEval) uptimeAlert(ctx context.Context, at time.Time) (event.UptimeAlert, *uuid.UUID, error) {
 	c := ce.c
 	if ce.known == nil {
 		inc, ok, err := ce.tx.CurrentIncident(ctx, c.OrgID, c.ID)
 		if err != nil {
-			return err
+			return event.UptimeAlert{}, nil, err
 		}
 		if ok {
 			ce.known = &inc
@@ -100,21 +119,19 @@ func (ce *checkEval) alert(ctx context.Context, name string, reminder bool, at t
 		incidentID = &inc.ID
 		a.Incident = &event.CheckIncident{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt, EndedAt: inc.EndedAt}
 	}
-	var ev event.Event = event.UptimeDown{UptimeAlert: a}
-	switch {
-	case name == EventUptimeUp:
-		ev = event.UptimeUp{UptimeAlert: a}
-	case reminder:
-		ev = event.UptimeReminder{UptimeAlert: a}
-	}
+	return a, incidentID, nil
+}
+
+// queue adds an event of the check to the outbox rows of the transaction.
+func (ce *checkEval) queue(ev event.Event, incidentID *uuid.UUID, at time.Time) {
+	c := ce.c
 	checkID := c.ID
 	ce.events = append(ce.events, store.OutboxEvent{ID: uuid.Must(uuid.NewV7()), OrgID: c.OrgID, Event: ev,
 		CheckID: &checkID, IncidentID: incidentID, AlertPriority: c.AlertPriority, CreatedAt: at})
 	if ce.out.alerts == nil {
 		ce.out.alerts = map[string]int{}
 	}
-	ce.out.alerts[name]++
-	return nil
+	ce.out.alerts[ev.Type()]++
 }
 
 // checkState is the check row to write back after the judged runs.

@@ -70,6 +70,9 @@ type Tx interface {
 	CountVerdicts(ctx context.Context, verdicts []store.Verdict) error
 	// InMaintenance tells which of the checks sit in an active maintenance window at now.
 	InMaintenance(ctx context.Context, checks []*store.PipelineCheck, now time.Time) (map[uuid.UUID]bool, error)
+	// Degradations and SaveDegradation read and write regional degradation (regional.go).
+	Degradations(ctx context.Context, checks []*store.PipelineCheck) (map[uuid.UUID]store.Degradation, error)
+	SaveDegradation(ctx context.Context, d store.Degradation) error
 }
 
 var _ Tx = (*store.PipelineTx)(nil)

@@ -47,6 +47,10 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 	if err != nil {
 		return err
 	}
+	degradations, err := tx.Degradations(ctx, checks)
+	if err != nil {
+		return err
+	}
 	runsOf := map[uuid.UUID][]store.Run{}
 	for _, r := range pending {
 		runsOf[r.CheckID] = append(runsOf[r.CheckID], r)
@@ -75,7 +79,9 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 		if n == 0 {
 			continue
 		}
-		cs := &checkEval{c: c, tx: tx, now: now, state: stateOf(c), incident: c.CurrentIncidentID, out: out, maintenance: inWindow[c.ID]}
+		cs := &checkEval{c: c, tx: tx, now: now, state: stateOf(c), incident: c.CurrentIncidentID, out: out, maintenance: inWindow[c.ID],
+			regional: regionalOf(degradations[c.ID])}
+		regionalBefore := cs.regional
 		for _, r := range runs[:n] {
 			if err := cs.apply(ctx, r); err != nil {
 				return err
@@ -84,6 +90,11 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 				Passing: verdictOf(c, &r.Run).Passing})
 			if r.stored {
 				drop = append(drop, r.Run)
+			}
+		}
+		if !regionalBefore.equal(cs.regional) {
+			if err := tx.SaveDegradation(ctx, cs.degradation()); err != nil {
+				return err
 			}
 		}
 		events = append(events, cs.events...)

@@ -58,6 +58,8 @@ type uptimeV1 struct {
 	OccurredAt time.Time        `json:"occurred_at"`
 	Check      checkV1          `json:"check"`
 	Incident   *checkIncidentV1 `json:"incident"`
+	// FailingRegions: uptime.degraded and uptime.restored only.
+	FailingRegions []string `json:"failing_regions,omitempty"`
 }
 
 type checkV1 struct {
@@ -201,6 +203,14 @@ func payloadV1(ev Event) (any, error) {
 		return uptimeToV1(ev.UptimeAlert, ev.Type(), true), nil
 	case UptimeUp:
 		return uptimeToV1(ev.UptimeAlert, ev.Type(), false), nil
+	case UptimeDegraded:
+		p := uptimeToV1(ev.UptimeAlert, ev.Type(), false)
+		p.FailingRegions = ev.FailingRegions
+		return p, nil
+	case UptimeRestored:
+		p := uptimeToV1(ev.UptimeAlert, ev.Type(), false)
+		p.FailingRegions = ev.FailingRegions
+		return p, nil
 	case HeartbeatDown:
 		return heartbeatV1{Event: ev.Type(), OccurredAt: ev.OccurredAt.UTC(), Heartbeat: ev.Heartbeat}, nil
 	case HeartbeatReminder:
@@ -251,7 +261,7 @@ func payloadV1(ev Event) (any, error) {
 
 func decodeV1(typ string, b []byte) (Event, error) {
 	switch typ {
-	case TypeUptimeDown, TypeUptimeUp:
+	case TypeUptimeDown, TypeUptimeUp, TypeUptimeDegraded, TypeUptimeRestored:
 		var p uptimeV1
 		if err := json.Unmarshal(b, &p); err != nil {
 			return nil, err
@@ -262,6 +272,10 @@ func decodeV1(typ string, b []byte) (Event, error) {
 			a.Incident = &CheckIncident{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt, EndedAt: inc.EndedAt}
 		}
 		switch {
+		case typ == TypeUptimeDegraded:
+			return UptimeDegraded{RegionalAlert{a, p.FailingRegions}}, nil
+		case typ == TypeUptimeRestored:
+			return UptimeRestored{RegionalAlert{a, p.FailingRegions}}, nil
 		case typ == TypeUptimeUp:
 			return UptimeUp{a}, nil
 		case p.Reminder:

@@ -30,6 +30,7 @@ func everyEvent() []Event {
 	page := MailPage{ID: id1, Name: "Acme", Subdomain: "acme"}
 	return []Event{
 		UptimeDown{uptime}, UptimeReminder{uptime}, UptimeUp{uptime},
+		UptimeDegraded{RegionalAlert{uptime, []string{"cloud:eu-west-2"}}}, UptimeRestored{RegionalAlert{uptime, nil}},
 		HeartbeatDown{hb}, HeartbeatReminder{hb}, HeartbeatUp{hb},
 		IncidentStarted{inc}, IncidentUpdated{inc}, IncidentResolved{inc},
 		SubscriberConfirmation{OccurredAt: t0, StatusPage: page, SubscriberID: id2, Email: "a@example.com"},
@@ -69,7 +70,7 @@ func TestEventRoundTrip(t *testing.T) {
 		})
 		seen[reflect.TypeOf(ev)] = true
 	}
-	if len(seen) != 14 {
+	if len(seen) != 16 {
 		t.Fatalf("%d event types covered", len(seen))
 	}
 }

@@ -48,6 +48,10 @@ const (
 	// checks run from, for longer than the grace period; and one does again.
 	TypeRegionUnserved = "agent.region_unserved"
 	TypeRegionServed   = "agent.region_served"
+	// Regional degradation (Vantage extensions, docs/detection.md): a check stays UP while
+	// some of its regions fail; and none does any more.
+	TypeUptimeDegraded = "uptime.degraded"
+	TypeUptimeRestored = "uptime.restored"
 )
 
 // Check is the check an uptime alert is about, as it was when the alert was raised.
@@ -89,6 +93,20 @@ type UptimeReminder struct{ UptimeAlert }
 
 // UptimeUp: a check that was reported down is up again.
 type UptimeUp struct{ UptimeAlert }
+
+// RegionalAlert is what every regional degradation event says: the uptime alert, and the
+// regions that failed the last run of the streak (none on uptime.restored).
+type RegionalAlert struct {
+	UptimeAlert
+	FailingRegions []string
+}
+
+// UptimeDegraded: a check stayed UP while some of its regions failed, for its confirmation
+// period.
+type UptimeDegraded struct{ RegionalAlert }
+
+// UptimeRestored: a degraded check's regions all pass again.
+type UptimeRestored struct{ RegionalAlert }
 
 // HeartbeatAlert is what every heartbeat event says.
 type HeartbeatAlert struct {
@@ -260,6 +278,8 @@ func (SubscriberNotification) Type() string { return TypeSubscriberNotification 
 func (InvitationCreated) Type() string      { return TypeInvitationCreated }
 func (RegionUnserved) Type() string         { return TypeRegionUnserved }
 func (RegionServed) Type() string           { return TypeRegionServed }
+func (UptimeDegraded) Type() string         { return TypeUptimeDegraded }
+func (UptimeRestored) Type() string         { return TypeUptimeRestored }
 
 func (UptimeDown) event()             {}
 func (UptimeReminder) event()         {}
@@ -275,3 +295,5 @@ func (SubscriberNotification) event() {}
 func (InvitationCreated) event()      {}
 func (RegionUnserved) event()         {}
 func (RegionServed) event()           {}
+func (UptimeDegraded) event()         {}
+func (UptimeRestored) event()         {}

@@ -155,6 +155,9 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 		if err := copyResults(ctx, q, accepted); err != nil {
 			return err
 		}
+		if err := saveRegionResults(ctx, q, accepted); err != nil {
+			return err
+		}
 		stats.Stored = len(accepted)
 		if judge == nil {
 			return nil

@@ -81,6 +81,14 @@ CREATE TABLE public.check_daily_stats (
     CONSTRAINT check_daily_stats_check CHECK (((runs >= 0) AND (failed_runs >= 0) AND (failed_runs <= runs)))
 );
 
+CREATE TABLE public.check_degradations (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    since timestamp with time zone NOT NULL,
+    degraded boolean DEFAULT false NOT NULL,
+    failing_regions text[] DEFAULT '{}'::text[] NOT NULL
+);
+
 CREATE TABLE public.check_env_refs (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
@@ -93,6 +101,17 @@ CREATE TABLE public.check_incidents (
     check_id uuid NOT NULL,
     started_at timestamp with time zone NOT NULL,
     ended_at timestamp with time zone
+);
+
+CREATE TABLE public.check_regions (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    region text NOT NULL,
+    passing boolean NOT NULL,
+    checked_at timestamp with time zone NOT NULL,
+    result_id uuid NOT NULL,
+    response_time_ms integer,
+    result_summary text
 );
 
 CREATE TABLE public.check_results (
@@ -578,11 +597,17 @@ ALTER TABLE ONLY public.audit_events
 ALTER TABLE ONLY public.check_daily_stats
     ADD CONSTRAINT check_daily_stats_pkey PRIMARY KEY (check_id, day);
 
+ALTER TABLE ONLY public.check_degradations
+    ADD CONSTRAINT check_degradations_pkey PRIMARY KEY (check_id);
+
 ALTER TABLE ONLY public.check_env_refs
     ADD CONSTRAINT check_env_refs_pkey PRIMARY KEY (check_id, env_var_id);
 
 ALTER TABLE ONLY public.check_incidents
     ADD CONSTRAINT check_incidents_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.check_regions
+    ADD CONSTRAINT check_regions_pkey PRIMARY KEY (check_id, region);
 
 ALTER TABLE ONLY public.check_results
     ADD CONSTRAINT check_results_pkey PRIMARY KEY (check_id, checked_at, id);
@@ -838,6 +863,9 @@ ALTER TABLE ONLY public.audit_events
 ALTER TABLE ONLY public.check_daily_stats
     ADD CONSTRAINT check_daily_stats_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY public.check_degradations
+    ADD CONSTRAINT check_degradations_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.check_env_refs
     ADD CONSTRAINT check_env_refs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
@@ -846,6 +874,9 @@ ALTER TABLE ONLY public.check_env_refs
 
 ALTER TABLE ONLY public.check_incidents
     ADD CONSTRAINT check_incidents_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.check_regions
+    ADD CONSTRAINT check_regions_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

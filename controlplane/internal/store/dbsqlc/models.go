@@ -116,6 +116,14 @@ type CheckDailyStat struct {
 	FailedRuns int32
 }
 
+type CheckDegradation struct {
+	OrgID          uuid.UUID
+	CheckID        uuid.UUID
+	Since          time.Time
+	Degraded       bool
+	FailingRegions []string
+}
+
 type CheckEnvRef struct {
 	OrgID    uuid.UUID
 	CheckID  uuid.UUID
@@ -128,6 +136,17 @@ type CheckIncident struct {
 	CheckID   uuid.UUID
 	StartedAt time.Time
 	EndedAt   *time.Time
+}
+
+type CheckRegion struct {
+	OrgID          uuid.UUID
+	CheckID        uuid.UUID
+	Region         string
+	Passing        bool
+	CheckedAt      time.Time
+	ResultID       uuid.UUID
+	ResponseTimeMs *int32
+	ResultSummary  *string
 }
 
 type CheckResult struct {

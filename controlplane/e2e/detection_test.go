@@ -1,0 +1,204 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// regionalTarget answers 200 "ok", except to probes whose User-Agent names the failing region
+// ("Vantage/<version> (+region <region>)"), which get a 500: a target that fails for one region
+// only, told apart by the User-Agent every probe sends.
+type regionalTarget struct {
+	URL     string
+	failing atomic.Value // string: the region that gets 500s, "" for none
+}
+
+func newRegionalTarget(t *testing.T) *regionalTarget {
+	t.Helper()
+	rt := &regionalTarget{}
+	rt.failing.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f := rt.failing.Load().(string); f != "" && strings.Contains(r.UserAgent(), "(+region "+f+")") {
+			http.Error(w, "unhealthy here", http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	rt.URL = srv.URL + "/health"
+	return rt
+}
+
+// webhookSink records the event documents POSTed to it.
+type webhookSink struct {
+	URL  string
+	mu   sync.Mutex
+	docs []map[string]any
+}
+
+func newWebhookSink(t *testing.T) *webhookSink {
+	t.Helper()
+	ws := &webhookSink{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var doc map[string]any
+		if json.Unmarshal(b, &doc) == nil {
+			ws.mu.Lock()
+			ws.docs = append(ws.docs, doc)
+			ws.mu.Unlock()
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	ws.URL = srv.URL + "/hook"
+	return ws
+}
+
+// of returns the documents of type typ about check id.
+func (ws *webhookSink) of(typ string, id uuid.UUID) []map[string]any {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	var out []map[string]any
+	for _, d := range ws.docs {
+		data, _ := d["data"].(map[string]any)
+		c, _ := data["check"].(map[string]any)
+		if d["type"] == typ && c != nil && c["id"] == id.String() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+type checkRegionJSON struct {
+	Region        string  `json:"region"`
+	Status        string  `json:"status"`
+	LastCheckedAt *string `json:"last_checked_at"`
+	LastResult    *struct {
+		Passing bool `json:"passing"`
+	} `json:"last_result"`
+}
+
+func (s *stack) regions(t *testing.T, id uuid.UUID) map[string]string {
+	t.Helper()
+	var out []checkRegionJSON
+	s.mustCall(t, http.MethodGet, "/v1/checks/"+id.String()+"/regions", nil, &out)
+	m := map[string]string{}
+	for _, r := range out {
+		m[r.Region] = r.Status
+	}
+	return m
+}
+
+// TestRegionalDegradationAndQuorum: a target that fails only for cloud:eu-west-2 (told apart
+// by the probes' User-Agent). A check with the default quorum (majority of three) stays UP, its
+// regional view shows that region DOWN, its status-page component DEGRADED_PERFORMANCE, and
+// uptime.degraded is delivered once to its webhook; a check with quorum "any" on the same
+// target goes DOWN, one with quorum 2 stays UP. Once the region passes again uptime.restored
+// is delivered, and the "any" check is UP again.
+func TestRegionalDegradationAndQuorum(t *testing.T) {
+	parallel(t)
+	target := newRegionalTarget(t)
+	sink := newWebhookSink(t)
+	s := newStack(t)
+	s.startAgent(t, "agent-all", "all")
+	s.exec(t, `UPDATE organizations SET plan = 'paid'`)
+
+	const confirm, recovery = 4, 4
+	const bad = "cloud:eu-west-2"
+	regions := []string{"cloud:us-east-1", bad, "cloud:ap-southeast-2"}
+	newCheck := func(name string, quorum any) uuid.UUID {
+		body := map[string]any{"name": name, "url": target.URL, "test_regions": regions,
+			"confirmation_period_seconds": confirm, "recovery_period_seconds": recovery,
+			"reminder_alert_interval_minutes": -1, "timeout": 5000}
+		if quorum != nil {
+			body["region_quorum"] = quorum
+		}
+		id := s.createCheck(t, "/v1/checks", body)
+		s.setInterval(t, id, fastInterval)
+		return id
+	}
+	majority, anyQ, two := newCheck("majority", nil), newCheck("any", "any"), newCheck("two", 2)
+	s.mustCall(t, http.MethodPost, "/v1/webhooks", map[string]any{"url": sink.URL,
+		"events":    []string{"uptime.down", "uptime.up", "uptime.degraded", "uptime.restored"},
+		"check_ids": []string{majority.String(), anyQ.String()}}, nil)
+	var page struct {
+		ID string `json:"id"`
+	}
+	s.mustCall(t, http.MethodPost, "/v1/status_pages", map[string]any{"name": "Acme", "subdomain": "acme-" + randomHex(4)}, &page)
+	var comp struct {
+		ID string `json:"id"`
+	}
+	s.mustCall(t, http.MethodPost, "/v1/status_pages/"+page.ID+"/components", map[string]any{"name": "API"}, &comp)
+	s.mustCall(t, http.MethodPatch, "/v1/status_pages/"+page.ID+"/components/"+comp.ID,
+		map[string]any{"check_ids": []string{majority.String()}}, nil)
+	for _, id := range []uuid.UUID{majority, anyQ, two} {
+		s.waitStatus(t, id, "UP", 30*time.Second)
+	}
+
+	broke := time.Now()
+	target.failing.Store(bad)
+	seen := s.waitStatus(t, anyQ, "DOWN", fastInterval*time.Second+confirm*time.Second+slack)
+	t.Logf(`quorum "any": DOWN %s after one region broke; statuses %v`, time.Since(broke).Round(time.Millisecond), seen)
+	checkFor(t, fastInterval*time.Second+confirm*time.Second+slack, 200*time.Millisecond, func() error {
+		if n := len(sink.of("uptime.degraded", majority)); n != 1 {
+			return fmt.Errorf("uptime.degraded deliveries: %d, want 1", n)
+		}
+		return nil
+	})
+	t.Logf("uptime.degraded delivered %s after the region broke", time.Since(broke).Round(time.Millisecond))
+	for _, id := range []uuid.UUID{majority, two} {
+		if st, err := s.status(id); err != nil || st != "UP" {
+			t.Errorf("check %s with one failing region of three: %s (%v), want UP", id, st, err)
+		}
+	}
+	if got := s.regions(t, majority); got[bad] != "DOWN" || got["cloud:us-east-1"] != "UP" || got["cloud:ap-southeast-2"] != "UP" {
+		t.Errorf("regional view %v, want %s DOWN and the others UP", got, bad)
+	}
+	deg := sink.of("uptime.degraded", majority)[0]
+	data := deg["data"].(map[string]any)
+	if fr, _ := data["failing_regions"].([]any); len(fr) != 1 || fr[0] != bad {
+		t.Errorf("uptime.degraded failing_regions = %v, want [%s]", data["failing_regions"], bad)
+	}
+	if rs, _ := data["regions"].([]any); len(rs) != 3 {
+		t.Errorf("uptime.degraded regions = %v, want the three regions", data["regions"])
+	}
+	checkFor(t, 30*time.Second, 250*time.Millisecond, func() error {
+		if n := s.count(t, `SELECT count(*) FROM status_page_components WHERE id = $1 AND status = 'DEGRADED_PERFORMANCE'`, comp.ID); n != 1 {
+			return fmt.Errorf("component of the degraded check is not DEGRADED_PERFORMANCE")
+		}
+		return nil
+	})
+	if n := len(sink.of("uptime.down", majority)); n != 0 {
+		t.Errorf("uptime.down for the majority check: %d, want none", n)
+	}
+
+	healed := time.Now()
+	target.failing.Store("")
+	checkFor(t, fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+		if n := len(sink.of("uptime.restored", majority)); n != 1 {
+			return fmt.Errorf("uptime.restored deliveries: %d, want 1", n)
+		}
+		return nil
+	})
+	t.Logf("uptime.restored delivered %s after the region healed", time.Since(healed).Round(time.Millisecond))
+	s.waitStatus(t, anyQ, "UP", fastInterval*time.Second+recovery*time.Second+slack)
+	if n := len(sink.of("uptime.degraded", majority)); n != 1 {
+		t.Errorf("uptime.degraded deliveries after recovery: %d, want still 1", n)
+	}
+	if got := s.regions(t, majority); got[bad] != "UP" {
+		t.Errorf("regional view after recovery %v, want %s UP", got, bad)
+	}
+	if n := len(sink.of("uptime.degraded", anyQ)); n != 0 {
+		t.Errorf(`uptime.degraded for the "any" check (it went DOWN instead): %d, want none`, n)
+	}
+}
