@@ -35,6 +35,9 @@ func routes(r *gin.Engine, d Deps) {
 	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
 	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: 90-screenshots.json
 	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: detection.yaml
+	slaReports := newSLAHandler(d)
+	c.GET("/:check_id/sla", slaReports.check) // extension: detection.yaml
+	authed.Group("/reports", area(auth.UptimeChecks), resource("check")).GET("/sla", slaReports.org)
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
 		typed := c.Group(seg, resource(kindNoun[k]))

@@ -771,6 +771,8 @@ CREATE INDEX check_incidents_check ON public.check_incidents USING btree (check_
 
 CREATE UNIQUE INDEX check_incidents_one_open ON public.check_incidents USING btree (check_id) WHERE (ended_at IS NULL);
 
+CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org_id, started_at);
+
 CREATE INDEX check_runs_deadline ON public.check_runs USING btree (deadline);
 
 CREATE INDEX checks_org ON public.checks USING btree (org_id, created_at DESC, id DESC);

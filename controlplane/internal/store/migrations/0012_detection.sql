@@ -28,3 +28,6 @@ CREATE TABLE IF NOT EXISTS check_degradations (
     failing_regions text[]      NOT NULL DEFAULT '{}',
     FOREIGN KEY (org_id, check_id) REFERENCES checks (org_id, id) ON DELETE CASCADE
 );
+
+-- SLA reports of an organization read its incidents by time.
+CREATE INDEX IF NOT EXISTS check_incidents_org_time ON check_incidents (org_id, started_at);
