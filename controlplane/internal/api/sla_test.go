@@ -107,6 +107,24 @@ func TestSLAReports(t *testing.T) {
 	}
 	r = h.do(http.MethodGet, "/v1/checks/00000000-0000-7000-8000-000000000000/sla?"+q.Encode(), h.tokenA, nil)
 	expectStatus(t, r, http.StatusNotFound)
+	// Whole months come from the monthly counters (kept by triggers), the edges from the daily
+	// ones: December 15 to March 2 counts January 2 and March 1.
+	r = h.do(http.MethodGet, "/v1/reports/sla?from=2025-12-15T00:00:00Z&to=2026-03-01T12:00:00Z", h.tokenA, nil)
+	expectStatus(t, r, http.StatusOK)
+	for _, c := range r.Result()["checks"].([]any) {
+		c := c.(map[string]any)
+		if c["check_id"] == id && (c["runs"] != 107.0 || c["failed_runs"] != 10.0) {
+			t.Errorf("runs over whole months and edges = %v/%v, want 107/10", c["runs"], c["failed_runs"])
+		}
+	}
+	exec(`UPDATE check_daily_stats SET runs = runs + 1 WHERE check_id = $1 AND day = '2026-01-02'`, id)
+	r = h.do(http.MethodGet, "/v1/reports/sla?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z", h.tokenA, nil)
+	for _, c := range r.Result()["checks"].([]any) {
+		c := c.(map[string]any)
+		if c["check_id"] == id && c["runs"] != 101.0 {
+			t.Errorf("January runs after an update of a day = %v, want 101", c["runs"])
+		}
+	}
 	// Thirteen months exactly is accepted.
 	r = h.do(http.MethodGet, "/v1/reports/sla?from=2026-01-31T00:00:00Z&to=2027-02-28T00:00:00Z", h.tokenA, nil)
 	expectStatus(t, r, http.StatusOK)

@@ -1,3 +1,26 @@
+CREATE FUNCTION public.check_monthly_stats_apply() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
+        SELECT org_id, check_id, date_trunc('month', day)::date, sum(runs), sum(failed_runs)
+        FROM new_rows GROUP BY 1, 2, 3
+        ON CONFLICT (check_id, month) DO UPDATE SET runs = m.runs + excluded.runs,
+            failed_runs = m.failed_runs + excluded.failed_runs;
+    ELSE
+        INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
+        SELECT org_id, check_id, date_trunc('month', day)::date, sum(runs), sum(failed_runs)
+        FROM (SELECT org_id, check_id, day, runs, failed_runs FROM new_rows
+              UNION ALL
+              SELECT org_id, check_id, day, -runs, -failed_runs FROM old_rows) d
+        GROUP BY 1, 2, 3
+        ON CONFLICT (check_id, month) DO UPDATE SET runs = m.runs + excluded.runs,
+            failed_runs = m.failed_runs + excluded.failed_runs;
+    END IF;
+    RETURN NULL;
+END $$;
+
 CREATE FUNCTION public.outbox_notify() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -101,6 +124,14 @@ CREATE TABLE public.check_incidents (
     check_id uuid NOT NULL,
     started_at timestamp with time zone NOT NULL,
     ended_at timestamp with time zone
+);
+
+CREATE TABLE public.check_monthly_stats (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    month date NOT NULL,
+    runs bigint DEFAULT 0 NOT NULL,
+    failed_runs bigint DEFAULT 0 NOT NULL
 );
 
 CREATE TABLE public.check_regions (
@@ -606,6 +637,9 @@ ALTER TABLE ONLY public.check_env_refs
 ALTER TABLE ONLY public.check_incidents
     ADD CONSTRAINT check_incidents_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.check_monthly_stats
+    ADD CONSTRAINT check_monthly_stats_pkey PRIMARY KEY (check_id, month);
+
 ALTER TABLE ONLY public.check_regions
     ADD CONSTRAINT check_regions_pkey PRIMARY KEY (check_id, region);
 
@@ -765,6 +799,8 @@ CREATE INDEX api_tokens_org ON public.api_tokens USING btree (org_id, created_at
 
 CREATE INDEX audit_events_org ON public.audit_events USING btree (org_id, created_at DESC, id DESC);
 
+CREATE INDEX check_daily_stats_org_day ON public.check_daily_stats USING btree (org_id, day);
+
 CREATE INDEX check_env_refs_var ON public.check_env_refs USING btree (env_var_id);
 
 CREATE INDEX check_incidents_check ON public.check_incidents USING btree (check_id, started_at DESC, id DESC);
@@ -772,6 +808,8 @@ CREATE INDEX check_incidents_check ON public.check_incidents USING btree (check_
 CREATE UNIQUE INDEX check_incidents_one_open ON public.check_incidents USING btree (check_id) WHERE (ended_at IS NULL);
 
 CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org_id, started_at);
+
+CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month);
 
 CREATE INDEX check_runs_deadline ON public.check_runs USING btree (deadline);
 
@@ -851,6 +889,10 @@ ALTER INDEX public.check_results_pkey ATTACH PARTITION public.check_results_defa
 
 ALTER INDEX public.ingest_dedupe_pkey ATTACH PARTITION public.ingest_dedupe_default_pkey;
 
+CREATE TRIGGER check_daily_stats_monthly_insert AFTER INSERT ON public.check_daily_stats REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
+
+CREATE TRIGGER check_daily_stats_monthly_update AFTER UPDATE ON public.check_daily_stats REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
+
 CREATE TRIGGER outbox_notify AFTER INSERT ON public.outbox FOR EACH STATEMENT EXECUTE FUNCTION public.outbox_notify();
 
 ALTER TABLE ONLY public.access_tokens
@@ -876,6 +918,9 @@ ALTER TABLE ONLY public.check_env_refs
 
 ALTER TABLE ONLY public.check_incidents
     ADD CONSTRAINT check_incidents_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.check_monthly_stats
+    ADD CONSTRAINT check_monthly_stats_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_regions
     ADD CONSTRAINT check_regions_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

@@ -46,18 +46,13 @@ func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, 
 	if scope.CheckID != nil && len(checks) == 0 {
 		return nil, ErrNotFound
 	}
-	incidents, err := q.SLAIncidents(ctx, dbsqlc.SLAIncidentsParams{OrgID: orgID, FromTime: from, ToTime: to, CheckID: scope.CheckID})
+	incidents, runs, err := s.slaFacts(ctx, orgID, scope, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sla incidents: %w", err)
+		return nil, err
 	}
 	windows, err := q.SLAWindows(ctx, dbsqlc.SLAWindowsParams{OrgID: orgID, CheckID: scope.CheckID})
 	if err != nil {
 		return nil, fmt.Errorf("sla maintenance windows: %w", err)
-	}
-	rollups, err := q.SLARollups(ctx, dbsqlc.SLARollupsParams{OrgID: orgID, CheckID: scope.CheckID,
-		FromDay: from.UTC().Truncate(24 * time.Hour), ToDay: to.Add(-time.Nanosecond).UTC().Truncate(24 * time.Hour)})
-	if err != nil {
-		return nil, fmt.Errorf("sla rollups: %w", err)
 	}
 	incOf := map[uuid.UUID][]sla.Incident{}
 	for _, i := range incidents {
@@ -71,10 +66,6 @@ func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, 
 	for _, w := range windows {
 		winOf[w.CheckID] = append(winOf[w.CheckID], windowRef{w.ID, schedule(w.StartDate, int(w.DurationMinutes), w.Timezone, w.DaysOfWeek, true)})
 	}
-	runsOf := make(map[uuid.UUID]dbsqlc.SLARollupsRow, len(rollups))
-	for _, r := range rollups {
-		runsOf[r.CheckID] = r
-	}
 	now := s.now()
 	out := make([]SLACheck, len(checks))
 	for i, c := range checks {
@@ -84,8 +75,54 @@ func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, 
 			in.Windows = append(in.Windows, w.w)
 			ids = append(ids, w.id)
 		}
-		r := runsOf[c.ID]
-		out[i] = SLACheck{CheckID: c.ID, Name: c.Name, Report: sla.Compute(in), Runs: r.Runs, FailedRuns: r.FailedRuns, Windows: ids}
+		r := runs[c.ID]
+		out[i] = SLACheck{CheckID: c.ID, Name: c.Name, Report: sla.Compute(in), Runs: r[0], FailedRuns: r[1], Windows: ids}
 	}
 	return out, nil
+}
+
+// slaFacts reads the incidents overlapping [from, to) and the run counters of the UTC days it
+// touches: one check's from its own indexes, an organization's by organization, whole months
+// from the monthly counters and the days outside them from the daily ones.
+func (s *Store) slaFacts(ctx context.Context, orgID uuid.UUID, scope SLAScope, from, to time.Time) ([]dbsqlc.SLAOrgIncidentsRow, map[uuid.UUID][2]int64, error) {
+	q := s.q
+	fromDay := from.UTC().Truncate(24 * time.Hour)
+	toDay := to.Add(-time.Nanosecond).UTC().Truncate(24 * time.Hour).AddDate(0, 0, 1) // exclusive
+	runs := map[uuid.UUID][2]int64{}
+	if id := scope.CheckID; id != nil {
+		rows, err := q.SLACheckIncidents(ctx, dbsqlc.SLACheckIncidentsParams{OrgID: orgID, CheckID: *id, FromTime: from, ToTime: to})
+		if err != nil {
+			return nil, nil, fmt.Errorf("sla incidents: %w", err)
+		}
+		incs := make([]dbsqlc.SLAOrgIncidentsRow, len(rows))
+		for i, r := range rows {
+			incs[i] = dbsqlc.SLAOrgIncidentsRow(r)
+		}
+		r, err := q.SLACheckRuns(ctx, dbsqlc.SLACheckRunsParams{OrgID: orgID, CheckID: *id, FromDay: fromDay, ToDay: toDay})
+		if err != nil {
+			return nil, nil, fmt.Errorf("sla run counters: %w", err)
+		}
+		runs[*id] = [2]int64{r.Runs, r.FailedRuns}
+		return incs, runs, nil
+	}
+	incs, err := q.SLAOrgIncidents(ctx, dbsqlc.SLAOrgIncidentsParams{OrgID: orgID, FromTime: from, ToTime: to})
+	if err != nil {
+		return nil, nil, fmt.Errorf("sla incidents: %w", err)
+	}
+	fullFrom := time.Date(fromDay.Year(), fromDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if fullFrom.Before(fromDay) {
+		fullFrom = fullFrom.AddDate(0, 1, 0)
+	}
+	fullTo := time.Date(toDay.Year(), toDay.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if !fullFrom.Before(fullTo) {
+		fullFrom, fullTo = fromDay, fromDay // no whole month: every day from the daily counters
+	}
+	rows, err := q.SLAOrgRuns(ctx, dbsqlc.SLAOrgRunsParams{OrgID: orgID, FullFrom: fullFrom, FullTo: fullTo, FromDay: fromDay, ToDay: toDay})
+	if err != nil {
+		return nil, nil, fmt.Errorf("sla run counters: %w", err)
+	}
+	for _, r := range rows {
+		runs[r.CheckID] = [2]int64{r.Runs, r.FailedRuns}
+	}
+	return incs, runs, nil
 }

@@ -138,6 +138,14 @@ type CheckIncident struct {
 	EndedAt   *time.Time
 }
 
+type CheckMonthlyStat struct {
+	OrgID      uuid.UUID
+	CheckID    uuid.UUID
+	Month      time.Time
+	Runs       int64
+	FailedRuns int64
+}
+
 type CheckRegion struct {
 	OrgID          uuid.UUID
 	CheckID        uuid.UUID

@@ -12,6 +12,80 @@ import (
 	"github.com/google/uuid"
 )
 
+const sLACheckIncidents = `-- name: SLACheckIncidents :many
+SELECT i.check_id, i.started_at, i.ended_at FROM check_incidents i
+WHERE i.check_id = $1 AND i.org_id = $2 AND i.started_at < $3
+  AND (i.ended_at IS NULL OR i.ended_at > $4::timestamptz)
+`
+
+type SLACheckIncidentsParams struct {
+	CheckID  uuid.UUID
+	OrgID    uuid.UUID
+	ToTime   time.Time
+	FromTime time.Time
+}
+
+type SLACheckIncidentsRow struct {
+	CheckID   uuid.UUID
+	StartedAt time.Time
+	EndedAt   *time.Time
+}
+
+func (q *Queries) SLACheckIncidents(ctx context.Context, arg SLACheckIncidentsParams) ([]SLACheckIncidentsRow, error) {
+	rows, err := q.db.Query(ctx, sLACheckIncidents,
+		arg.CheckID,
+		arg.OrgID,
+		arg.ToTime,
+		arg.FromTime,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SLACheckIncidentsRow{}
+	for rows.Next() {
+		var i SLACheckIncidentsRow
+		if err := rows.Scan(&i.CheckID, &i.StartedAt, &i.EndedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sLACheckRuns = `-- name: SLACheckRuns :one
+SELECT coalesce(sum(d.runs), 0)::bigint AS runs, coalesce(sum(d.failed_runs), 0)::bigint AS failed_runs
+FROM check_daily_stats d
+WHERE d.check_id = $1 AND d.org_id = $2 AND d.day >= $3::date AND d.day < $4::date
+`
+
+type SLACheckRunsParams struct {
+	CheckID uuid.UUID
+	OrgID   uuid.UUID
+	FromDay time.Time
+	ToDay   time.Time
+}
+
+type SLACheckRunsRow struct {
+	Runs       int64
+	FailedRuns int64
+}
+
+func (q *Queries) SLACheckRuns(ctx context.Context, arg SLACheckRunsParams) (SLACheckRunsRow, error) {
+	row := q.db.QueryRow(ctx, sLACheckRuns,
+		arg.CheckID,
+		arg.OrgID,
+		arg.FromDay,
+		arg.ToDay,
+	)
+	var i SLACheckRunsRow
+	err := row.Scan(&i.Runs, &i.FailedRuns)
+	return i, err
+}
+
 const sLAChecks = `-- name: SLAChecks :many
 
 SELECT c.id, c.name, c.created_at FROM checks c
@@ -35,9 +109,11 @@ type SLAChecksRow struct {
 	CreatedAt time.Time
 }
 
-// SLA reports (docs/detection.md): incidents, maintenance windows and daily rollups of the
-// checks of a report, never raw results. @check_id NULL: every check of the organization (in
-// @project_id when given, Unassigned when @unassigned).
+// SLA reports (docs/detection.md): incidents, maintenance windows and run counters of the
+// checks of a report, never raw results. One check's report has queries of its own, on the
+// check's indexes; an organization's reads by organization.
+// @check_id NULL: every check of the organization (in @project_id when given, Unassigned when
+// @unassigned).
 func (q *Queries) SLAChecks(ctx context.Context, arg SLAChecksParams) ([]SLAChecksRow, error) {
 	rows, err := q.db.Query(ctx, sLAChecks,
 		arg.OrgID,
@@ -63,40 +139,33 @@ func (q *Queries) SLAChecks(ctx context.Context, arg SLAChecksParams) ([]SLAChec
 	return items, nil
 }
 
-const sLAIncidents = `-- name: SLAIncidents :many
+const sLAOrgIncidents = `-- name: SLAOrgIncidents :many
 SELECT i.check_id, i.started_at, i.ended_at FROM check_incidents i
 WHERE i.org_id = $1 AND i.started_at < $2
   AND (i.ended_at IS NULL OR i.ended_at > $3::timestamptz)
-  AND ($4::uuid IS NULL OR i.check_id = $4::uuid)
 `
 
-type SLAIncidentsParams struct {
+type SLAOrgIncidentsParams struct {
 	OrgID    uuid.UUID
 	ToTime   time.Time
 	FromTime time.Time
-	CheckID  *uuid.UUID
 }
 
-type SLAIncidentsRow struct {
+type SLAOrgIncidentsRow struct {
 	CheckID   uuid.UUID
 	StartedAt time.Time
 	EndedAt   *time.Time
 }
 
-func (q *Queries) SLAIncidents(ctx context.Context, arg SLAIncidentsParams) ([]SLAIncidentsRow, error) {
-	rows, err := q.db.Query(ctx, sLAIncidents,
-		arg.OrgID,
-		arg.ToTime,
-		arg.FromTime,
-		arg.CheckID,
-	)
+func (q *Queries) SLAOrgIncidents(ctx context.Context, arg SLAOrgIncidentsParams) ([]SLAOrgIncidentsRow, error) {
+	rows, err := q.db.Query(ctx, sLAOrgIncidents, arg.OrgID, arg.ToTime, arg.FromTime)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SLAIncidentsRow{}
+	items := []SLAOrgIncidentsRow{}
 	for rows.Next() {
-		var i SLAIncidentsRow
+		var i SLAOrgIncidentsRow
 		if err := rows.Scan(&i.CheckID, &i.StartedAt, &i.EndedAt); err != nil {
 			return nil, err
 		}
@@ -108,41 +177,48 @@ func (q *Queries) SLAIncidents(ctx context.Context, arg SLAIncidentsParams) ([]S
 	return items, nil
 }
 
-const sLARollups = `-- name: SLARollups :many
-SELECT s.check_id, sum(s.runs)::bigint AS runs, sum(s.failed_runs)::bigint AS failed_runs
-FROM check_daily_stats s
-WHERE s.org_id = $1 AND s.day >= $2::date AND s.day <= $3::date
-  AND ($4::uuid IS NULL OR s.check_id = $4::uuid)
-GROUP BY s.check_id
+const sLAOrgRuns = `-- name: SLAOrgRuns :many
+SELECT x.check_id, sum(x.runs)::bigint AS runs, sum(x.failed_runs)::bigint AS failed_runs FROM (
+    SELECT m.check_id, m.runs, m.failed_runs FROM check_monthly_stats m
+    WHERE m.org_id = $1 AND m.month >= $2::date AND m.month < $3::date
+    UNION ALL
+    SELECT d.check_id, d.runs::bigint, d.failed_runs::bigint FROM check_daily_stats d
+    WHERE d.org_id = $1 AND d.day >= $4::date AND d.day < $5::date
+      AND (d.day < $2::date OR d.day >= $3::date)) x
+GROUP BY x.check_id
 `
 
-type SLARollupsParams struct {
-	OrgID   uuid.UUID
-	FromDay time.Time
-	ToDay   time.Time
-	CheckID *uuid.UUID
+type SLAOrgRunsParams struct {
+	OrgID    uuid.UUID
+	FullFrom time.Time
+	FullTo   time.Time
+	FromDay  time.Time
+	ToDay    time.Time
 }
 
-type SLARollupsRow struct {
+type SLAOrgRunsRow struct {
 	CheckID    uuid.UUID
 	Runs       int64
 	FailedRuns int64
 }
 
-func (q *Queries) SLARollups(ctx context.Context, arg SLARollupsParams) ([]SLARollupsRow, error) {
-	rows, err := q.db.Query(ctx, sLARollups,
+// Whole months in [@full_from, @full_to) from the monthly counters, the days of [@from_day,
+// @to_day) outside them from the daily ones.
+func (q *Queries) SLAOrgRuns(ctx context.Context, arg SLAOrgRunsParams) ([]SLAOrgRunsRow, error) {
+	rows, err := q.db.Query(ctx, sLAOrgRuns,
 		arg.OrgID,
+		arg.FullFrom,
+		arg.FullTo,
 		arg.FromDay,
 		arg.ToDay,
-		arg.CheckID,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SLARollupsRow{}
+	items := []SLAOrgRunsRow{}
 	for rows.Next() {
-		var i SLARollupsRow
+		var i SLAOrgRunsRow
 		if err := rows.Scan(&i.CheckID, &i.Runs, &i.FailedRuns); err != nil {
 			return nil, err
 		}
