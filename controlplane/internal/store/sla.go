@@ -87,7 +87,7 @@ func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, 
 func (s *Store) slaFacts(ctx context.Context, orgID uuid.UUID, scope SLAScope, from, to time.Time) ([]dbsqlc.SLAOrgIncidentsRow, map[uuid.UUID][2]int64, error) {
 	q := s.q
 	fromDay := from.UTC().Truncate(24 * time.Hour)
-	toDay := to.Add(-time.Nanosecond).UTC().Truncate(24 * time.Hour).AddDate(0, 0, 1) // exclusive
+	toDay := to.Add(-time.Nanosecond).UTC().Truncate(24*time.Hour).AddDate(0, 0, 1) // exclusive
 	runs := map[uuid.UUID][2]int64{}
 	if id := scope.CheckID; id != nil {
 		rows, err := q.SLACheckIncidents(ctx, dbsqlc.SLACheckIncidentsParams{OrgID: orgID, CheckID: *id, FromTime: from, ToTime: to})
