@@ -202,3 +202,80 @@ func TestRegionalDegradationAndQuorum(t *testing.T) {
 		t.Errorf(`uptime.degraded for the "any" check (it went DOWN instead): %d, want none`, n)
 	}
 }
+
+// TestDependencies: a parent check and two children that depend on it. The targets of both
+// break: the parent goes DOWN and alerts once; the children go DOWN with their incidents marked
+// caused by the parent and no alert. The parent's target heals while the children's does not:
+// the children, still DOWN, alert then; once their target heals they alert UP.
+func TestDependencies(t *testing.T) {
+	parallel(t)
+	parentTarget, childTarget := newHTTPTarget(t, true), newHTTPTarget(t, true)
+	sink := newWebhookSink(t)
+	s := newStack(t)
+	s.startAgent(t, "agent-all", "all")
+	s.exec(t, `UPDATE organizations SET plan = 'paid'`)
+	regions := []string{"cloud:us-east-1", "cloud:eu-west-2"}
+	newCheck := func(name, url string, confirm int, deps []string) uuid.UUID {
+		id := s.createCheck(t, "/v1/checks", map[string]any{"name": name, "url": url, "test_regions": regions,
+			"confirmation_period_seconds": confirm, "recovery_period_seconds": 2, "reminder_alert_interval_minutes": -1,
+			"timeout": 5000, "depends_on": deps})
+		s.setInterval(t, id, fastInterval)
+		return id
+	}
+	parent := newCheck("database", parentTarget.URL, 2, []string{})
+	// The children confirm for longer, so that the parent is DOWN before they are.
+	children := []uuid.UUID{newCheck("api", childTarget.URL, 8, []string{parent.String()}),
+		newCheck("web", childTarget.URL, 8, []string{parent.String()})}
+	all := append([]string{parent.String()}, children[0].String(), children[1].String())
+	s.mustCall(t, http.MethodPost, "/v1/webhooks", map[string]any{"url": sink.URL,
+		"events": []string{"uptime.down", "uptime.up"}, "check_ids": all}, nil)
+	// A cycle is a 400.
+	if code, body, err := s.do(http.MethodPatch, "/v1/checks/"+parent.String(), map[string]any{"depends_on": []string{children[0].String()}}); err != nil || code != http.StatusBadRequest {
+		t.Errorf("a dependency cycle: %d %s %v, want 400", code, body, err)
+	}
+	for _, id := range append([]uuid.UUID{parent}, children...) {
+		s.waitStatus(t, id, "UP", 30*time.Second)
+	}
+
+	parentTarget.healthy.Store(false)
+	childTarget.healthy.Store(false)
+	s.waitStatus(t, parent, "DOWN", fastInterval*time.Second+2*time.Second+slack)
+	for _, c := range children {
+		s.waitStatus(t, c, "DOWN", fastInterval*time.Second+8*time.Second+slack)
+		if n := s.count(t, `SELECT count(*) FROM check_incidents WHERE check_id = $1 AND ended_at IS NULL AND caused_by = $2`, c, parent); n != 1 {
+			t.Errorf("child %s: its open incident is not marked caused by the parent", c)
+		}
+	}
+	time.Sleep(3 * time.Second) // deliveries of anything that was queued
+	if n := len(sink.of("uptime.down", parent)); n != 1 {
+		t.Errorf("uptime.down of the parent: %d deliveries, want 1", n)
+	}
+	for _, c := range children {
+		if n := len(sink.of("uptime.down", c)); n != 0 {
+			t.Errorf("uptime.down of child %s while the parent is DOWN: %d deliveries, want none", c, n)
+		}
+	}
+
+	parentTarget.healthy.Store(true)
+	s.waitStatus(t, parent, "UP", fastInterval*time.Second+2*time.Second+slack)
+	checkFor(t, fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+		for _, c := range children {
+			if n := len(sink.of("uptime.down", c)); n != 1 {
+				return fmt.Errorf("uptime.down of child %s still DOWN after the parent recovered: %d deliveries, want 1", c, n)
+			}
+		}
+		return nil
+	})
+	childTarget.healthy.Store(true)
+	for _, c := range children {
+		s.waitStatus(t, c, "UP", fastInterval*time.Second+2*time.Second+slack)
+	}
+	checkFor(t, slack, 200*time.Millisecond, func() error {
+		for _, c := range children {
+			if n := len(sink.of("uptime.up", c)); n != 1 {
+				return fmt.Errorf("uptime.up of child %s: %d deliveries, want 1", c, n)
+			}
+		}
+		return nil
+	})
+}

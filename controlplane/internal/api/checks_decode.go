@@ -131,6 +131,7 @@ func decodeCommon(o *object, s *check.Spec, required func(string) bool) {
 		s.TimeoutMs = v
 	}
 	decodeQuorum(o, s)
+	setValue(o, "depends_on", &s.DependsOn)
 }
 
 // decodeQuorum reads region_quorum (an extension): a string or an integer, so it is decoded

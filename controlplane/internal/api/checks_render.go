@@ -25,6 +25,7 @@ type checkCommonJSON struct {
 	AlertPriority                string       `json:"alert_priority"`
 	TestRegions                  []string     `json:"test_regions"`
 	RegionQuorum                 check.Quorum `json:"region_quorum"` // extension (docs/detection.md)
+	DependsOn                    []string     `json:"depends_on"`    // extension (docs/detection.md)
 	check.Alerts
 	CheckType  string            `json:"check_type"`
 	Version    *string           `json:"version"`
@@ -87,6 +88,10 @@ func renderCheck(c store.Check, withScript bool) any {
 	if regions == nil {
 		regions = []string{}
 	}
+	deps := s.DependsOn
+	if deps == nil {
+		deps = []string{}
+	}
 	version := s.Version
 	if version == nil && s.Kind != check.Uptime {
 		if v := check.DefaultVersion(s.Kind); v != "" {
@@ -106,6 +111,7 @@ func renderCheck(c store.Check, withScript bool) any {
 		AlertPriority:                s.AlertPriority,
 		TestRegions:                  regions,
 		RegionQuorum:                 s.RegionQuorum,
+		DependsOn:                    deps,
 		Alerts:                       alerts,
 		CheckType:                    string(s.Kind),
 		Version:                      version,

@@ -32,6 +32,8 @@ type checkEval struct {
 	// maintenance: the check is inside an active maintenance window (alerts are held back).
 	maintenance bool
 	regional    Regional // regional degradation (regional.go)
+	// downDeps are the check's dependencies DOWN at the last failing verdict (dependencies.go).
+	downDeps []uuid.UUID
 }
 
 func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
@@ -43,6 +45,9 @@ func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
 	}
 	policy := policyOf(ce.c)
 	policy.Muted = policy.Muted || ce.maintenance
+	if err := ce.dependencies(ctx, v, &policy); err != nil {
+		return err
+	}
 	next, effects := Step(ce.state, v, ce.now, policy)
 	ce.state, ce.lastRun = next, r.ScheduledAt
 	for _, fx := range effects {
@@ -64,6 +69,11 @@ func (ce *checkEval) effect(ctx context.Context, fx Effect) error {
 			return err
 		}
 		ce.incident, ce.known = &inc.ID, &inc
+		if len(ce.downDeps) > 0 {
+			if err := ce.tx.SetIncidentCause(ctx, c.OrgID, inc.ID, ce.downDeps[0]); err != nil {
+				return err
+			}
+		}
 	case EffectCloseIncident:
 		inc, ok, err := ce.tx.CloseIncident(ctx, c.OrgID, c.ID, fx.At)
 		if err != nil {

@@ -38,8 +38,9 @@ type Input struct {
 	CreatedAt time.Time
 	// Incidents are the check's incidents overlapping the period; End is nil while one is open.
 	Incidents []Incident
-	// Windows are the check's maintenance windows (disabled ones are never active).
-	Windows []recurrence.Window
+	// Maintenance are the occurrences of the check's maintenance windows (Occurrences) over
+	// at least the period, in any order; a report of many checks computes each window's once.
+	Maintenance []Interval
 }
 
 // Incident is one check incident.
@@ -74,7 +75,7 @@ func Compute(in Input) Report {
 		r.Availability = 100
 		return r
 	}
-	maint := Occurrences(in.Windows, start, end)
+	maint := clip(in.Maintenance, start, end)
 	r.Maintenance = total(maint)
 	r.Observed = end.Sub(start) - r.Maintenance
 	var outages []Interval
@@ -139,13 +140,23 @@ func availability(down, observed time.Duration) float64 {
 	return math.Round((1-float64(down)/float64(observed))*100*1e4) / 1e4
 }
 
-// Occurrences are the occurrences of the windows that overlap [start, end), clipped to it and
-// merged.
-func Occurrences(ws []recurrence.Window, start, end time.Time) []Interval {
+// Occurrences are the occurrences of the window that overlap [start, end).
+func Occurrences(w recurrence.Window, start, end time.Time) []Interval {
+	occ := recurrence.Occurrences(w, start, end)
+	out := make([]Interval, len(occ))
+	for i, o := range occ {
+		out[i] = Interval{o.Start, o.End}
+	}
+	return out
+}
+
+// clip is the intervals clipped to [start, end), merged.
+func clip(in []Interval, start, end time.Time) []Interval {
 	var out []Interval
-	for _, w := range ws {
-		for _, o := range recurrence.Occurrences(w, start, end) {
-			out = append(out, Interval{later(o.Start, start), earlier(o.End, end)})
+	for _, iv := range in {
+		s, e := later(iv.Start, start), earlier(iv.End, end)
+		if s.Before(e) {
+			out = append(out, Interval{s, e})
 		}
 	}
 	return union(out)

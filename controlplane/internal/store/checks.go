@@ -73,6 +73,7 @@ func (s *Store) checkOfRow(r dbsqlc.Check) (Check, error) {
 		ReminderAlertIntervalMinutes: intPtr(r.ReminderAlertIntervalMinutes),
 		TimeoutMs:                    intPtr(r.TimeoutMs),
 		RegionQuorum:                 check.Quorum(r.RegionQuorum),
+		DependsOn:                    uuidStrings(r.DependsOn),
 	}
 	sp := &c.Spec
 	if err := json.Unmarshal(r.Alerts, &sp.Alerts); err != nil {
@@ -103,11 +104,18 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 	if err != nil {
 		return c, err
 	}
+	deps, err := dependencyIDs(sp.DependsOn)
+	if err != nil {
+		return c, err
+	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockProjectForReference(ctx, tx, orgID, projectID); err != nil {
 			return err
 		}
 		q := s.q.WithTx(tx)
+		if err := checkDependencies(ctx, q, orgID, c.ID, deps); err != nil {
+			return err
+		}
 		if err := q.CreateCheck(ctx, dbsqlc.CreateCheckParams{
 			ID: c.ID, OrgID: orgID, ProjectID: projectID, CreatedAt: now,
 			Kind: string(sp.Kind), Name: sp.Name, TestInterval: int32(sp.TestInterval), TimeoutMs: int32Ptr(sp.TimeoutMs),
@@ -116,7 +124,7 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 			RecoveryPeriodSeconds:        int32(sp.RecoveryPeriodSeconds),
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
-			RegionQuorum: quorumColumn(sp.RegionQuorum),
+			RegionQuorum: quorumColumn(sp.RegionQuorum), DependsOn: uuidStrings(deps),
 		}); err != nil {
 			return fmt.Errorf("insert check: %w", err)
 		}
@@ -196,6 +204,13 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 			return err
 		}
 		sp := next.Spec
+		deps, err := dependencyIDs(sp.DependsOn)
+		if err != nil {
+			return err
+		}
+		if err := checkDependencies(ctx, q, orgID, id, deps); err != nil {
+			return err
+		}
 		next.UpdatedAt = s.now()
 		n, err := q.UpdateCheck(ctx, dbsqlc.UpdateCheckParams{
 			OrgID: orgID, ID: id, Paused: next.Paused, Muted: next.Muted, UpdatedAt: next.UpdatedAt,
@@ -205,7 +220,7 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 			RecoveryPeriodSeconds:        int32(sp.RecoveryPeriodSeconds),
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
-			RegionQuorum: quorumColumn(sp.RegionQuorum),
+			RegionQuorum: quorumColumn(sp.RegionQuorum), DependsOn: uuidStrings(deps),
 		})
 		if err != nil {
 			return fmt.Errorf("update check: %w", err)

@@ -123,7 +123,8 @@ CREATE TABLE public.check_incidents (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
     started_at timestamp with time zone NOT NULL,
-    ended_at timestamp with time zone
+    ended_at timestamp with time zone,
+    caused_by uuid
 );
 
 CREATE TABLE public.check_monthly_stats (
@@ -247,6 +248,7 @@ CREATE TABLE public.checks (
     spec jsonb DEFAULT '{}'::jsonb NOT NULL,
     url text GENERATED ALWAYS AS ((spec ->> 'url'::text)) STORED,
     region_quorum text DEFAULT 'majority'::text NOT NULL,
+    depends_on uuid[] DEFAULT '{}'::uuid[] NOT NULL,
     CONSTRAINT checks_alert_priority_check CHECK ((alert_priority = ANY (ARRAY['LOW'::text, 'HIGH'::text]))),
     CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/vantagehq/vantage/controlplane/internal/recurrence"
 	"github.com/vantagehq/vantage/controlplane/internal/sla"
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
@@ -58,13 +57,14 @@ func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, 
 	for _, i := range incidents {
 		incOf[i.CheckID] = append(incOf[i.CheckID], sla.Incident{Start: i.StartedAt, End: i.EndedAt})
 	}
-	type windowRef struct {
-		id uuid.UUID
-		w  recurrence.Window
-	}
-	winOf := map[uuid.UUID][]windowRef{}
+	// Each window's occurrences are computed once, however many checks it lists.
+	occurrences := map[uuid.UUID][]sla.Interval{}
+	winOf := map[uuid.UUID][]uuid.UUID{}
 	for _, w := range windows {
-		winOf[w.CheckID] = append(winOf[w.CheckID], windowRef{w.ID, schedule(w.StartDate, int(w.DurationMinutes), w.Timezone, w.DaysOfWeek, true)})
+		if _, done := occurrences[w.ID]; !done {
+			occurrences[w.ID] = sla.Occurrences(schedule(w.StartDate, int(w.DurationMinutes), w.Timezone, w.DaysOfWeek, true), from, to)
+		}
+		winOf[w.CheckID] = append(winOf[w.CheckID], w.ID)
 	}
 	now := s.now()
 	out := make([]SLACheck, len(checks))
@@ -72,8 +72,8 @@ func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, 
 		in := sla.Input{From: from, To: to, Now: now, CreatedAt: c.CreatedAt, Incidents: incOf[c.ID]}
 		ids := []uuid.UUID{}
 		for _, w := range winOf[c.ID] {
-			in.Windows = append(in.Windows, w.w)
-			ids = append(ids, w.id)
+			in.Maintenance = append(in.Maintenance, occurrences[w]...)
+			ids = append(ids, w)
 		}
 		r := runs[c.ID]
 		out[i] = SLACheck{CheckID: c.ID, Name: c.Name, Report: sla.Compute(in), Runs: r[0], FailedRuns: r[1], Windows: ids}

@@ -159,10 +159,10 @@ const createCheck = `-- name: CreateCheck :exec
 
 INSERT INTO checks (id, org_id, project_id, kind, name, test_interval, timeout_ms, test_regions,
     alert_priority, confirmation_period_seconds, recovery_period_seconds,
-    reminder_alert_interval_minutes, alerts, spec, auth_password_enc, region_quorum, created_at, updated_at)
+    reminder_alert_interval_minutes, alerts, spec, auth_password_enc, region_quorum, depends_on, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
     $9, $10, $11,
-    $12, $13, $14, $15, $16, $17, $17)
+    $12, $13, $14, $15, $16, coalesce($17::text[], '{}')::uuid[], $18, $18)
 `
 
 type CreateCheckParams struct {
@@ -182,6 +182,7 @@ type CreateCheckParams struct {
 	Spec                         json.RawMessage
 	AuthPasswordEnc              []byte
 	RegionQuorum                 string
+	DependsOn                    []string
 	CreatedAt                    time.Time
 }
 
@@ -206,6 +207,7 @@ func (q *Queries) CreateCheck(ctx context.Context, arg CreateCheckParams) error 
 		arg.Spec,
 		arg.AuthPasswordEnc,
 		arg.RegionQuorum,
+		arg.DependsOn,
 		arg.CreatedAt,
 	)
 	return err
@@ -236,7 +238,7 @@ func (q *Queries) DeleteCheck(ctx context.Context, arg DeleteCheckParams) (Delet
 }
 
 const getCheck = `-- name: GetCheck :one
-SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.last_run_at, c.spec, c.url, c.region_quorum,
+SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.last_run_at, c.spec, c.url, c.region_quorum, c.depends_on,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
@@ -292,6 +294,7 @@ func (q *Queries) GetCheck(ctx context.Context, arg GetCheckParams) (GetCheckRow
 		&i.Check.Spec,
 		&i.Check.Url,
 		&i.Check.RegionQuorum,
+		&i.Check.DependsOn,
 		&i.MaintenanceWindows,
 	)
 	return i, err
@@ -474,7 +477,7 @@ func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecks
 }
 
 const lockCheck = `-- name: LockCheck :one
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.last_run_at, checks.spec, checks.url, checks.region_quorum FROM checks WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.last_run_at, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockCheckParams struct {
@@ -520,6 +523,7 @@ func (q *Queries) LockCheck(ctx context.Context, arg LockCheckParams) (LockCheck
 		&i.Check.Spec,
 		&i.Check.Url,
 		&i.Check.RegionQuorum,
+		&i.Check.DependsOn,
 	)
 	return i, err
 }
@@ -652,8 +656,9 @@ UPDATE checks SET
     confirmation_period_seconds = $10,
     recovery_period_seconds = $11,
     reminder_alert_interval_minutes = $12, alerts = $13,
-    spec = $14, auth_password_enc = $15, region_quorum = $16
-WHERE org_id = $17 AND id = $18
+    spec = $14, auth_password_enc = $15, region_quorum = $16,
+    depends_on = coalesce($17::text[], '{}')::uuid[]
+WHERE org_id = $18 AND id = $19
 `
 
 type UpdateCheckParams struct {
@@ -673,6 +678,7 @@ type UpdateCheckParams struct {
 	Spec                         json.RawMessage
 	AuthPasswordEnc              []byte
 	RegionQuorum                 string
+	DependsOn                    []string
 	OrgID                        uuid.UUID
 	ID                           uuid.UUID
 }
@@ -695,6 +701,7 @@ func (q *Queries) UpdateCheck(ctx context.Context, arg UpdateCheckParams) (int64
 		arg.Spec,
 		arg.AuthPasswordEnc,
 		arg.RegionQuorum,
+		arg.DependsOn,
 		arg.OrgID,
 		arg.ID,
 	)

@@ -106,6 +106,7 @@ type Check struct {
 	Spec                         json.RawMessage
 	Url                          *string
 	RegionQuorum                 string
+	DependsOn                    []uuid.UUID
 }
 
 type CheckDailyStat struct {
@@ -136,6 +137,7 @@ type CheckIncident struct {
 	CheckID   uuid.UUID
 	StartedAt time.Time
 	EndedAt   *time.Time
+	CausedBy  *uuid.UUID
 }
 
 type CheckMonthlyStat struct {

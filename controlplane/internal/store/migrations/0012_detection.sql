@@ -79,3 +79,9 @@ INSERT INTO check_monthly_stats (org_id, check_id, month, runs, failed_runs)
 SELECT org_id, check_id, date_trunc('month', day)::date, sum(runs), sum(failed_runs)
 FROM check_daily_stats GROUP BY 1, 2, 3
 ON CONFLICT (check_id, month) DO NOTHING;
+
+-- Dependencies (docs/detection.md): the checks and heartbeats a check depends on. While one of
+-- them is DOWN, the check's incidents are marked caused by it (check_incidents.caused_by) and
+-- its alerts are held back.
+ALTER TABLE checks ADD COLUMN IF NOT EXISTS depends_on uuid[] NOT NULL DEFAULT '{}';
+ALTER TABLE check_incidents ADD COLUMN IF NOT EXISTS caused_by uuid;
