@@ -11,7 +11,7 @@ PKGS := $(foreach m,$(MODULES),./$(m)/...)
 DEPLOY_MODULE := deploy/kube
 PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
 
-.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-browser fuzz tidy clean images test-deploy manifests
+.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-browser fuzz tidy clean images test-deploy test-cluster manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -32,16 +32,17 @@ test-playwright-parity: ## run the browser-script corpus under real Playwright (
 generate: ## regenerate committed code: protobuf (proto/) and the sqlc query layer (store/dbsqlc)
 	./deploy/generate.sh
 
-lint: ## gofmt, go vet
-	@out=$$(gofmt -l $(MODULES) $(DEPLOY_MODULE)); if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
-	$(GO) vet $(PKGS)
-	cd $(DEPLOY_MODULE) && GOWORK=off $(GO) vet ./...
+lint: ## golangci-lint (.golangci.yml): the architecture's fences, errcheck, staticcheck, gosec, revive, gofmt
+	./deploy/lint.sh
 
 images: ## container images (deploy/images): control plane, agent, NATS; local bases when no registry answers
 	$(PODMAN_ENV) ./deploy/images/build.sh
 
 test-deploy: images ## render the Kubernetes chart, check it, and run it under podman kube play (deploy/README.md)
 	cd $(DEPLOY_MODULE) && GOWORK=off $(PODMAN_ENV) $(GO) test -count=1 -timeout 20m ./...
+
+test-cluster: build ## run the binaries on hosts made of network namespaces (NATS cluster, 2 control planes, 3 regions) through partitions and kills; needs root (deploy/README.md)
+	./deploy/test-cluster.sh
 
 manifests: ## print the Kubernetes manifests: make manifests VALUES=my-values.yaml
 	@cd $(DEPLOY_MODULE) && GOWORK=off $(GO) run ./cmd/vantage-render $(if $(VALUES),-f $(abspath $(VALUES)))

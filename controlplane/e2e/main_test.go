@@ -5,7 +5,7 @@
 // a restarted control plane, a region without agents).
 //
 // TestMain builds both binaries once. The control plane module does not import the agent's
-// packages (DESIGN.md's dependency rule): the agent binary is built by import path through the
+// packages (docs/architecture.md, "Packages"): the agent binary is built by import path through the
 // workspace, or, without one, from the agent module's directory.
 package e2e
 

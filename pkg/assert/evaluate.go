@@ -366,12 +366,12 @@ func actualText(values []any) string {
 	return truncate(s, MaxActual)
 }
 
-// truncate cuts s to at most max bytes on a rune boundary, marking the cut with "…".
-func truncate(s string, max int) string {
-	if len(s) <= max {
+// truncate cuts s to at most limit bytes on a rune boundary, marking the cut with "…".
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	cut := max - len("…")
+	cut := limit - len("…")
 	for cut > 0 && !isRuneStart(s[cut]) {
 		cut--
 	}

@@ -3,6 +3,7 @@ package check
 // Kind is what a check probes. Its values are the API's check_type.
 type Kind string
 
+// The check kinds, as api.md names them.
 const (
 	Uptime  Kind = "UPTIME"
 	Browser Kind = "BROWSER"

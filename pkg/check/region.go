@@ -22,7 +22,7 @@ const RegionPrefix = "cloud:"
 func IsRegion(s string) bool { return slices.Contains(Regions, s) }
 
 // DefaultRegions is where a check runs when its create body names no test_regions: one region
-// per continent group, so that the majority-of-regions verdict (DESIGN.md) has three voices.
+// per continent group, so that the majority-of-regions verdict (docs/architecture.md, "Verdicts") has three voices.
 // api.md does not state a default; this is our choice.
 func DefaultRegions() []string {
 	return []string{"cloud:us-east-1", "cloud:eu-central-1", "cloud:ap-southeast-2"}

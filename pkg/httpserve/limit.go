@@ -6,15 +6,15 @@ import (
 	"sync"
 )
 
-// LimitPerClient wraps l so that one client IP address holds at most max open connections: a
+// LimitPerClient wraps l so that one client IP address holds at most limit open connections: a
 // connection beyond that is closed as soon as it is accepted, which the client sees as a reset
 // or an immediate EOF. Addresses for which unbounded reports true are not counted (nil: none
-// is). max < 1 returns l unchanged.
-func LimitPerClient(l net.Listener, max int, unbounded func(netip.Addr) bool) net.Listener {
-	if max < 1 {
+// is). limit < 1 returns l unchanged.
+func LimitPerClient(l net.Listener, limit int, unbounded func(netip.Addr) bool) net.Listener {
+	if limit < 1 {
 		return l
 	}
-	return &perClientListener{Listener: l, max: max, unbounded: unbounded, open: map[netip.Addr]int{}}
+	return &perClientListener{Listener: l, max: limit, unbounded: unbounded, open: map[netip.Addr]int{}}
 }
 
 type perClientListener struct {

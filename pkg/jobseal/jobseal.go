@@ -50,7 +50,7 @@ func KeyID(secret []byte) []byte {
 	return h[:KeyIDSize]
 }
 
-// ErrNoKey: the value was sealed with a key this keyring does not hold (an agent that has
+// ErrNoKey means the value was sealed with a key this keyring does not hold (an agent that has
 // not registered yet, or a region it does not serve).
 var ErrNoKey = errors.New("jobseal: no key for this job's region")
 
@@ -91,7 +91,7 @@ func SealSecrets(k Key, checkID string, secrets *vantagev1.CheckJob) ([]byte, er
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
 	}
-	return aead.Seal(out, nonce, plain, additionalData(k.Region, checkID)), nil
+	return aead.Seal(out, nonce, plain, additionalData(k.Region, checkID)), nil //nolint:gosec // G407: the nonce was just read from crypto/rand
 }
 
 // Split removes the secret fields from job and returns them as a CheckJob of their own, or

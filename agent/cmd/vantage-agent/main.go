@@ -145,7 +145,15 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	}
 	// Jobs' secrets open with the keys each registration brings; results carry their job's
 	// signature.
-	runner := jobopen.New(probe.New(prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version)), browserProber), logger)
+	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version)),
+		Browser: browserProber})
+	if err != nil {
+		return err
+	}
+	runner, err := jobopen.New(jobopen.Deps{Next: probes, Logger: logger})
+	if err != nil {
+		return err
+	}
 	creds, err := transportCredentials(cfg, logger)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package browser
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -130,18 +129,18 @@ func launch(path string, o launchOptions, timeout time.Duration) (*process, erro
 	if err != nil {
 		return nil, fmt.Errorf("browser user data directory: %w", err)
 	}
-	cmd := exec.Command(path, flags(dataDir, o)...)
+	cmd := exec.Command(path, flags(dataDir, o)...) //nolint:gosec // the operator's configured browser binary, flags built here
 	// Its own process group, so that killing it takes its renderers along; and killed with the
 	// agent, so that no browser outlives it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		os.RemoveAll(dataDir)
+		_ = os.RemoveAll(dataDir)
 		return nil, err
 	}
 	cmd.Stdout = io.Discard
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dataDir)
+		_ = os.RemoveAll(dataDir)
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
 	p := &process{cmd: cmd, dataDir: dataDir, exited: make(chan struct{}), tail: &tail{}}
@@ -270,12 +269,4 @@ func (t *tail) String() string {
 		return "(no output)"
 	}
 	return strings.Join(t.lines, " | ")
-}
-
-// waitGone waits until ctx ends or the process exits.
-func (p *process) waitGone(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-	case <-p.exited:
-	}
 }

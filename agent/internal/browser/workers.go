@@ -31,7 +31,7 @@ type workerProc struct {
 // spawn starts a worker for inst: limited before it reads anything, then told the browser's
 // address, which it connects to while it waits for a run.
 func (b *Browser) spawn(inst *instance) (*workerProc, error) {
-	cmd := exec.Command(b.cfg.WorkerCommand[0], b.cfg.WorkerCommand[1:]...)
+	cmd := exec.Command(b.cfg.WorkerCommand[0], b.cfg.WorkerCommand[1:]...) //nolint:gosec // the agent's own worker command, from its configuration
 	// Nothing of the agent's environment (tokens, credentials) reaches the worker. No soft
 	// memory limit either: near one, the Go runtime collects garbage ever harder and a runaway
 	// script crawls to its deadline instead of hitting the cap at once.

@@ -31,9 +31,22 @@ type Runner struct {
 	running atomic.Int32
 }
 
-// New returns a runner in front of next, without keys until Registered is called.
-func New(next Prober, log *slog.Logger) *Runner {
-	return &Runner{next: next, keys: jobseal.NewKeyring(), log: log.With("component", "jobopen")}
+// Deps are a Runner's collaborators. It has no settings, so no Config.
+type Deps struct {
+	Next Prober // required: runs the opened job (probe.Runner)
+	// Logger receives the runner's log (component jobopen). Default: discarded.
+	Logger *slog.Logger
+}
+
+// New returns a runner in front of deps.Next, without keys until Registered is called.
+func New(deps Deps) (*Runner, error) {
+	if deps.Next == nil {
+		return nil, errors.New("jobopen: a prober is required")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{next: deps.Next, keys: jobseal.NewKeyring(), log: deps.Logger.With("component", "jobopen")}, nil
 }
 
 // Registered takes the region keys of a registration (the uplink calls it on every one).

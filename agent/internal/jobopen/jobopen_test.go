@@ -3,7 +3,6 @@ package jobopen
 import (
 	"context"
 	"crypto/rand"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -38,7 +37,14 @@ func TestSealedJobProbes(t *testing.T) {
 	defer target.Close()
 
 	eu, us := regionKey(t, "cloud:eu-west-2"), regionKey(t, "cloud:us-east-1")
-	r := New(probe.New(prober.New(prober.WithPrivateTargets(true)), nil), slog.New(slog.DiscardHandler))
+	pr, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(true))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Deps{Next: pr})
+	if err != nil {
+		t.Fatal(err)
+	}
 	job := func(k jobseal.Key) *vantagev1.CheckJob {
 		url, user, pw := target.URL, "ops", "pw-s3cr3t"
 		j := &vantagev1.CheckJob{JobId: "j1", CheckId: "c1", Region: k.Region, Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME,

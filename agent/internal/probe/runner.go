@@ -6,6 +6,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/vantagehq/vantage/agent/internal/prober"
@@ -21,9 +22,22 @@ type Runner struct {
 
 var _ worker.Runner = (*Runner)(nil)
 
-// New returns a Runner probing with p (usually prober.New(...), which dispatches by kind) and
-// browser jobs with browser, the agent's browser prober (nil when it has no browser).
-func New(p prober.Prober, browser *prober.Browser) *Runner { return &Runner{p: p, browser: browser} }
+// Deps are a Runner's collaborators. It has no settings, so no Config.
+type Deps struct {
+	// Prober probes every job (usually prober.New(...), which dispatches by kind). Required.
+	Prober prober.Prober
+	// Browser probes browser jobs: the agent's browser prober. Nil on an agent without a
+	// browser (then Prober gets them).
+	Browser *prober.Browser
+}
+
+// New returns a Runner probing with deps.Prober, and browser jobs with deps.Browser.
+func New(deps Deps) (*Runner, error) {
+	if deps.Prober == nil {
+		return nil, errors.New("probe: a prober is required")
+	}
+	return &Runner{p: deps.Prober, browser: deps.Browser}, nil
+}
 
 // Run probes one attempt of job. It returns nil when the prober could not finish the attempt
 // (ctx was cancelled: the agent is stopping), which the worker must not report.

@@ -41,7 +41,10 @@ func TestResult(t *testing.T) {
 // The runner with the real probers against local targets.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	r := probe.New(prober.New(), nil)
+	r, err := probe.New(probe.Deps{Prober: prober.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, "hello, key=s3cret")

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/vantagehq/vantage/agent/internal/netguard"
+	"github.com/vantagehq/vantage/pkg/netpolicy"
 )
 
 // errForbiddenTarget marks a connection refused by WithPrivateTargets(false).
-var errForbiddenTarget = netguard.ErrForbidden
+var errForbiddenTarget = netpolicy.ErrForbidden
 
 // errTooManyRedirects stops an HTTP probe after MaxRedirects redirects.
 var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", MaxRedirects)
@@ -102,5 +102,5 @@ func describe(failureType string, err error) string {
 
 // dialer returns a net.Dialer that applies the private-target rule when guard is set.
 func (o options) dialer(guard bool) *net.Dialer {
-	return netguard.Dialer(o.resolver, !guard || o.allowPrivate)
+	return netpolicy.Dialer(o.resolver, !guard || o.allowPrivate)
 }

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"net"
 	"os"
@@ -130,10 +129,13 @@ func adminRevokeAgentToken(args []string, stdout, stderr io.Writer) (adminExec, 
 	return func(ctx context.Context, st *store.Store) error {
 		// Hear the replicas acknowledge the revocation the way an API token's deletion does:
 		// each ends the token's streams before it acknowledges.
-		authn := auth.NewAuthenticator(st, time.Now)
+		authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st})
+		if err != nil {
+			return err
+		}
 		lctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
-		go func() { defer close(done); _ = authn.Run(lctx, st, slog.New(slog.DiscardHandler)) }()
+		go func() { defer close(done); _ = authn.Run(lctx, st) }()
 		defer func() { stop(); <-done }()
 		for deadline := time.Now().Add(5 * time.Second); !authn.Listening() && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,11 +56,14 @@ func TestAdminAgentTokens(t *testing.T) {
 
 	// A running replica hears the revocation and acknowledges it.
 	heard := revocationHeard{ids: make(chan uuid.UUID, 4)}
-	replica := auth.NewAuthenticator(st, time.Now)
+	replica, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	replica.AddChangeListener(heard)
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = replica.Run(rctx, st, slog.New(slog.DiscardHandler)) }()
+	go func() { defer close(done); _ = replica.Run(rctx, st) }()
 	t.Cleanup(func() { stop(); <-done })
 	for !replica.Listening() {
 		time.Sleep(10 * time.Millisecond)

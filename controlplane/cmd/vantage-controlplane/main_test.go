@@ -118,8 +118,12 @@ func TestAdminCreateOrgAndToken(t *testing.T) {
 	}
 
 	// The printed secret works against the API, with exactly its grants.
+	authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	handler, err := api.New(api.Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: st,
-		Auth: auth.NewAuthenticator(st, time.Now), Registry: prometheus.NewRegistry(), Now: time.Now, Ready: st.Ping})
+		Auth: authn, Registry: prometheus.NewRegistry(), Now: time.Now, Ready: st.Ping})
 	if err != nil {
 		t.Fatal(err)
 	}

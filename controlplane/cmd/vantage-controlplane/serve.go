@@ -38,7 +38,6 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
-	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/httpserve"
 )
 
@@ -104,7 +103,7 @@ func connectNATS(ctx context.Context, cfg config.Config, log *slog.Logger) (*nat
 	}
 	js, err := jetstream.New(nc)
 	if err == nil {
-		err = jobqueue.EnsureStream(ctx, js)
+		err = jobqueue.EnsureStream(ctx, js, jobqueue.WithReplicas(cfg.StreamReplicas))
 	}
 	if err != nil {
 		closeNATS()
@@ -144,7 +143,9 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		return nil, err
 	}
 	// vantage_region_jobs_pending{region}, what agent autoscaling is driven by.
-	reg.MustRegister(jobqueue.NewPendingCollector(js, check.Regions))
+	if _, err := jobqueue.NewPendingCollector(jobqueue.PendingConfig{}, jobqueue.PendingDeps{JetStream: js, Registerer: reg}); err != nil {
+		return nil, err
+	}
 	// Committed check changes, and evaluator state changes (VERIFYING and RECOVERING checks run
 	// sooner), reach the scheduler through NATS.
 	announce := scheduler.ChangeNotifier(nc, log.With("component", "scheduler"))
@@ -196,18 +197,25 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	}
 	// Revocations reach every replica's authentication cache through PostgreSQL notifications,
 	// and end the streams of revoked agent tokens.
-	authn := auth.NewAuthenticator(st, time.Now)
+	authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st, Now: time.Now,
+		Logger: log.With("component", "auth")})
+	if err != nil {
+		return nil, err
+	}
 	authn.AddChangeListener(cp.ingest)
 	// NATS may lose the job stream later (a wiped volume, a new server): the keeper puts it back.
-	keeper, err := jobqueue.NewKeeper(jobqueue.KeeperConfig{}, jobqueue.KeeperDeps{JetStream: js,
+	keeper, err := jobqueue.NewKeeper(jobqueue.KeeperConfig{Replicas: cfg.StreamReplicas}, jobqueue.KeeperDeps{JetStream: js,
 		Logger: log.With("component", "jobqueue")})
 	if err != nil {
 		return nil, err
 	}
+	monitor, err := heartbeat.NewMonitor(heartbeat.MonitorConfig{}, heartbeat.MonitorDeps{Store: st, Logger: log, Now: time.Now})
+	if err != nil {
+		return nil, err
+	}
 	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
-		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st, log.With("component", "auth")) }),
-		heartbeat.NewMonitor(st, log, heartbeat.MonitorOptions{}),
-		pages, agents, runFunc(cp.ingest.WatchRevocations)}
+		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st) }),
+		monitor, pages, agents, runFunc(cp.ingest.WatchRevocations)}
 
 	grpcOpts, err := grpcTransport(cfg, log)
 	if err != nil {
@@ -215,10 +223,18 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	}
 	cp.grpc = grpc.NewServer(append(ingest.GRPCServerOptions(), grpcOpts...)...)
 	cp.ingest.Register(cp.grpc)
-	cp.ping = httpserve.NewServer(cp.limits, heartbeat.NewPingHandler(st, log, heartbeat.PingOptions{Registerer: reg}), log)
+	ping, err := heartbeat.NewPingHandler(heartbeat.PingConfig{}, heartbeat.PingDeps{Store: st, Logger: log, Now: time.Now, Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
+	cp.ping = httpserve.NewServer(cp.limits, ping, log)
 	cp.metrics = httpserve.NewServer(cp.limits, metricsHandler(reg), log)
 
 	public, err := publicPages(cfg, log, st, pages)
+	if err != nil {
+		return nil, err
+	}
+	invitations, err := invite.NewHandler(invite.Deps{Store: st, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -233,8 +249,9 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		TrustedProxies: cfg.TrustedProxies,
 		CheckChanged:   announce,
 		Public:         public,
-		Invitations:    invite.NewHandler(st, invite.Options{Logger: log}),
+		Invitations:    invitations,
 		Agents:         agents,
+		Integrations:   notify,
 	})
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func newReplica(t *testing.T, dbURL string) *replica {
 	}
 	t.Cleanup(st.Close)
 	r := &replica{st: st, lookups: &countingCredentials{next: st}}
-	r.auth = auth.NewAuthenticator(r.lookups, time.Now)
+	r.auth = newAuthenticator(t, r.lookups, time.Now)
 	runAuthenticator(t, r.auth, st)
 	if r.handler, err = New(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: st, Auth: r.auth,
 		Registry: prometheus.NewRegistry(), Now: time.Now, Ready: st.Ping}); err != nil {
@@ -51,9 +51,19 @@ func runAuthenticator(t testing.TB, a *auth.Authenticator, feed auth.RevocationF
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = a.Run(ctx, feed, slog.New(slog.DiscardHandler)) }()
+	go func() { defer close(done); _ = a.Run(ctx, feed) }()
 	t.Cleanup(func() { cancel(); <-done })
 	waitListening(t, a, true)
+}
+
+// newAuthenticator is an authenticator with the default cache over cs, at the clock now.
+func newAuthenticator(t testing.TB, cs auth.CredentialStore, now func() time.Time) *auth.Authenticator {
+	t.Helper()
+	a, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: cs, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 func waitListening(t testing.TB, a *auth.Authenticator, want bool) {

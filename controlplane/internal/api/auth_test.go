@@ -184,7 +184,7 @@ func TestAuthExpiredTokens(t *testing.T) {
 		Grants: auth.AllGrants(), ExpiresAt: &soon, SecretHash: hash}); err != nil {
 		t.Fatal(err)
 	}
-	useAuthenticator(t, h, auth.NewAuthenticator(h.st, clock.Now))
+	useAuthenticator(t, h, newAuthenticator(t, h.st, clock.Now))
 	expectStatus(t, h.do(http.MethodGet, "/v1/tokens", secret, nil), http.StatusOK)
 	clock.Advance(time.Second)
 	expectStatus(t, h.do(http.MethodGet, "/v1/tokens", secret, nil), http.StatusUnauthorized)
@@ -220,7 +220,11 @@ func TestAuthCacheSparesTheDatabase(t *testing.T) {
 	h := newHarness(t)
 	counting := &countingCredentials{next: h.st}
 	clock := &testClock{now: time.Now()}
-	a := auth.NewAuthenticator(counting, clock.Now)
+	const ttl = time.Minute
+	a, err := auth.NewAuthenticator(auth.AuthenticatorConfig{PositiveTTL: ttl}, auth.AuthenticatorDeps{Store: counting, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	runAuthenticator(t, a, h.st) // positives are cached only while revocations are heard
 	useAuthenticator(t, h, a)
 
@@ -242,7 +246,7 @@ func TestAuthCacheSparesTheDatabase(t *testing.T) {
 	}
 
 	// Past the positive TTL the token is looked up again.
-	clock.Advance(a.PositiveTTL + time.Second)
+	clock.Advance(ttl + time.Second)
 	expectStatus(t, h.do(http.MethodGet, "/v1/tokens", h.tokenA, nil), http.StatusOK)
 	if n := counting.lookups.Load(); n != 3 {
 		t.Fatalf("after the TTL: %d lookups, want 3", n)
@@ -251,7 +255,7 @@ func TestAuthCacheSparesTheDatabase(t *testing.T) {
 	// An authenticator that hears no revocations trusts no cached token: every request is
 	// looked up.
 	deaf := &countingCredentials{next: h.st}
-	useAuthenticator(t, h, auth.NewAuthenticator(deaf, clock.Now))
+	useAuthenticator(t, h, newAuthenticator(t, deaf, clock.Now))
 	for range 3 {
 		expectStatus(t, h.do(http.MethodGet, "/v1/tokens", h.tokenA, nil), http.StatusOK)
 	}
@@ -265,11 +269,11 @@ func TestAuthDeletedTokenIsRefusedAtOnce(t *testing.T) {
 	h := newHarness(t)
 	counting := &countingCredentials{next: h.st}
 	clock := &testClock{now: time.Now()}
-	mine := auth.NewAuthenticator(counting, clock.Now)
+	mine := newAuthenticator(t, counting, clock.Now)
 	runAuthenticator(t, mine, h.st)
 	useAuthenticator(t, h, mine)
 	// Another replica's authenticator, over the same database.
-	other := auth.NewAuthenticator(h.st, clock.Now)
+	other := newAuthenticator(t, h.st, clock.Now)
 	runAuthenticator(t, other, h.st)
 
 	r := h.do(http.MethodPost, "/v1/tokens", h.tokenA, tokenBody("short-lived", "API_TOKENS:READ"))

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue/jobqueuetest"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/pkg/check"
@@ -43,11 +44,24 @@ func TestEveryFieldThroughEveryForm(t *testing.T) {
 		id   uuid.UUID
 	}
 	var checks []walked
+	// The integration lists must name integrations of the organization (of their types).
+	named := map[string]string{}
+	for _, typ := range integration.Types() {
+		named[integration.AlertsField(typ)] = h.newIntegration(h.orgA, typ)
+	}
+	withIntegrations := func(s check.Spec) check.Spec {
+		for _, l := range s.Alerts.Lists() {
+			if id, ok := named[l.Field]; ok && len(*l.IDs) > 0 {
+				*l.IDs = []string{id}
+			}
+		}
+		return s
+	}
 	for _, k := range check.Kinds {
 		for _, v := range []struct {
 			name string
 			spec check.Spec
-		}{{"Example", check.Example(k)}, {"Minimal", checktest.Minimal(k)}} {
+		}{{"Example", withIntegrations(check.Example(k))}, {"Minimal", checktest.Minimal(k)}} {
 			w := walked{name: string(k) + " " + v.name, spec: v.spec}
 			path := "/v1/checks/" + k.PathSegment()
 			created := h.do(http.MethodPost, path, h.tokenA, restBody(v.spec))

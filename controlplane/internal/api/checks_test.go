@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/integration"
 )
 
 // Fixtures of the checks tests (prefixed ck to stay clear of other files' helpers). Projects
@@ -184,7 +186,7 @@ func TestCheckPatchSemantics(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	id := ckID(t, h, "/v1/checks/uptime", ckWith(ckUptimeBody(), "alert_priority", "LOW", "timeout", 5000, "method", "POST",
-		"test_regions", []string{"cloud:ap-south-1"}, "slack_alerts", []string{"s1"}, "follow_redirects", false,
+		"test_regions", []string{"cloud:ap-south-1"}, "slack_alerts", []string{h.newIntegration(h.orgA, integration.Slack)}, "follow_redirects", false,
 		"headers", map[string]string{"X-A": "1"}, "assertions", []any{map[string]any{"type": "TEXT_BODY", "property": "", "comparison": "CONTAINS", "expected": "ok"}}))
 
 	// Only given fields change; nothing falls back to a default.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"reflect"
 	"sort"
@@ -221,10 +222,72 @@ func fieldOf(o *object, name string, t reflect.Type) Opt[reflect.Value] {
 	}
 	v := reflect.New(t)
 	if err := strictUnmarshal(raw, v.Interface()); err != nil {
-		o.Fail(name, "must be %s", typeNameOf(t))
+		if isWholeNumberOverflow(err) {
+			o.Fail(name, "%s", outOfRange)
+		} else {
+			o.Fail(name, "must be %s", typeNameOf(t))
+		}
+		return Opt[reflect.Value]{}
+	}
+	if !intsInRange(v.Elem()) {
+		o.Fail(name, "%s", outOfRange)
 		return Opt[reflect.Value]{}
 	}
 	return Opt[reflect.Value]{Set: true, V: v}
+}
+
+// outOfRange is the message for an integer the storage cannot hold. Every integer the API
+// stores is a PostgreSQL integer (32 bits); a larger value would otherwise be cut short on its
+// way there (9999999999 stored as 1410065407) or fail inside the database as a server error.
+var outOfRange = fmt.Sprintf("is out of range: must be an integer from %d to %d", math.MinInt32, math.MaxInt32)
+
+// isWholeNumberOverflow reports whether err is a whole JSON number too large for its Go integer
+// (encoding/json names the literal in the error), as opposed to a fraction or another type.
+func isWholeNumberOverflow(err error) bool {
+	var ute *json.UnmarshalTypeError
+	if !errors.As(err, &ute) || ute.Type == nil {
+		return false
+	}
+	switch ute.Type.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		return false
+	}
+	lit, ok := strings.CutPrefix(ute.Value, "number ")
+	return ok && !strings.ContainsAny(lit, ".eE")
+}
+
+// intsInRange reports whether every integer inside v (nested in slices, maps, structs and
+// pointers included) fits a 32-bit signed integer.
+func intsInRange(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int64:
+		return v.Int() >= math.MinInt32 && v.Int() <= math.MaxInt32
+	case reflect.Uint, reflect.Uint64, reflect.Uint32:
+		return v.Uint() <= math.MaxInt32
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil() || intsInRange(v.Elem())
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if !intsInRange(v.Index(i)) {
+				return false
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if !intsInRange(it.Value()) {
+				return false
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !intsInRange(v.Field(i)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // nonNull is field that also refuses an explicit null.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/fleet"
+	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 	"github.com/vantagehq/vantage/pkg/check"
@@ -56,20 +57,26 @@ func newHarness(t testing.TB) *harness {
 	t.Helper()
 	st := storetest.New(t)
 	h := &harness{t: t, st: st}
-	h.auth = auth.NewAuthenticator(st, time.Now)
+	h.auth = newAuthenticator(t, st, time.Now)
 	agents, err := fleet.New(fleet.Config{ReplicaName: "this-replica"}, fleet.Deps{Store: st,
 		Local: func() []fleet.LocalAgent { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The notifier sends the test messages of POST /v1/integrations/{id}/test; it is not run.
+	tester, err := notifier.New(slog.New(slog.DiscardHandler), time.Now, nil, st, notifier.Options{PublicURL: "https://vantage.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	handler, err := New(Deps{
-		Agents:   agents,
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Store:    st,
-		Auth:     h.auth,
-		Registry: prometheus.NewRegistry(),
-		Now:      time.Now,
-		Ready:    st.Ping,
+		Integrations: tester,
+		Agents:       agents,
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store:        st,
+		Auth:         h.auth,
+		Registry:     prometheus.NewRegistry(),
+		Now:          time.Now,
+		Ready:        st.Ping,
 		CheckChanged: func(id uuid.UUID) {
 			h.mu.Lock()
 			h.changed = append(h.changed, id)

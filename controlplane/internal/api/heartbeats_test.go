@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/integration"
 )
 
 // hbCreate creates a heartbeat through the API and returns the response.
@@ -31,7 +33,7 @@ func TestHeartbeatCRUD(t *testing.T) {
 
 	cron := hbCreate(t, h, h.tokenA, map[string]any{"name": "hourly report", "report_period_cron": "0 * * * *",
 		"timezone": "America/New_York", "grace_period": 60, "alert_priority": "HIGH", "reminder_alert_interval_minutes": -1,
-		"slack_alerts": []string{"s1"}})
+		"slack_alerts": []string{h.newIntegration(h.orgA, integration.Slack)}})
 	golden(t, "heartbeat_create_cron", cron.Raw)
 
 	g := h.do(http.MethodGet, "/v1/heartbeats/"+id, h.tokenA, nil)

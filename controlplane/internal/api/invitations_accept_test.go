@@ -25,6 +25,16 @@ func (h *harness) withInvitations(t *testing.T, inv http.Handler) http.Handler {
 	return validated(t, handler)
 }
 
+// newInvitations is the invitation link's handler over st, as serve.go wires it.
+func newInvitations(t testing.TB, st invite.Store) http.Handler {
+	t.Helper()
+	h, err := invite.NewHandler(invite.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // TestInvitationAcceptLink follows an invitation e-mail's link through the API's router:
 // GET shows the invitation and accepts nothing, POST makes the invited address a member, the
 // spent link answers 404; without Deps.Invitations the path is the API's JSON 404.
@@ -33,7 +43,7 @@ func TestInvitationAcceptLink(t *testing.T) {
 	h := newHarness(t)
 	sink := newSMTPSink(t)
 	runNotifier(t, h.st, sink)
-	api := h.withInvitations(t, invite.NewHandler(h.st, invite.Options{}))
+	api := h.withInvitations(t, newInvitations(t, h.st))
 	without := h.withInvitations(t, nil)
 
 	h.spCall(t, http.MethodPost, "/v1/invitations", map[string]any{"email": "joiner@example.com", "role": "ADMIN"}, http.StatusCreated)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
 
@@ -24,7 +23,7 @@ func TestHTTPMetricsLabelsAreBounded(t *testing.T) {
 	st := storetest.New(t)
 	reg := prometheus.NewRegistry()
 	handler, err := New(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: st,
-		Auth: auth.NewAuthenticator(st, time.Now), Registry: reg, Now: time.Now, Ready: st.Ping})
+		Auth: newAuthenticator(t, st, time.Now), Registry: reg, Now: time.Now, Ready: st.Ping})
 	if err != nil {
 		t.Fatal(err)
 	}

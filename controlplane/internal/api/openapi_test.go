@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
-	"github.com/vantagehq/vantage/controlplane/internal/invite"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 )
 
@@ -54,7 +53,7 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 	engine, err := New(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: h.st, Auth: h.auth,
 		Registry: prometheus.NewRegistry(), Now: time.Now, Ready: h.st.Ping,
 		Public:      web.NewHandler(statusPages(t, h.st, nil), web.Options{CookieKey: []byte("0123456789abcdef0123456789abcdef")}),
-		Invitations: invite.NewHandler(h.st, invite.Options{})})
+		Invitations: newInvitations(t, h.st)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
@@ -44,7 +43,7 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 	public := web.NewHandler(pages, web.Options{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test",
 		CookieKey: []byte("0123456789abcdef0123456789abcdef"), ClientIP: ClientIP, Logger: logger})
 	deps := func(public http.Handler) Deps {
-		return Deps{Logger: logger, Store: st, Auth: auth.NewAuthenticator(st, time.Now), Registry: prometheus.NewRegistry(),
+		return Deps{Logger: logger, Store: st, Auth: newAuthenticator(t, st, time.Now), Registry: prometheus.NewRegistry(),
 			Now: time.Now, Ready: st.Ping, TrustedProxies: []string{"192.0.2.1"}, Public: public}
 	}
 	withPublic, err := New(deps(public))

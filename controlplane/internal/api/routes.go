@@ -33,10 +33,10 @@ func routes(r *gin.Engine, d Deps) {
 	c.PATCH("/:check_id", checks.patchGeneric)
 	c.DELETE("/:check_id", checks.removeAny)
 	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
-	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: 90-screenshots.json
-	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: detection.yaml
+	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: openapi/checks-browser.yaml
+	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: openapi/detection.yaml
 	slaReports := newSLAHandler(d)
-	c.GET("/:check_id/sla", slaReports.check) // extension: detection.yaml
+	c.GET("/:check_id/sla", slaReports.check) // extension: openapi/detection.yaml
 	authed.Group("/reports", area(auth.UptimeChecks), resource("check")).GET("/sla", slaReports.org)
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
@@ -84,6 +84,17 @@ func routes(r *gin.Engine, d Deps) {
 	w.DELETE("/:webhook_id", wh.remove)
 	w.GET("/:webhook_id/deliveries", wh.deliveries)
 	w.POST("/:webhook_id/deliveries/:delivery_id/resend", wh.resend)
+
+	// -- integrations (extension) --
+	ih := newIntegrationsHandler(d)
+	in := authed.Group("/integrations", area(auth.Integrations), resource("integration"))
+	in.GET("", ih.list)
+	in.POST("", ih.create)
+	in.GET("/:integration_id", ih.get)
+	in.PATCH("/:integration_id", ih.update)
+	in.DELETE("/:integration_id", ih.remove)
+	in.GET("/:integration_id/deliveries", ih.deliveries)
+	in.POST("/:integration_id/test", ih.test)
 
 	// -- heartbeats and maintenance windows --
 	heartbeats := newHeartbeatsHandler(d)

@@ -54,6 +54,9 @@ type Deps struct {
 	// Agents, if set, serves GET /v1/agents (a Vantage extension): the deployment's live
 	// agents and regions (fleet.Fleet). Nil: the route answers 503.
 	Agents AgentDirectory
+	// Integrations, if set, sends the test messages of POST /v1/integrations/{id}/test
+	// (notifier.Notifier). Nil: the route answers 503.
+	Integrations IntegrationTester
 }
 
 // publicRouter is the optional method by which Deps.Public claims unmatched requests.

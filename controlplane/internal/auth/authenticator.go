@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -43,22 +44,41 @@ func (p Principal) Actor(remoteIP string) store.Actor {
 	return a
 }
 
+// AuthenticatorConfig tunes an Authenticator's cache. Zero values take the documented
+// defaults.
+type AuthenticatorConfig struct {
+	// PositiveTTL is how long a found credential stays cached. Default 30s.
+	PositiveTTL time.Duration
+	// NegativeTTL is how long an unknown secret stays cached. Default 5s.
+	NegativeTTL time.Duration
+	// MaxEntries bounds the cache; a full cache is cleared. Default 100,000.
+	MaxEntries int
+}
+
+// AuthenticatorDeps are an Authenticator's collaborators.
+type AuthenticatorDeps struct {
+	Store CredentialStore // required
+	// Now is the clock of cache expiry and credential expiry. Default time.Now.
+	Now func() time.Time
+	// Logger receives Run's log; the caller sets its component. Default: discarded.
+	Logger *slog.Logger
+}
+
 // Authenticator turns bearer secrets into credentials, caching lookups in memory.
 //
-// A positive entry lives for PositiveTTL (default 30s), a negative one for NegativeTTL (default
-// 5s). Positive entries are trusted only while Run listens to the revocation feed: a deleted
-// token or a removed member is evicted on every replica as the change commits, and the request
-// that made the change can wait until every replica acknowledged it (Expect), so revocation
+// A positive entry lives for AuthenticatorConfig.PositiveTTL, a negative one for NegativeTTL.
+// Positive entries are trusted only while Run listens to the revocation feed: a deleted token
+// or a removed member is evicted on every replica as the change commits, and the request that
+// made the change can wait until every replica acknowledged it (Expect), so revocation
 // takes effect on the next request anywhere. While the feed is down (not started, connection
 // lost, database not answering) every request is looked up in the database — fail safe — and
 // when it listens again the cache starts empty, since notifications may have been missed.
 // Expiry is checked on every request.
 type Authenticator struct {
-	store       CredentialStore
-	now         func() time.Time
-	PositiveTTL time.Duration
-	NegativeTTL time.Duration
-	MaxEntries  int // default 100,000; a full cache is cleared
+	cfg   AuthenticatorConfig
+	store CredentialStore
+	now   func() time.Time
+	log   *slog.Logger
 
 	mu        sync.Mutex
 	cache     map[[32]byte]cacheEntry
@@ -75,11 +95,29 @@ type cacheEntry struct {
 	expires time.Time
 }
 
-// NewAuthenticator returns an authenticator over cs using now as its clock. It caches positive
-// lookups only while Run listens to a revocation feed.
-func NewAuthenticator(cs CredentialStore, now func() time.Time) *Authenticator {
-	return &Authenticator{store: cs, now: now, PositiveTTL: 30 * time.Second, NegativeTTL: 5 * time.Second,
-		MaxEntries: 100_000, cache: map[[32]byte]cacheEntry{}, waiters: map[string][]*Expectation{}}
+// NewAuthenticator returns an authenticator. It caches positive lookups only while Run
+// listens to a revocation feed.
+func NewAuthenticator(cfg AuthenticatorConfig, deps AuthenticatorDeps) (*Authenticator, error) {
+	if deps.Store == nil {
+		return nil, errors.New("authenticator: a credential store is required")
+	}
+	if cfg.PositiveTTL <= 0 {
+		cfg.PositiveTTL = 30 * time.Second
+	}
+	if cfg.NegativeTTL <= 0 {
+		cfg.NegativeTTL = 5 * time.Second
+	}
+	if cfg.MaxEntries <= 0 {
+		cfg.MaxEntries = 100_000
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Authenticator{cfg: cfg, store: deps.Store, now: deps.Now, log: deps.Logger,
+		cache: map[[32]byte]cacheEntry{}, waiters: map[string][]*Expectation{}}, nil
 }
 
 // Authenticate resolves a bearer secret. It returns ErrInvalidToken for unknown or expired
@@ -96,9 +134,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 		cred, err := a.store.LookupCredential(ctx, key[:])
 		switch {
 		case err == nil:
-			e = cacheEntry{cred: cred, found: true, expires: now.Add(a.PositiveTTL)}
+			e = cacheEntry{cred: cred, found: true, expires: now.Add(a.cfg.PositiveTTL)}
 		case errors.Is(err, store.ErrNotFound):
-			e = cacheEntry{expires: now.Add(a.NegativeTTL)}
+			e = cacheEntry{expires: now.Add(a.cfg.NegativeTTL)}
 		default:
 			return store.Credential{}, err
 		}
@@ -106,7 +144,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.
 		// Not cached when an eviction happened meanwhile (the lookup may predate the change
 		// it announced), nor a positive while nobody listens for revocations.
 		if a.gen == gen && (!e.found || a.listening) {
-			if len(a.cache) >= a.MaxEntries {
+			if len(a.cache) >= a.cfg.MaxEntries {
 				clear(a.cache)
 			}
 			a.cache[key] = e

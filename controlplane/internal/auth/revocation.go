@@ -26,8 +26,8 @@ var _ RevocationFeed = (*store.Store)(nil)
 // Run listens to feed until ctx ends, evicting what each change names, and listens again after
 // a lost feed with a backoff of 100ms doubling to 5s (logged at warn). It returns nil when ctx
 // ends.
-func (a *Authenticator) Run(ctx context.Context, feed RevocationFeed, log *slog.Logger) error {
-	h := &feedHandler{a: a, feed: feed, log: log}
+func (a *Authenticator) Run(ctx context.Context, feed RevocationFeed) error {
+	h := &feedHandler{a: a, feed: feed, log: a.log}
 	for {
 		err := feed.ListenAuthChanges(ctx, h)
 		a.setListening(nil)
@@ -36,7 +36,7 @@ func (a *Authenticator) Run(ctx context.Context, feed RevocationFeed, log *slog.
 		}
 		h.failures++
 		d := min(100*time.Millisecond<<min(h.failures-1, 6), 5*time.Second)
-		log.Warn("credential revocations not heard: every request is checked against the database until they are",
+		a.log.Warn("credential revocations not heard: every request is checked against the database until they are",
 			"err", err, "retry_in", d)
 		t := time.NewTimer(d)
 		select {

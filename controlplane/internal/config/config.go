@@ -30,6 +30,7 @@ type Config struct {
 	ShutdownTimeout time.Duration // VANTAGE_SHUTDOWN_TIMEOUT, default 15s: grace period for in-flight requests
 	NATSURL         string        // VANTAGE_NATS_URL, default "": NATS with JetStream; empty starts an embedded server
 	NATSStoreDir    string        // VANTAGE_NATS_STORE_DIR, default ".vantage/nats": JetStream storage of the embedded server
+	StreamReplicas  int           // VANTAGE_NATS_STREAM_REPLICAS, default 1: replicas of the job stream and its consumers (3 on a 3-member cluster)
 	AgentToken      string        // VANTAGE_AGENT_TOKEN, default "": a shared token any agent may present, for any region (local development); empty: agent tokens only
 	RetentionDays   int           // VANTAGE_RESULT_RETENTION_DAYS, default 30: days of raw results kept
 	PingAddr        string        // VANTAGE_PING_ADDR, default ":8082": the public heartbeat ping listener
@@ -73,6 +74,7 @@ var Vars = []Var{
 	{"VANTAGE_SHUTDOWN_TIMEOUT", "15s", "how long SIGTERM waits for in-flight work"},
 	{"VANTAGE_NATS_URL", "(embedded)", "NATS server with JetStream, e.g. nats://127.0.0.1:4222; unset starts an embedded server (local runs)"},
 	{"VANTAGE_NATS_STORE_DIR", ".vantage/nats", "JetStream storage directory of the embedded NATS server"},
+	{"VANTAGE_NATS_STREAM_REPLICAS", "1", "replicas of the JetStream job stream and its consumers, 1 to 5: 3 on a 3-member NATS cluster, so that losing one member stops nothing (an existing stream is scaled at start-up); 1 with the embedded server"},
 	{"VANTAGE_NATS_EMBEDDED_ADDR", "127.0.0.1:4222", "listen address of the embedded NATS server; loopback only (port 0 picks a free one)"},
 	{"VANTAGE_NATS_EMBEDDED_USER", "vantage", "user that clients of the embedded NATS server authenticate as"},
 	{"VANTAGE_NATS_EMBEDDED_PASSWORD", "(random per start)", "password of that user (16+ characters); set it so that local agents can connect (nats://user:password@host:port)"},
@@ -99,7 +101,7 @@ var Vars = []Var{
 // Load reads the configuration through getenv and validates it.
 func Load(getenv func(string) string) (Config, error) {
 	c := Config{HTTPAddr: ":8080", GRPCAddr: ":9090", LogLevel: slog.LevelInfo, ShutdownTimeout: 15 * time.Second,
-		NATSStoreDir: ".vantage/nats", RetentionDays: 30, PingAddr: ":8082",
+		NATSStoreDir: ".vantage/nats", StreamReplicas: 1, RetentionDays: 30, PingAddr: ":8082",
 		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080", AllowPrivate: true,
 		MetricsAddr: "127.0.0.1:9100", HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: 60 * time.Second,
 		HTTPIdleTimeout: 120 * time.Second, MaxConnsPerClient: 64, RequestTimeout: 10 * time.Second,
@@ -160,6 +162,14 @@ func Load(getenv func(string) string) (Config, error) {
 	c.NATSURL = getenv("VANTAGE_NATS_URL")
 	if s := getenv("VANTAGE_NATS_STORE_DIR"); s != "" {
 		c.NATSStoreDir = s
+	}
+	if s := getenv("VANTAGE_NATS_STREAM_REPLICAS"); s != "" {
+		// JetStream allows at most 5 replicas of a stream.
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 5 {
+			bad("VANTAGE_NATS_STREAM_REPLICAS", "must be a whole number from 1 to 5, got %q", s)
+		}
+		c.StreamReplicas = n
 	}
 	if c.AgentToken = getenv("VANTAGE_AGENT_TOKEN"); c.AgentToken != "" && len(c.AgentToken) < 16 {
 		bad("VANTAGE_AGENT_TOKEN", "must be at least 16 characters")

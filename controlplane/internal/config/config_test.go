@@ -20,7 +20,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if c.HTTPAddr != ":8080" || c.GRPCAddr != ":9090" || c.PingAddr != ":8082" || c.LogLevel != slog.LevelInfo ||
 		c.ShutdownTimeout != 15*time.Second || c.RetentionDays != 30 || c.NATSURL != "" || c.NATSStoreDir != ".vantage/nats" ||
-		!c.AllowPrivate || c.PublicURL != "http://localhost:8080" || len(c.SecretKey) != 32 {
+		c.StreamReplicas != 1 || !c.AllowPrivate || c.PublicURL != "http://localhost:8080" || len(c.SecretKey) != 32 {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
 	if c.MetricsAddr != "127.0.0.1:9100" || c.HTTPReadTimeout != 30*time.Second || c.HTTPWriteTimeout != time.Minute ||
@@ -56,6 +56,7 @@ func TestLoadNamesEveryBadVariable(t *testing.T) {
 		"VANTAGE_NATS_EMBEDDED_ADDR":     "0.0.0.0:4222",
 		"VANTAGE_NATS_EMBEDDED_USER":     "a:b",
 		"VANTAGE_NATS_EMBEDDED_PASSWORD": "short",
+		"VANTAGE_NATS_STREAM_REPLICAS":   "6",
 	}
 	_, err := Load(env(bad))
 	if err == nil {

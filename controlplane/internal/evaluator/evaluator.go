@@ -1,5 +1,5 @@
 // Package evaluator turns final-attempt results into run verdicts and drives each check's
-// status machine (DESIGN.md "Check status machine"), writing check incidents and outbox rows in
+// status machine (docs/architecture.md, "Check status machine"), writing check incidents and outbox rows in
 // the same transaction as the results that caused them.
 //
 // # Verdicts and when a run is complete

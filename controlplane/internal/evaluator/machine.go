@@ -6,7 +6,7 @@ import "time"
 // are display states derived elsewhere; the machine keeps tracking UP/DOWN underneath them.
 type Status string
 
-// The machine's states (DESIGN.md "Check status machine").
+// The machine's states (docs/architecture.md, "Check status machine").
 const (
 	Pending    Status = "PENDING"
 	Up         Status = "UP"
@@ -60,7 +60,7 @@ type Policy struct {
 // EffectKind names a side effect of a transition.
 type EffectKind int
 
-// Side effects (DESIGN.md's "side effects" column).
+// Side effects (the "side effects" column of docs/architecture.md's table).
 const (
 	// EffectConfirm: the check entered VERIFYING; the scheduler should run it again soon from
 	// its regions (delivered through the evaluator's OnStateChange hook).
@@ -104,7 +104,7 @@ type Effect struct {
 // Step applies one verdict to a check's state at now and returns the next state and the side
 // effects to carry out, in order. It is pure: same input, same output; no I/O.
 //
-// It implements DESIGN.md's table row by row:
+// It implements the table of docs/architecture.md row by row:
 //
 //	PENDING    pass                                   → UP
 //	PENDING    fail                                   → VERIFYING, confirm effect (then as VERIFYING fail)

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// TestStep walks DESIGN.md's status machine table row by row, then the edge cases the table
-// leaves to the implementation. Time is injected: t(n) is n seconds after a fixed instant.
+// TestStep walks the status machine table of docs/architecture.md row by row, then the edge
+// cases the table leaves to the implementation. Time is injected: t(n) is n seconds after a
+// fixed instant.
 func TestStep(t *testing.T) {
 	t.Parallel()
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -32,7 +33,7 @@ func TestStep(t *testing.T) {
 		want    State
 		effects []Effect
 	}{
-		// DESIGN.md table, one case per row (two for the first).
+		// The table of docs/architecture.md, one case per transition.
 		{
 			name: "PENDING first verdict pass -> UP",
 			from: State{Status: Pending}, verdict: pass(0), now: at(5), policy: policy,
@@ -193,8 +194,8 @@ func TestStep(t *testing.T) {
 	}
 }
 
-// TestStepSequence drives one check through a whole outage with an injected clock: the
-// verdicts of DESIGN.md's narrative, in order.
+// TestStepSequence drives one check through a whole outage, verdict by verdict, with an
+// injected clock.
 func TestStepSequence(t *testing.T) {
 	t.Parallel()
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -14,5 +14,5 @@
 // transition a ping makes itself is PENDING → UP on a success ping, which alerts nobody. Every
 // transition with an alert is the monitor's, which locks the rows it judges, so a ping and a
 // sweep never race: a DOWN heartbeat that is pinged turns UP (and heartbeat.up is written) on
-// the next sweep, within MonitorOptions.Interval.
+// the next sweep, within MonitorConfig.Interval.
 package heartbeat

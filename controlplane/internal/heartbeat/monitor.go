@@ -3,6 +3,7 @@ package heartbeat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -28,10 +29,8 @@ type Sweeper interface {
 
 var _ Sweeper = (*store.Store)(nil)
 
-// MonitorOptions tune the monitor. Zero values take the documented defaults.
-type MonitorOptions struct {
-	// Now is the clock. Default time.Now.
-	Now func() time.Time
+// MonitorConfig tunes the monitor. Zero values take the documented defaults.
+type MonitorConfig struct {
 	// Interval is the time between sweeps. Default 5s: a missed deadline or a ping after DOWN
 	// is acted on within it.
 	Interval time.Duration
@@ -39,31 +38,47 @@ type MonitorOptions struct {
 	BatchSize int
 }
 
+// MonitorDeps are the monitor's collaborators.
+type MonitorDeps struct {
+	Store Sweeper // required
+	// Logger receives the monitor's log (component heartbeat_monitor). Default: discarded.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
 // Monitor drives the heartbeat status machine. Every replica may run one: a sweep locks the
 // rows it judges with SKIP LOCKED, so concurrent sweeps split the work instead of doubling it.
 type Monitor struct {
-	st   Sweeper
-	log  *slog.Logger
-	opts MonitorOptions
+	cfg MonitorConfig
+	st  Sweeper
+	log *slog.Logger
+	now func() time.Time
 }
 
-// NewMonitor returns a monitor over st.
-func NewMonitor(st Sweeper, logger *slog.Logger, opts MonitorOptions) *Monitor {
-	if opts.Now == nil {
-		opts.Now = time.Now
+// NewMonitor returns a monitor; it sweeps when Run (or Sweep) is called.
+func NewMonitor(cfg MonitorConfig, deps MonitorDeps) (*Monitor, error) {
+	if deps.Store == nil {
+		return nil, errors.New("heartbeat monitor: a store is required")
 	}
-	if opts.Interval <= 0 {
-		opts.Interval = 5 * time.Second
+	if cfg.Interval <= 0 {
+		cfg.Interval = 5 * time.Second
 	}
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = 500
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 500
 	}
-	return &Monitor{st: st, log: logger.With("component", "heartbeat_monitor"), opts: opts}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	return &Monitor{cfg: cfg, st: deps.Store, log: deps.Logger.With("component", "heartbeat_monitor"), now: deps.Now}, nil
 }
 
 // Run sweeps every Interval until ctx ends; a failed sweep is logged and retried on the next.
 func (m *Monitor) Run(ctx context.Context) error {
-	t := time.NewTicker(m.opts.Interval)
+	t := time.NewTicker(m.cfg.Interval)
 	defer t.Stop()
 	for {
 		if _, err := m.Sweep(ctx); err != nil && ctx.Err() == nil {
@@ -88,17 +103,17 @@ type SweepStats struct {
 // Sweep judges every monitored heartbeat once at the monitor's clock.
 func (m *Monitor) Sweep(ctx context.Context) (SweepStats, error) {
 	var stats SweepStats
-	now := m.opts.Now()
+	now := m.now()
 	after := uuid.Nil
 	for {
-		last, n, err := m.st.SweepHeartbeats(ctx, after, m.opts.BatchSize, now,
+		last, n, err := m.st.SweepHeartbeats(ctx, after, m.cfg.BatchSize, now,
 			func(ctx context.Context, tx *store.HeartbeatTx, hbs []store.Heartbeat) error {
 				return m.judgeBatch(ctx, tx, hbs, now, &stats)
 			})
 		if err != nil {
 			return stats, fmt.Errorf("sweep heartbeats: %w", err)
 		}
-		if n < m.opts.BatchSize {
+		if n < m.cfg.BatchSize {
 			return stats, nil
 		}
 		after = last

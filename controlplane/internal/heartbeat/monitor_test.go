@@ -3,8 +3,6 @@ package heartbeat
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -50,9 +48,11 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &fixture{t: t, ctx: ctx, st: st, clk: clk, org: org.ID,
-		mon: NewMonitor(st, logger, MonitorOptions{Now: clk.Now, BatchSize: 2})}
+	mon, err := NewMonitor(MonitorConfig{BatchSize: 2}, MonitorDeps{Store: st, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, ctx: ctx, st: st, clk: clk, org: org.ID, mon: mon}
 }
 
 func intp(v int) *int       { return &v }

@@ -2,6 +2,8 @@ package heartbeat
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
@@ -24,17 +26,25 @@ type PingRecorder interface {
 
 var _ PingRecorder = (*store.Store)(nil)
 
-// PingOptions tune the ping endpoint. Zero values take the documented defaults.
-type PingOptions struct {
-	// Now is the clock. Default time.Now.
-	Now func() time.Time
+// PingConfig tunes the ping endpoint. Zero values take the documented defaults.
+type PingConfig struct {
 	// Rate is the sustained pings per second allowed per heartbeat id. Default 1.
 	Rate rate.Limit
 	// Burst is how many pings of one id may come at once. Default 10.
 	Burst int
 	// Timeout bounds recording one ping. Default 5s.
 	Timeout time.Duration
-	// Registerer receives vantage_heartbeat_pings_total{kind, result}. Default: none.
+}
+
+// PingDeps are the ping endpoint's collaborators.
+type PingDeps struct {
+	Store PingRecorder // required
+	// Logger receives the endpoint's log (component heartbeat_ping). Default: discarded.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Registerer receives vantage_heartbeat_pings_total{kind, result}. Default: a private
+	// registry.
 	Registerer prometheus.Registerer
 }
 
@@ -49,41 +59,52 @@ type PingOptions struct {
 // not reveal which ids exist). Errors are plain text: 404 for a malformed id (shorter than 8
 // or longer than 128 characters, or characters other than letters, digits, '-' and '_') or an
 // unknown path, 405 for other methods, 429 with Retry-After when one id pings faster than its
-// token bucket allows (per id, in memory on each replica), and 500 when the ping could not be
+// token bucket allows (per id, compared case-insensitively as the store does; in memory on each
+// replica), and 500 when the ping could not be
 // stored.
 type PingHandler struct {
+	cfg   PingConfig
 	rec   PingRecorder
 	log   *slog.Logger
-	opts  PingOptions
+	now   func() time.Time
 	pings *prometheus.CounterVec
 	limit *ratelimit.Keyed[string] // per heartbeat id
 }
 
 var _ http.Handler = (*PingHandler)(nil)
 
-// NewPingHandler returns the ping endpoint over rec.
-func NewPingHandler(rec PingRecorder, logger *slog.Logger, opts PingOptions) *PingHandler {
-	if opts.Now == nil {
-		opts.Now = time.Now
+// NewPingHandler returns the ping endpoint.
+func NewPingHandler(cfg PingConfig, deps PingDeps) (*PingHandler, error) {
+	if deps.Store == nil {
+		return nil, errors.New("heartbeat ping endpoint: a store is required")
 	}
-	if opts.Rate <= 0 {
-		opts.Rate = 1
+	if cfg.Rate <= 0 {
+		cfg.Rate = 1
 	}
-	if opts.Burst <= 0 {
-		opts.Burst = 10
+	if cfg.Burst <= 0 {
+		cfg.Burst = 10
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
 	}
-	p := &PingHandler{rec: rec, log: logger.With("component", "heartbeat_ping"), opts: opts,
-		limit: ratelimit.New[string](opts.Rate, opts.Burst, pingIdle),
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
+	p := &PingHandler{cfg: cfg, rec: deps.Store, log: deps.Logger.With("component", "heartbeat_ping"), now: deps.Now,
+		limit: ratelimit.New[string](cfg.Rate, cfg.Burst, pingIdle),
 		pings: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_heartbeat_pings_total",
 			Help: "Heartbeat pings by kind (success, start, fail) and result (accepted, rate_limited, invalid, error)."},
 			[]string{"kind", "result"})}
-	if opts.Registerer != nil {
-		opts.Registerer.MustRegister(p.pings)
+	if err := deps.Registerer.Register(p.pings); err != nil {
+		return nil, fmt.Errorf("heartbeat ping endpoint: register metrics: %w", err)
 	}
-	return p
+	return p, nil
 }
 
 const maxPingIDLength = 128
@@ -133,8 +154,8 @@ func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusMethodNotAllowed, "method not allowed: use GET or POST")
 		return
 	}
-	now := p.opts.Now()
-	if wait := p.reserve(id, now); wait > 0 {
+	now := p.now()
+	if wait := p.reserve(canonicalPingID(id), now); wait > 0 {
 		p.pings.WithLabelValues(string(kind), "rate_limited").Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		plain(w, http.StatusTooManyRequests, "too many requests for this heartbeat")
@@ -142,7 +163,7 @@ func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Only our own ids can name a heartbeat; any other well-formed id is accepted and dropped.
 	if hid, err := uuid.Parse(id); err == nil && len(id) == 36 {
-		ctx, cancel := context.WithTimeout(r.Context(), p.opts.Timeout)
+		ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
 		defer cancel()
 		if _, err := p.rec.RecordPing(ctx, hid, kind, now); err != nil {
 			p.pings.WithLabelValues(string(kind), "error").Inc()
@@ -153,6 +174,13 @@ func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.pings.WithLabelValues(string(kind), "accepted").Inc()
 	w.WriteHeader(http.StatusOK)
+}
+
+// canonicalPingID is the rate-limit key of a ping id: the heartbeat it names, whatever the
+// case it was typed in. The store reads ids case-insensitively, so keying the bucket by the id
+// as typed would give every case variant of one heartbeat its own bucket.
+func canonicalPingID(id string) string {
+	return strings.ToLower(id)
 }
 
 // pingIdle is how long an id's bucket is kept without pings: an idle bucket is full again

@@ -1,8 +1,9 @@
 package heartbeat
 
 import (
+	"context"
+	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,11 +18,27 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
+func newPingHandler(t *testing.T, cfg PingConfig, deps PingDeps) *PingHandler {
+	t.Helper()
+	p, err := NewPingHandler(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// unusedRecorder stands in for the store where a test only exercises the rate limiter.
+type unusedRecorder struct{}
+
+func (unusedRecorder) RecordPing(context.Context, uuid.UUID, store.PingKind, time.Time) (bool, error) {
+	return false, errors.New("no store in this test")
+}
+
 func TestPingEndpoint(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
-	srv := httptest.NewServer(NewPingHandler(f.st, slog.New(slog.NewTextHandler(io.Discard, nil)), PingOptions{Now: f.clk.Now}))
+	srv := httptest.NewServer(newPingHandler(t, PingConfig{}, PingDeps{Store: f.st, Now: f.clk.Now}))
 	defer srv.Close()
 
 	do := func(method, path, body string) (int, string, http.Header) {
@@ -78,7 +95,7 @@ func TestPingEndpointUnderLoad(t *testing.T) {
 	f := newFixture(t)
 	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
 	quiet := f.create(store.Heartbeat{Name: "quiet", ReportPeriod: intp(60), GracePeriod: 60})
-	ph := NewPingHandler(f.st, slog.New(slog.NewTextHandler(io.Discard, nil)), PingOptions{Registerer: prometheus.NewRegistry()})
+	ph := newPingHandler(t, PingConfig{}, PingDeps{Store: f.st, Registerer: prometheus.NewRegistry()})
 	srv := httptest.NewServer(ph)
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
@@ -140,7 +157,7 @@ func TestPingEndpointUnderLoad(t *testing.T) {
 func TestPingRateLimitRefills(t *testing.T) {
 	t.Parallel()
 	clk := &clock{t: t0}
-	p := NewPingHandler(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), PingOptions{Now: clk.Now, Rate: 1, Burst: 2})
+	p := newPingHandler(t, PingConfig{Rate: 1, Burst: 2}, PingDeps{Store: unusedRecorder{}, Now: clk.Now})
 	id := "abcdefgh"
 	if p.reserve(id, clk.Now()) != 0 || p.reserve(id, clk.Now()) != 0 {
 		t.Fatal("burst refused")
@@ -150,5 +167,24 @@ func TestPingRateLimitRefills(t *testing.T) {
 	}
 	if p.reserve(id, clk.Add(time.Second)) != 0 {
 		t.Fatal("no refill after a second")
+	}
+}
+
+// TestPingRateLimitIgnoresCase changes the case of a heartbeat id between pings: one
+// heartbeat is one bucket, however its id is typed.
+func TestPingRateLimitIgnoresCase(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
+	p := newPingHandler(t, PingConfig{Rate: 1, Burst: 2}, PingDeps{Store: f.st, Now: f.clk.Now})
+	id := h.ID.String()
+	variants := []string{id, strings.ToUpper(id), strings.ToUpper(id[:8]) + id[8:], "ABCDEFGH_1", "abcdefgh_1", "AbCdEfGh_1"}
+	want := []int{200, 200, 429, 200, 200, 429}
+	for i, v := range variants {
+		rec := httptest.NewRecorder()
+		p.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/"+v, nil))
+		if rec.Code != want[i] {
+			t.Errorf("ping %d (%s): status %d, want %d", i+1, v, rec.Code, want[i])
+		}
 	}
 }

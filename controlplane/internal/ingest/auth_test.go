@@ -37,11 +37,14 @@ func (h *harness) agentToken(regions ...string) (uuid.UUID, string) {
 // ends, and returns once it listens.
 func listenRevocations(t *testing.T, st *store.Store, srv *Server) {
 	t.Helper()
-	authn := auth.NewAuthenticator(st, time.Now)
+	authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	authn.AddChangeListener(srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = authn.Run(ctx, st, slog.New(slog.DiscardHandler)) }()
+	go func() { defer close(done); _ = authn.Run(ctx, st) }()
 	t.Cleanup(func() { cancel(); <-done })
 	waitFor(t, "the revocation feed", authn.Listening)
 }

@@ -35,6 +35,8 @@ type MaintainerOptions struct {
 	DedupeWindow time.Duration
 	// Interval is how often partitions are checked. Default 10m.
 	Interval time.Duration
+	// RetryInterval is how soon a failed round is retried. Default 30s.
+	RetryInterval time.Duration
 }
 
 func (o *MaintainerOptions) defaults() {
@@ -49,6 +51,9 @@ func (o *MaintainerOptions) defaults() {
 	}
 	if o.Interval <= 0 {
 		o.Interval = 10 * time.Minute
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = 30 * time.Second
 	}
 }
 
@@ -89,23 +94,24 @@ func NewMaintainer(log *slog.Logger, now func() time.Time, reg prometheus.Regist
 }
 
 // Run maintains partitions at once and then every Interval until ctx ends. A failed round is
-// logged and retried on the next tick; the first round's failure is returned, so that a
-// control plane that cannot manage its partitions does not start.
+// logged, counted in vantage_partitions_errors_total and retried after RetryInterval; it never
+// stops the control plane: partitions are made hours (results: days) ahead, and rows without
+// a partition still land in the default partition, so ingest goes on meanwhile.
 func (m *Maintainer) Run(ctx context.Context) error {
-	if err := m.Maintain(ctx); err != nil {
-		return err
-	}
-	t := time.NewTicker(m.opts.Interval)
-	defer t.Stop()
 	for {
+		wait := m.opts.Interval
+		if err := m.Maintain(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			m.errs.Inc()
+			m.log.Warn("partition maintenance failed; retrying", "err", err, "retry_in", m.opts.RetryInterval)
+			wait = m.opts.RetryInterval
+		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
-		}
-		if err := m.Maintain(ctx); err != nil && ctx.Err() == nil {
-			m.errs.Inc()
-			m.log.Warn("partition maintenance failed", "err", err)
+		case <-time.After(wait):
 		}
 	}
 }

@@ -6,9 +6,13 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
 
 func TestMaintainerPartitions(t *testing.T) {
@@ -92,5 +96,37 @@ func TestMaintainerPartitions(t *testing.T) {
 	}
 	if slices.Contains(keys, "ingest_dedupe_p2026030111") {
 		t.Fatalf("old ingest_dedupe partitions kept: %v", keys)
+	}
+}
+
+// TestMaintainerFailureNotFatal: a maintenance round that fails (here: the database is gone)
+// is counted and retried, and Run keeps going until it is stopped.
+func TestMaintainerFailureNotFatal(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	st.Close()
+	reg := prometheus.NewRegistry()
+	m, err := NewMaintainer(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, reg, st,
+		MaintainerOptions{RetryInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for testutil.ToFloat64(m.errs) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("failed rounds not retried")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned %v after a failed round", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }

@@ -16,7 +16,6 @@ package invite
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -36,9 +35,10 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// Options configure the handler. Every zero value means the documented default.
-type Options struct {
-	// Logger records storage failures. Default: discard.
+// Deps are the handler's collaborators. It has no settings, so no Config.
+type Deps struct {
+	Store Store // required
+	// Logger records storage failures (component invite). Default: discarded.
 	Logger *slog.Logger
 }
 
@@ -49,15 +49,18 @@ type handler struct {
 
 // NewHandler returns the handler of the invitation link. It answers GET and POST on Path (so
 // mount it where requests keep their full path), 405 to other methods there, 404 elsewhere.
-func NewHandler(st Store, opts Options) http.Handler {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+func NewHandler(deps Deps) (http.Handler, error) {
+	if deps.Store == nil {
+		return nil, errors.New("invite: a store is required")
 	}
-	h := &handler{st: st, log: opts.Logger.With("component", "invite")}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &handler{st: deps.Store, log: deps.Logger.With("component", "invite")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+Path, h.show)
 	mux.HandleFunc("POST "+Path, h.accept)
-	return mux
+	return mux, nil
 }
 
 var invalidLink = linkpage.Page{Title: "Invitation link not valid",

@@ -79,7 +79,10 @@ func TestAcceptInvitationLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := invited(t, st, org.ID, "new@example.com", "ADMIN")
-	h := invite.NewHandler(st, invite.Options{})
+	h, err := invite.NewHandler(invite.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	link := invite.Path + "?token=" + url.QueryEscape(tok)
 
 	check := func(name string, rec *httptest.ResponseRecorder, status int, contains ...string) {
@@ -158,7 +161,10 @@ func TestAcceptInvitationExistingUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := invited(t, st, org.ID, "kim@example.com", "STANDARD")
-	h := invite.NewHandler(st, invite.Options{})
+	h, err := invite.NewHandler(invite.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	link := invite.Path + "?token=" + url.QueryEscape(tok)
 
 	if rec := do(t, h, "GET", link, ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), "kim@example.com is invited to join the organization Beta on Vantage as Standard.") {

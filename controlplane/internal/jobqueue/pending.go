@@ -2,11 +2,14 @@ package jobqueue
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -15,22 +18,52 @@ var pendingDesc = prometheus.NewDesc("vantage_region_jobs_pending",
 	"Jobs waiting in the region's JetStream consumer, not yet delivered to an agent (consumer num_pending), read at scrape time. Absent when NATS did not answer.",
 	[]string{"region"}, nil)
 
+// PendingConfig configures a PendingCollector. Zero values take the documented defaults.
+type PendingConfig struct {
+	// Regions are the regions whose consumers it reports. Default check.Regions.
+	Regions []string
+	// Timeout bounds the consumer-info requests of one scrape. Default 2s.
+	Timeout time.Duration
+}
+
+// PendingDeps are a PendingCollector's collaborators.
+type PendingDeps struct {
+	JetStream jetstream.JetStream // required
+	// Registerer receives the collector (the /metrics registry). Default: a private registry.
+	Registerer prometheus.Registerer
+}
+
 // PendingCollector reports vantage_region_jobs_pending{region}: each region consumer's
 // NumPending, asked of JetStream when /metrics is scraped. A region whose consumer cannot be
 // read within the timeout has no sample in that scrape — an absent value rather than a wrong
 // zero, so an autoscaler holds its scale instead of shrinking.
 type PendingCollector struct {
-	js      jetstream.JetStream
-	regions []string
-	timeout time.Duration
+	cfg PendingConfig
+	js  jetstream.JetStream
 }
 
 var _ prometheus.Collector = (*PendingCollector)(nil)
 
-// NewPendingCollector reports the pending jobs of regions' consumers on js (register it with
-// the /metrics registry).
-func NewPendingCollector(js jetstream.JetStream, regions []string) *PendingCollector {
-	return &PendingCollector{js: js, regions: regions, timeout: 2 * time.Second}
+// NewPendingCollector returns the collector of the regions' pending jobs, registered with
+// deps.Registerer.
+func NewPendingCollector(cfg PendingConfig, deps PendingDeps) (*PendingCollector, error) {
+	if deps.JetStream == nil {
+		return nil, errors.New("jobqueue pending collector: a JetStream context is required")
+	}
+	if len(cfg.Regions) == 0 {
+		cfg.Regions = check.Regions
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
+	c := &PendingCollector{cfg: cfg, js: deps.JetStream}
+	if err := deps.Registerer.Register(c); err != nil {
+		return nil, fmt.Errorf("jobqueue pending collector: register: %w", err)
+	}
+	return c, nil
 }
 
 // Describe implements prometheus.Collector.
@@ -39,9 +72,9 @@ func (c *PendingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- pendingD
 // Collect implements prometheus.Collector: one consumer-info request per region, all within
 // one timeout.
 func (c *PendingCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
-	for _, region := range c.regions {
+	for _, region := range c.cfg.Regions {
 		cons, err := c.js.Consumer(ctx, wire.JobStream, wire.ConsumerName(region))
 		if err != nil {
 			continue

@@ -49,7 +49,9 @@ func TestPendingCollectorReportsEachRegionConsumersPendingJobs(t *testing.T) {
 	}
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(jobqueue.NewPendingCollector(js, check.Regions))
+	if _, err := jobqueue.NewPendingCollector(jobqueue.PendingConfig{}, jobqueue.PendingDeps{JetStream: js, Registerer: reg}); err != nil {
+		t.Fatal(err)
+	}
 	var want strings.Builder
 	want.WriteString("# HELP vantage_region_jobs_pending Jobs waiting in the region's JetStream consumer, not yet delivered to an agent (consumer num_pending), read at scrape time. Absent when NATS did not answer.\n# TYPE vantage_region_jobs_pending gauge\n")
 	pending := map[string]int{"cloud:us-east-1": 3, "cloud:eu-west-2": 3}

@@ -22,6 +22,16 @@
 // latest one (the attempt number matches). At-least-once: a receiver sees the same event id
 // (the outbox id, in the body and the webhook-id header) on a retry and de-duplicates on it.
 //
+// # Order
+//
+// The alerts of one resource (a check or heartbeat: outbox.check_id; a status page for its
+// incident events) reach each target in the order they were raised. Fan-out stamps an event's
+// deliveries with the resource and the event's time; a delivery is claimed only while no
+// earlier delivery of the same resource, channel and target is PENDING (being tried or waiting
+// for a retry) and no earlier event of its check or heartbeat waits for its fan-out. Delivered,
+// FAILED and SKIPPED ones no longer hold later ones back. The price: one check's alerts reach
+// one target one after another (BenchmarkDelivery "1 check").
+//
 // # Routing
 //
 // An uptime.down / uptime.up event of check C goes to webhook W when W subscribes to the event
@@ -34,6 +44,16 @@
 // the organization subscribed to them. The
 // users of user_alerts who are members of the organization are e-mailed. Muted checks write no
 // outbox rows at all (the evaluator drops their alert effects), so they send nothing.
+//
+// # Integrations
+//
+// The integration lists of a check's or heartbeat's alerts (slack_alerts, oncall_alerts, …)
+// name integrations (package integration); a status page event also goes to the integrations
+// attached to its page. Each gets one delivery on channel "integration", sent in its
+// provider's own format (package provider, built from the event's document at each attempt,
+// with the check's latest run for what failed and where). A 429 or 503 with Retry-After is
+// retried after that wait instead of the backoff (integration.go). TestIntegration sends the
+// API's test messages through the same client.
 //
 // # Subscriber and invitation e-mails
 //

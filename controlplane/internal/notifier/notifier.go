@@ -28,6 +28,7 @@ type Store interface {
 	ListenOutbox(ctx context.Context, wake func()) error
 	SubscriberMail(ctx context.Context, orgID, subscriberID uuid.UUID) (store.SubscriberMail, error)
 	InvitationMail(ctx context.Context, orgID, invitationID uuid.UUID) (store.InvitationMail, error)
+	LatestRun(ctx context.Context, orgID, checkID uuid.UUID, at time.Time) ([]store.RunResult, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -64,8 +65,9 @@ type Options struct {
 	// RenderCheck renders a check as GET /v1/checks/{id} returns it (api.RenderCheckForWebhook).
 	// Nil, or a check deleted before fan-out: the outbox payload's snapshot is sent instead.
 	RenderCheck func(store.Check) any
-	// DenyPrivateTargets refuses webhook connections to loopback, private, link-local,
-	// carrier-grade NAT, multicast and unspecified addresses (checked at connect time, after
+	// DenyPrivateTargets refuses webhook connections to every address the outbound address
+	// policy (pkg/netpolicy) refuses: private, loopback, link-local, every IANA
+	// special-purpose range and the IPv6 forms embedding them (checked at connect time, after
 	// name resolution, so DNS rebinding cannot get around it). Default false: allowed, for
 	// self-hosting; a hosted deployment sets true. It applies to the default Client only.
 	DenyPrivateTargets bool
@@ -106,7 +108,7 @@ func (o *Options) defaults() {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 32 // many webhooks often share a host
 		if o.DenyPrivateTargets {
-			d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refusePrivate}
+			d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refusePrivate} // the outbound address policy (netpolicy)
 			tr.DialContext = d.DialContext
 		}
 		o.Client = &http.Client{Transport: tr,
@@ -262,10 +264,16 @@ func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attem
 	defer cancel()
 	var status *int
 	var err error
+	var retryAfter time.Duration // a provider's Retry-After, instead of the backoff
 	skipped := ""
 	switch d.Channel {
 	case store.ChannelWebhook:
 		status, err = n.sendWebhook(ctx, d, start)
+	case store.ChannelIntegration:
+		var a *answer
+		if a, err = n.sendIntegration(ctx, d); a != nil {
+			status, retryAfter = &a.Status, a.RetryAfter
+		}
 	case store.ChannelEmail:
 		if n.mail == nil {
 			skipped = "e-mail is disabled: VANTAGE_SMTP_URL is not set"
@@ -287,6 +295,9 @@ func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attem
 	default:
 		a.Status, a.Error = store.DeliveryPending, err.Error()
 		a.NextAttempt = start.Add(n.backoff(d.Tries))
+		if retryAfter > 0 {
+			a.NextAttempt = start.Add(retryAfter)
+		}
 	}
 	outcome := map[string]string{store.DeliveryDelivered: "delivered", store.DeliveryFailed: "failed",
 		store.DeliverySkipped: "skipped", store.DeliveryPending: "retry"}[a.Status]
@@ -324,7 +335,7 @@ func newMetrics(reg prometheus.Registerer) (metrics, error) {
 		fanoutErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_notifier_fanout_errors_total",
 			Help: "Outbox events whose fan-out failed (retried later)."}),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_notifier_attempts_total",
-			Help: "Delivery attempts, by channel (webhook, email) and outcome (delivered, retry, failed, skipped)."},
+			Help: "Delivery attempts, by channel (webhook, email, integration) and outcome (delivered, retry, failed, skipped)."},
 			[]string{"channel", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "vantage_notifier_attempt_duration_seconds",
 			Help: "Duration of one delivery attempt, by channel.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 9)},

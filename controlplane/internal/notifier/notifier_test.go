@@ -408,3 +408,30 @@ func TestNotifierDeniesPrivateTargets(t *testing.T) {
 		t.Fatalf("requests %d, error %q", len(rcv.requests()), *ds[0].LastError)
 	}
 }
+
+// TestNotifierDeniesSpecialPurposeForms sends webhooks to addresses the notifier's own policy
+// once let through (this-network 0/8, NAT64 and 6to4 spellings of loopback, SIIT): with private
+// targets denied, each is refused at connect time by the shared outbound policy.
+func TestNotifierDeniesSpecialPurposeForms(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	urls := []string{"http://0.1.2.3:9/", "http://[64:ff9b::7f00:1]:9/", "http://[2002:7f00:1::1]:9/",
+		"http://[::ffff:0:7f00:1]:9/", "http://[64:ff9b:1::a00:1]:9/", "http://198.18.0.1:9/"}
+	var hooks []uuid.UUID
+	for _, u := range urls {
+		hook, _ := e.newWebhook(u, []string{"uptime.down"}, e.check)
+		hooks = append(hooks, hook)
+	}
+	e.run(notifier.Options{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
+	e.emit("uptime.down", e.check, nil)
+	for i, hook := range hooks {
+		waitFor(t, 5*time.Second, "the attempt to "+urls[i], func() bool {
+			ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
+			return len(ds) == 1 && ds[0].LastError != nil
+		})
+		ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
+		if !strings.Contains(*ds[0].LastError, "does not allow") {
+			t.Errorf("%s: error %q, want the policy's refusal", urls[i], *ds[0].LastError)
+		}
+	}
+}

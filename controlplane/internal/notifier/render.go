@@ -10,7 +10,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/event"
+	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // Document is the JSON every channel sends for one event (see the package documentation).
@@ -27,6 +29,7 @@ type Document struct {
 type recipients struct {
 	User    []string `json:"user_alerts"`
 	Webhook []string `json:"webhook_alerts"`
+	check.Alerts
 }
 
 // resourceRef is the part of a heartbeat snapshot that routing reads.
@@ -100,6 +103,11 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 	if alerts != nil {
 		f.WebhookIDs = parseIDs(alerts.Webhook)
 		f.UserIDs = parseIDs(alerts.User)
+		for _, l := range alerts.Alerts.Lists() {
+			if integration.TypeOfAlertsField(l.Field) != "" {
+				f.IntegrationIDs = append(f.IntegrationIDs, parseIDs(*l.IDs)...)
+			}
+		}
 	}
 	if f.Body, err = json.Marshal(doc); err != nil {
 		return f, fmt.Errorf("encode document: %w", err)

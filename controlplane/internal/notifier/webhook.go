@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/netpolicy"
 )
 
 // SecretPrefix starts every webhook signing secret.
@@ -123,25 +122,15 @@ func redact(s string, secrets []string) string {
 	return s
 }
 
-// errForbiddenTarget is the connect error for an address DenyPrivateTargets refuses.
-var errForbiddenTarget = errors.New("the target address is private, loopback or link-local, which this deployment does not allow")
+// errForbiddenTarget is the connect error for an address DenyPrivateTargets refuses. It
+// does not name the address: a delivery's error is shown to the organization, and the address
+// a name resolved to inside the deployment's network is not theirs to learn.
+var errForbiddenTarget = errors.New("the target address is private, loopback, link-local or special-purpose, which this deployment does not allow")
 
-// cgnat is the carrier-grade NAT range (RFC 6598), private in practice.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
-// refusePrivate is a net.Dialer Control function that refuses non-public addresses.
-func refusePrivate(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return errForbiddenTarget
-	}
-	ip = ip.Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip) {
+// refusePrivate is a net.Dialer Control function applying the outbound address policy
+// (netpolicy) to the address being connected to.
+func refusePrivate(network, address string, c syscall.RawConn) error {
+	if netpolicy.Control(network, address, c) != nil {
 		return errForbiddenTarget
 	}
 	return nil

@@ -116,6 +116,9 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 		if err := checkDependencies(ctx, q, orgID, c.ID, deps); err != nil {
 			return err
 		}
+		if err := checkAlertIntegrations(ctx, q, orgID, sp.Alerts, check.Alerts{}); err != nil {
+			return err
+		}
 		if err := q.CreateCheck(ctx, dbsqlc.CreateCheckParams{
 			ID: c.ID, OrgID: orgID, ProjectID: projectID, CreatedAt: now,
 			Kind: string(sp.Kind), Name: sp.Name, TestInterval: int32(sp.TestInterval), TimeoutMs: int32Ptr(sp.TimeoutMs),
@@ -201,6 +204,9 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 		}
 		cfg, err := s.checkConfig(next.Spec)
 		if err != nil {
+			return err
+		}
+		if err := checkAlertIntegrations(ctx, q, orgID, next.Spec.Alerts, cur.Spec.Alerts); err != nil {
 			return err
 		}
 		sp := next.Spec

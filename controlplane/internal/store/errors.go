@@ -28,7 +28,9 @@ type ConflictError struct {
 	Message string
 }
 
-func (e *ConflictError) Error() string        { return e.Message }
+func (e *ConflictError) Error() string { return e.Message }
+
+// Is makes errors.Is(err, ErrConflict) true for every ConflictError.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 // ValidationError is an input that only the database can judge (for example a reference to a

@@ -90,6 +90,9 @@ func (s *Store) CreateHeartbeat(ctx context.Context, actor Actor, orgID uuid.UUI
 		if err := lockProjectForReference(ctx, tx, orgID, h.ProjectID); err != nil {
 			return err
 		}
+		if err := checkAlertIntegrations(ctx, s.q.WithTx(tx), orgID, h.Alerts, check.Alerts{}); err != nil {
+			return err
+		}
 		r, err := s.q.WithTx(tx).CreateHeartbeat(ctx, dbsqlc.CreateHeartbeatParams{ID: id, OrgID: orgID, ProjectID: h.ProjectID,
 			Name: h.Name, Paused: h.Paused, Muted: h.Muted, ReportPeriod: int32Ptr(h.ReportPeriod), ReportPeriodCron: h.ReportPeriodCron,
 			Timezone: h.Timezone, GracePeriod: int32(h.GracePeriod), AlertPriority: h.AlertPriority,
@@ -190,11 +193,15 @@ func (s *Store) UpdateHeartbeat(ctx context.Context, actor Actor, orgID, id uuid
 		if err != nil {
 			return err
 		}
+		before := next.Alerts
 		if err := change(&next); err != nil {
 			return err
 		}
 		alerts, err := alertsJSON(next.Alerts)
 		if err != nil {
+			return err
+		}
+		if err := checkAlertIntegrations(ctx, q, orgID, next.Alerts, before); err != nil {
 			return err
 		}
 		r, err = q.SaveHeartbeat(ctx, dbsqlc.SaveHeartbeatParams{OrgID: orgID, ID: id, Name: next.Name, Paused: next.Paused,

@@ -32,6 +32,12 @@ type DueDelivery struct {
 	Event     event.Encoded // the stored event (e-mails render from it; empty for webhooks)
 	URL       string        // webhook URL template
 	Secret    string        // webhook signing secret, "whsec_..."
+	// AlertPriority is the event's (LOW or HIGH).
+	AlertPriority string
+	// IntegrationID, IntegrationType and Settings (opened) name an integration target.
+	IntegrationID   *uuid.UUID
+	IntegrationType string
+	Settings        []byte
 }
 
 // ClaimDeliveries claims up to limit due deliveries: each is locked FOR UPDATE SKIP LOCKED, its
@@ -46,10 +52,23 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 	out := make([]DueDelivery, 0, len(rows))
 	for _, r := range rows {
 		d := DueDelivery{ID: r.ID, OrgID: r.OrgID, EventID: r.EventID, EventType: r.EventType, Channel: r.Channel,
-			Target: r.Target, WebhookID: r.WebhookID, Address: r.Address, Attempt: int(r.Attempts), Tries: int(r.Tries),
+			Target: r.Target, WebhookID: r.WebhookID, IntegrationID: r.IntegrationID, Address: r.Address, Attempt: int(r.Attempts), Tries: int(r.Tries),
 			CreatedAt: r.CreatedAt, Body: r.Body}
 		if r.Url != nil {
 			d.URL = *r.Url
+		}
+		if r.AlertPriority != nil {
+			d.AlertPriority = *r.AlertPriority
+		}
+		if r.IntegrationType != nil {
+			d.IntegrationType = *r.IntegrationType
+		}
+		if r.SettingsEnc != nil {
+			pt, err := s.sealer.Open(r.SettingsEnc)
+			if err != nil {
+				return nil, fmt.Errorf("open settings of integration %s: %w", d.IntegrationID, err)
+			}
+			d.Settings = pt
 		}
 		if r.Channel == ChannelEmail && r.EventVersion != nil {
 			d.Event = event.Encoded{Type: r.EventType, Version: *r.EventVersion, Payload: r.Payload}
@@ -157,6 +176,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []Recorded) error {
 type Delivery struct {
 	ID             uuid.UUID
 	WebhookID      uuid.UUID
+	IntegrationID  uuid.UUID // set for the deliveries of an integration instead of WebhookID
 	EventID        uuid.UUID
 	EventType      string
 	Status         string
@@ -190,7 +210,6 @@ func deliveryOf(r dbsqlc.ListDeliveriesRow) Delivery {
 	return d
 }
 
-// intPtr widens a nullable int4.
 // ListDeliveries returns one page of a webhook's deliveries, newest first, each with its
 // attempts, and the total. A webhook of another organization is ErrNotFound.
 func (s *Store) ListDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit, offset int64) ([]Delivery, int64, error) {

@@ -76,6 +76,8 @@ const (
 const (
 	ChannelWebhook = "webhook"
 	ChannelEmail   = "email"
+	// ChannelIntegration delivers to an integration (Slack, PagerDuty, …) in its own format.
+	ChannelIntegration = "integration"
 )
 
 // PendingEvent is an outbox row that has not been fanned out yet.
@@ -106,6 +108,9 @@ type Fanout struct {
 	WebhookIDs []uuid.UUID
 	// UserIDs are e-mailed (a check's user_alerts); only members of the organization are.
 	UserIDs []uuid.UUID
+	// IntegrationIDs are integrations the resource lists (its slack_alerts, oncall_alerts, …);
+	// a status page event also goes to the integrations attached to its page.
+	IntegrationIDs []uuid.UUID
 	// Mail names the recipients of a subscriber or invitation e-mail.
 	Mail *MailFanout
 }
@@ -190,7 +195,16 @@ func fanOut(ctx context.Context, q *dbsqlc.Queries, ev PendingEvent, eventType s
 	if err != nil {
 		return 0, err
 	}
-	k, err := q.FanOutUserMails(ctx, dbsqlc.FanOutUserMailsParams{EventID: ev.ID, EventType: eventType, Now: now,
+	if f.IntegrationIDs == nil {
+		f.IntegrationIDs = []uuid.UUID{}
+	}
+	k, err := q.FanOutIntegrations(ctx, dbsqlc.FanOutIntegrationsParams{EventID: ev.ID, EventType: eventType, Now: now,
+		OrgID: ev.OrgID, IntegrationIds: f.IntegrationIDs, ResourceKind: f.ResourceKind, ResourceID: f.ResourceID})
+	if err != nil {
+		return 0, fmt.Errorf("fan out to integrations: %w", err)
+	}
+	n += k
+	k, err = q.FanOutUserMails(ctx, dbsqlc.FanOutUserMailsParams{EventID: ev.ID, EventType: eventType, Now: now,
 		OrgID: ev.OrgID, UserIds: f.UserIDs})
 	if err != nil {
 		return 0, err
@@ -218,6 +232,19 @@ func fanOut(ctx context.Context, q *dbsqlc.Queries, ev PendingEvent, eventType s
 			return 0, fmt.Errorf("fan out e-mails: %w", err)
 		}
 		n += k
+	}
+	// The alerts of one check or heartbeat (and the incident events of one page) reach each
+	// target in the order they were raised: ClaimDeliveries holds a delivery back while an
+	// earlier one of the same resource and target is pending.
+	resource := ev.CheckID
+	if resource == nil && f.ResourceKind == "status_page" {
+		resource = &f.ResourceID
+	}
+	if n > 0 && resource != nil {
+		if err := q.OrderDeliveries(ctx, dbsqlc.OrderDeliveriesParams{ResourceID: resource, EventAt: &ev.CreatedAt,
+			EventID: ev.ID}); err != nil {
+			return 0, fmt.Errorf("order deliveries: %w", err)
+		}
 	}
 	return int(n), q.MarkOutboxDispatched(ctx, dbsqlc.MarkOutboxDispatchedParams{ID: ev.ID, Body: f.Body, Now: &now})
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// This file is the persistence of the result pipeline (DESIGN.md steps 5 and 6): one
+// This file is the persistence of the result pipeline (docs/architecture.md, "The flow", steps 7 and 8): one
 // transaction per batch of results that de-duplicates, stores with COPY and hands the batch's
 // final attempts, with their checks locked, to the evaluator, which decides everything else.
 // pipeline_eval.go holds what the evaluator may write inside that transaction;

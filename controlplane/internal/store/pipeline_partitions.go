@@ -108,12 +108,23 @@ func (s *Store) ensurePartition(ctx context.Context, ps partitionSet, lo time.Ti
 		if exists, err := q.RelationExists(ctx, name); err != nil || exists {
 			return err
 		}
-		// Create the table detached and attach it: ATTACH takes only a SHARE UPDATE EXCLUSIVE
-		// lock on the parent, so ingest keeps writing (CREATE TABLE ... PARTITION OF would take
-		// ACCESS EXCLUSIVE). Rows of this range already in the default partition move over first.
+		// Inserts into the parent wait while the partition is made: an insert routed to the
+		// default partition just before the ATTACH finds, once it gets its lock, a default
+		// partition whose constraint now excludes its row and fails with a check violation
+		// (23514); the ATTACH itself fails the same way when such a row got in between the
+		// move and the ATTACH. Both happened at hour boundaries, where ingest writes the first
+		// rows of an hour whose partition is being made. SHARE ROW EXCLUSIVE conflicts with
+		// the inserts' ROW EXCLUSIVE but not with reads, and an insert that waited routes its
+		// row with the new partition. The wait is the few milliseconds of an empty CREATE, the
+		// move of the default partition's rows of the range (none when partitions are made
+		// ahead, as the Maintainer does) and the ATTACH.
+		//
+		// The table is created detached and then attached so that reads go on meanwhile
+		// (CREATE TABLE ... PARTITION OF would lock the parent ACCESS EXCLUSIVE).
 		// These statements name tables made up at run time, which no prepared query can.
 		for _, stmt := range []string{
-			`CREATE TABLE ` + table + ` (LIKE ` + parent + ` INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
+			`LOCK TABLE ` + parent + ` IN SHARE ROW EXCLUSIVE MODE`,
+			`CREATE TABLE IF NOT EXISTS ` + table + ` (LIKE ` + parent + ` INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`,
 			`WITH moved AS (DELETE FROM ` + def + ` WHERE ` + ps.column + ` >= '` + lo.UTC().Format(time.RFC3339) +
 				`' AND ` + ps.column + ` < '` + hi.UTC().Format(time.RFC3339) + `' RETURNING *) INSERT INTO ` + table + ` SELECT * FROM moved`,
 			`ALTER TABLE ` + parent + ` ATTACH PARTITION ` + table + ` FOR VALUES ` + ps.bounds(lo),

@@ -272,7 +272,10 @@ CREATE TABLE public.deliveries (
     last_error text,
     created_at timestamp with time zone NOT NULL,
     delivered_at timestamp with time zone,
-    CONSTRAINT deliveries_channel_check CHECK ((channel = ANY (ARRAY['webhook'::text, 'email'::text]))),
+    integration_id uuid,
+    resource_id uuid,
+    event_at timestamp with time zone,
+    CONSTRAINT deliveries_channel_check CHECK ((channel = ANY (ARRAY['webhook'::text, 'email'::text, 'integration'::text]))),
     CONSTRAINT deliveries_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'DELIVERED'::text, 'FAILED'::text, 'SKIPPED'::text])))
 );
 
@@ -344,6 +347,23 @@ CREATE TABLE public.ingest_dedupe_default (
     attempt_number integer NOT NULL,
     is_final boolean NOT NULL,
     scheduled_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.integration_status_pages (
+    org_id uuid NOT NULL,
+    integration_id uuid NOT NULL,
+    status_page_id uuid NOT NULL
+);
+
+CREATE TABLE public.integrations (
+    id uuid NOT NULL,
+    org_id uuid NOT NULL,
+    name text NOT NULL,
+    type text NOT NULL,
+    settings_enc bytea NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT integrations_type_check CHECK ((type = ANY (ARRAY['SLACK'::text, 'DISCORD'::text, 'MICROSOFT_TEAMS'::text, 'TELEGRAM'::text, 'PUSHOVER'::text, 'INCIDENT_IO'::text, 'ONCALL'::text])))
 );
 
 CREATE TABLE public.invitations (
@@ -690,6 +710,15 @@ ALTER TABLE ONLY public.ingest_dedupe
 ALTER TABLE ONLY public.ingest_dedupe_default
     ADD CONSTRAINT ingest_dedupe_default_pkey PRIMARY KEY (job_id, region, attempt_number, is_final, scheduled_at);
 
+ALTER TABLE ONLY public.integration_status_pages
+    ADD CONSTRAINT integration_status_pages_pkey PRIMARY KEY (integration_id, status_page_id);
+
+ALTER TABLE ONLY public.integrations
+    ADD CONSTRAINT integrations_org_id_id_key UNIQUE (org_id, id);
+
+ALTER TABLE ONLY public.integrations
+    ADD CONSTRAINT integrations_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.invitations
     ADD CONSTRAINT invitations_org_id_id_key UNIQUE (org_id, id);
 
@@ -821,6 +850,10 @@ CREATE INDEX checks_org_project ON public.checks USING btree (org_id, project_id
 
 CREATE INDEX deliveries_due ON public.deliveries USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
 
+CREATE INDEX deliveries_integration ON public.deliveries USING btree (integration_id, created_at DESC, id DESC) WHERE (integration_id IS NOT NULL);
+
+CREATE INDEX deliveries_order ON public.deliveries USING btree (resource_id, channel, target, event_at, event_id) WHERE ((status = 'PENDING'::text) AND (resource_id IS NOT NULL));
+
 CREATE INDEX deliveries_webhook ON public.deliveries USING btree (webhook_id, created_at DESC, id DESC) WHERE (webhook_id IS NOT NULL);
 
 CREATE INDEX env_vars_org ON public.env_vars USING btree (org_id, created_at DESC, id DESC);
@@ -830,6 +863,10 @@ CREATE INDEX heartbeats_monitored ON public.heartbeats USING btree (id) WHERE ((
 CREATE INDEX heartbeats_org ON public.heartbeats USING btree (org_id, created_at DESC, id DESC);
 
 CREATE INDEX heartbeats_org_project ON public.heartbeats USING btree (org_id, project_id, created_at DESC, id DESC);
+
+CREATE INDEX integration_status_pages_page ON public.integration_status_pages USING btree (status_page_id);
+
+CREATE INDEX integrations_org ON public.integrations USING btree (org_id, created_at DESC, id DESC);
 
 CREATE INDEX invitations_org ON public.invitations USING btree (org_id, created_at DESC, id DESC);
 
@@ -846,6 +883,8 @@ CREATE INDEX maintenance_windows_org ON public.maintenance_windows USING btree (
 CREATE INDEX memberships_user ON public.memberships USING btree (user_id);
 
 CREATE INDEX outbox_due ON public.outbox USING btree (next_attempt_at) WHERE (delivered_at IS NULL);
+
+CREATE INDEX outbox_order ON public.outbox USING btree (check_id, created_at, id) WHERE ((delivered_at IS NULL) AND (check_id IS NOT NULL));
 
 CREATE INDEX outbox_org ON public.outbox USING btree (org_id, created_at DESC);
 
@@ -937,6 +976,9 @@ ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_org_id_project_id_fkey FOREIGN KEY (org_id, project_id) REFERENCES public.projects(org_id, id);
 
 ALTER TABLE ONLY public.deliveries
+    ADD CONSTRAINT deliveries_integration_fk FOREIGN KEY (org_id, integration_id) REFERENCES public.integrations(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.deliveries
     ADD CONSTRAINT deliveries_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.deliveries
@@ -956,6 +998,12 @@ ALTER TABLE ONLY public.heartbeats
 
 ALTER TABLE ONLY public.heartbeats
     ADD CONSTRAINT heartbeats_org_id_project_id_fkey FOREIGN KEY (org_id, project_id) REFERENCES public.projects(org_id, id);
+
+ALTER TABLE ONLY public.integration_status_pages
+    ADD CONSTRAINT integration_status_pages_org_id_integration_id_fkey FOREIGN KEY (org_id, integration_id) REFERENCES public.integrations(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.integrations
+    ADD CONSTRAINT integrations_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.invitations
     ADD CONSTRAINT invitations_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;

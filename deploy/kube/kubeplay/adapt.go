@@ -76,7 +76,7 @@ func Adapt(objs []render.Object, namespace string) (*Plan, error) {
 		case "Secret":
 			data, err := secretData(o.Map)
 			if err != nil {
-				return nil, fmt.Errorf("Secret/%s: %w", o.Name, err)
+				return nil, fmt.Errorf("secret %s: %w", o.Name, err)
 			}
 			p.Secrets[o.Name] = data
 		case "Service":
@@ -235,12 +235,12 @@ func serviceAliases(services []map[string]any, labels map[string]string, ports m
 			case string:
 				n, ok := ports[t]
 				if !ok {
-					return nil, fmt.Errorf("Service %s: targetPort %q is no container port", name, t)
+					return nil, fmt.Errorf("service %s: targetPort %q is no container port", name, t)
 				}
 				target = n
 			}
 			if target != port {
-				return nil, fmt.Errorf("Service %s: port %d goes to %d; a DNS alias cannot remap ports", name, port, target)
+				return nil, fmt.Errorf("service %s: port %d goes to %d; a DNS alias cannot remap ports", name, port, target)
 			}
 		}
 		aliases = append(aliases, name, name+"."+namespace, name+"."+namespace+".svc", name+"."+namespace+".svc."+clusterDomain)

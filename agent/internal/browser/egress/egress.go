@@ -3,7 +3,7 @@
 // check, through which Chromium sends every request of the check's browser context — the
 // page, its sub-resources, redirects, WebSockets and whatever the script navigates to.
 //
-// The proxy resolves each host itself and connects with netguard's policy, checked on the very
+// The proxy resolves each host itself and connects with the outbound address policy (pkg/netpolicy), checked on the very
 // address being connected to, so a name that resolves (or re-resolves) to a private address is
 // refused just as the HTTP prober refuses it. A refused CONNECT (https, wss) answers 403, which
 // Chromium reports as net::ERR_TUNNEL_CONNECTION_FAILED; a refused plain-HTTP request closes
@@ -32,7 +32,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vantagehq/vantage/agent/internal/netguard"
+	"github.com/vantagehq/vantage/pkg/netpolicy"
 )
 
 // Config configures a Proxy. The zero value is usable.
@@ -163,7 +163,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	target, err := p.dial(r.Context(), "tcp", r.Host)
 	if err != nil {
 		status := http.StatusBadGateway
-		if errors.Is(err, netguard.ErrForbidden) {
+		if errors.Is(err, netpolicy.ErrForbidden) {
 			status = http.StatusForbidden
 		}
 		http.Error(w, "", status)
@@ -246,7 +246,7 @@ func (p *Proxy) untrack(conns ...net.Conn) {
 // no response at all (the connection is cut), so the browser reports a network error, not a
 // page; other failures answer 502 as any proxy would.
 func (p *Proxy) forwardFailed(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, netguard.ErrForbidden) {
+	if errors.Is(err, netpolicy.ErrForbidden) {
 		panic(http.ErrAbortHandler)
 	}
 	if r.Context().Err() == nil {
@@ -256,7 +256,7 @@ func (p *Proxy) forwardFailed(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // dial resolves hostport's host, refuses it when any address it would connect to is not
-// public (netguard), and connects to the first address that answers. The first resolution and
+// public (netpolicy), and connects to the first address that answers. The first resolution and
 // connection per host:port are timed.
 func (p *Proxy) dial(ctx context.Context, network, hostport string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(hostport)
@@ -277,7 +277,7 @@ func (p *Proxy) dial(ctx context.Context, network, hostport string) (net.Conn, e
 		}
 	}
 	resolved := time.Since(start)
-	d := netguard.Dialer(p.resolver, false)
+	d := netpolicy.Dialer(p.resolver, false)
 	var lastErr error
 	for _, a := range addrs {
 		connStart := time.Now()
@@ -286,7 +286,7 @@ func (p *Proxy) dial(ctx context.Context, network, hostport string) (net.Conn, e
 			p.record(hostport, Timing{DNS: resolved, Connect: time.Since(connStart)})
 			return c, nil
 		}
-		if errors.Is(err, netguard.ErrForbidden) {
+		if errors.Is(err, netpolicy.ErrForbidden) {
 			p.block(hostport, err)
 		}
 		lastErr = err
@@ -316,7 +316,7 @@ func (p *Proxy) block(hostport string, err error) {
 	if errors.As(err, &opErr) && opErr.Err != nil {
 		reason = opErr.Err.Error()
 	}
-	reason = strings.TrimPrefix(reason, netguard.ErrForbidden.Error()+": ")
+	reason = strings.TrimPrefix(reason, netpolicy.ErrForbidden.Error()+": ")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	b := Block{Host: hostport, Reason: reason}

@@ -73,12 +73,12 @@ func (r *run) install() {
 
 	must(vm.Set("setTimeout", r.setTimer(false)))
 	must(vm.Set("setInterval", r.setTimer(true)))
-	clear := func(call goja.FunctionCall) goja.Value {
+	clearTimer := func(call goja.FunctionCall) goja.Value {
 		r.loop.clearTimer(call.Argument(0).ToInteger())
 		return goja.Undefined()
 	}
-	must(vm.Set("clearTimeout", clear))
-	must(vm.Set("clearInterval", clear))
+	must(vm.Set("clearTimeout", clearTimer))
+	must(vm.Set("clearInterval", clearTimer))
 
 	vm.SetPromiseRejectionTracker(func(p *goja.Promise, op goja.PromiseRejectionOperation) {
 		switch op {

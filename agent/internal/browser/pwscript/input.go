@@ -90,7 +90,7 @@ func parseKey(spec string) (mods []string, key *kb.Key, err error) {
 			return mods, k, nil
 		}
 	}
-	return nil, nil, fmt.Errorf("Unknown key: %q", name)
+	return nil, nil, fmt.Errorf("Unknown key: %q", name) //nolint:staticcheck // ST1005: Playwright's own message, kept for parity
 }
 
 // pressKey presses and releases a key with modifiers, as keyboard.press does.

@@ -245,6 +245,9 @@ type Delivery struct {
 	LastError      *string
 	CreatedAt      time.Time
 	DeliveredAt    *time.Time
+	IntegrationID  *uuid.UUID
+	ResourceID     *uuid.UUID
+	EventAt        *time.Time
 }
 
 type DeliveryAttempt struct {
@@ -308,6 +311,22 @@ type IngestDedupeDefault struct {
 	AttemptNumber int32
 	IsFinal       bool
 	ScheduledAt   time.Time
+}
+
+type Integration struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	Name        string
+	Type        string
+	SettingsEnc []byte
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type IntegrationStatusPage struct {
+	OrgID         uuid.UUID
+	IntegrationID uuid.UUID
+	StatusPageID  uuid.UUID
 }
 
 type Invitation struct {

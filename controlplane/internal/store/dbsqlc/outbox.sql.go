@@ -16,15 +16,27 @@ import (
 const claimDeliveries = `-- name: ClaimDeliveries :many
 WITH due AS (
     SELECT dd.id FROM deliveries dd WHERE dd.status = 'PENDING' AND dd.next_attempt_at <= $1::timestamptz
+      -- in order per resource and target: wait while an earlier one is pending (being tried,
+      -- or waiting for its retry); delivered, failed or skipped ones no longer hold it back
+      AND (dd.resource_id IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.status = 'PENDING'
+          AND e.resource_id = dd.resource_id AND e.channel = dd.channel AND e.target = dd.target
+          AND (e.event_at, e.event_id) < (dd.event_at, dd.event_id))
+          -- nor while an earlier event of its check or heartbeat is not fanned out yet (its
+          -- fan-out failed and waits for a retry, or another replica is at it)
+          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.delivered_at IS NULL AND p.check_id = dd.resource_id
+              AND (p.created_at, p.id) < (dd.event_at, dd.event_id)))
     ORDER BY dd.next_attempt_at LIMIT $2::bigint FOR UPDATE SKIP LOCKED),
 claimed AS (
     UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = $3::timestamptz
     FROM due WHERE d.id = due.id
-    RETURNING d.id, d.org_id, d.event_id, d.event_type, d.channel, d.target, d.webhook_id, d.address, d.attempts,
-        d.tries, d.created_at)
-SELECT c.id, c.org_id, c.event_id, c.event_type, c.channel, c.target, c.webhook_id, c.address, c.attempts, c.tries,
-    c.created_at, o.body, o.event_version, (CASE WHEN c.channel = 'email' THEN o.payload END)::jsonb AS payload, w.url, w.secret_enc
+    RETURNING d.id, d.org_id, d.event_id, d.event_type, d.channel, d.target, d.webhook_id, d.integration_id, d.address,
+        d.attempts, d.tries, d.created_at)
+SELECT c.id, c.org_id, c.event_id, c.event_type, c.channel, c.target, c.webhook_id, c.integration_id, c.address, c.attempts,
+    c.tries, c.created_at, o.body, o.event_version,
+    (CASE WHEN c.channel = 'email' THEN o.payload END)::jsonb AS payload, o.alert_priority,
+    w.url, w.secret_enc, i.type AS integration_type, i.settings_enc
 FROM claimed c LEFT JOIN outbox o ON o.id = c.event_id LEFT JOIN webhooks w ON w.id = c.webhook_id
+    LEFT JOIN integrations i ON i.id = c.integration_id
 `
 
 type ClaimDeliveriesParams struct {
@@ -34,22 +46,26 @@ type ClaimDeliveriesParams struct {
 }
 
 type ClaimDeliveriesRow struct {
-	ID           uuid.UUID
-	OrgID        uuid.UUID
-	EventID      uuid.UUID
-	EventType    string
-	Channel      string
-	Target       uuid.UUID
-	WebhookID    *uuid.UUID
-	Address      *string
-	Attempts     int32
-	Tries        int32
-	CreatedAt    time.Time
-	Body         json.RawMessage
-	EventVersion *int32
-	Payload      json.RawMessage
-	Url          *string
-	SecretEnc    []byte
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	EventID         uuid.UUID
+	EventType       string
+	Channel         string
+	Target          uuid.UUID
+	WebhookID       *uuid.UUID
+	IntegrationID   *uuid.UUID
+	Address         *string
+	Attempts        int32
+	Tries           int32
+	CreatedAt       time.Time
+	Body            json.RawMessage
+	EventVersion    *int32
+	Payload         json.RawMessage
+	AlertPriority   *string
+	Url             *string
+	SecretEnc       []byte
+	IntegrationType *string
+	SettingsEnc     []byte
 }
 
 // Due deliveries, each locked (rows another replica holds are skipped), its attempt counter
@@ -72,6 +88,7 @@ func (q *Queries) ClaimDeliveries(ctx context.Context, arg ClaimDeliveriesParams
 			&i.Channel,
 			&i.Target,
 			&i.WebhookID,
+			&i.IntegrationID,
 			&i.Address,
 			&i.Attempts,
 			&i.Tries,
@@ -79,8 +96,11 @@ func (q *Queries) ClaimDeliveries(ctx context.Context, arg ClaimDeliveriesParams
 			&i.Body,
 			&i.EventVersion,
 			&i.Payload,
+			&i.AlertPriority,
 			&i.Url,
 			&i.SecretEnc,
+			&i.IntegrationType,
+			&i.SettingsEnc,
 		); err != nil {
 			return nil, err
 		}
@@ -93,10 +113,10 @@ func (q *Queries) ClaimDeliveries(ctx context.Context, arg ClaimDeliveriesParams
 }
 
 const claimOutbox = `-- name: ClaimOutbox :many
-SELECT id, org_id, event_type, event_version, check_id, incident_id, status_page_id, alert_priority, payload,
-    created_at, attempts
-FROM outbox WHERE delivered_at IS NULL AND next_attempt_at <= $1
-ORDER BY next_attempt_at LIMIT $2::bigint FOR UPDATE SKIP LOCKED
+SELECT o.id, o.org_id, o.event_type, o.event_version, o.check_id, o.incident_id, o.status_page_id, o.alert_priority,
+    o.payload, o.created_at, o.attempts
+FROM outbox o WHERE o.delivered_at IS NULL AND o.next_attempt_at <= $1
+ORDER BY o.next_attempt_at LIMIT $2::bigint FOR UPDATE SKIP LOCKED
 `
 
 type ClaimOutboxParams struct {
@@ -224,6 +244,47 @@ func (q *Queries) FanOutConfirmationMail(ctx context.Context, arg FanOutConfirma
 		arg.Now,
 		arg.OrgID,
 		arg.SubscriberID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const fanOutIntegrations = `-- name: FanOutIntegrations :execrows
+INSERT INTO deliveries (id, org_id, event_id, event_type, channel, target, integration_id, status, next_attempt_at, created_at)
+SELECT gen_random_uuid(), i.org_id, $1::uuid, $2::text, 'integration', i.id, i.id, 'PENDING',
+    $3::timestamptz, $3::timestamptz
+FROM integrations i
+WHERE i.org_id = $4::uuid AND (
+    i.id = ANY ($5::uuid[])
+    OR ($6::text = 'status_page' AND EXISTS (SELECT 1 FROM integration_status_pages l
+        WHERE l.integration_id = i.id AND l.status_page_id = $7::uuid)))
+ON CONFLICT (event_id, channel, target) DO NOTHING
+`
+
+type FanOutIntegrationsParams struct {
+	EventID        uuid.UUID
+	EventType      string
+	Now            time.Time
+	OrgID          uuid.UUID
+	IntegrationIds []uuid.UUID
+	ResourceKind   string
+	ResourceID     uuid.UUID
+}
+
+// One delivery per integration of the organization listed by the resource itself (its
+// *_alerts, each list holding integrations of its own type) or, for a status page event,
+// attached to the page.
+func (q *Queries) FanOutIntegrations(ctx context.Context, arg FanOutIntegrationsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, fanOutIntegrations,
+		arg.EventID,
+		arg.EventType,
+		arg.Now,
+		arg.OrgID,
+		arg.IntegrationIds,
+		arg.ResourceKind,
+		arg.ResourceID,
 	)
 	if err != nil {
 		return 0, err
@@ -498,6 +559,23 @@ type MarkOutboxDispatchedParams struct {
 
 func (q *Queries) MarkOutboxDispatched(ctx context.Context, arg MarkOutboxDispatchedParams) error {
 	_, err := q.db.Exec(ctx, markOutboxDispatched, arg.Body, arg.Now, arg.ID)
+	return err
+}
+
+const orderDeliveries = `-- name: OrderDeliveries :exec
+UPDATE deliveries SET resource_id = $1::uuid, event_at = $2
+WHERE event_id = $3
+`
+
+type OrderDeliveriesParams struct {
+	ResourceID *uuid.UUID
+	EventAt    *time.Time
+	EventID    uuid.UUID
+}
+
+// Stamps the deliveries of one event with what orders them (ClaimDeliveries).
+func (q *Queries) OrderDeliveries(ctx context.Context, arg OrderDeliveriesParams) error {
+	_, err := q.db.Exec(ctx, orderDeliveries, arg.ResourceID, arg.EventAt, arg.EventID)
 	return err
 }
 

@@ -161,7 +161,7 @@ type InsertResultKeysRow struct {
 	IsFinal       bool
 }
 
-// The result pipeline (DESIGN.md steps 5 and 6): de-duplication, the check locks, COPY of the
+// The result pipeline (docs/architecture.md, "The flow", steps 7 and 8): de-duplication, the check locks, COPY of the
 // results, and what the evaluator reads and writes inside the same transaction. Lists travel as
 // parallel arrays (ROWS FROM unnest …), one statement per batch.
 // Keys are inserted in key order, so two batches sharing keys cannot deadlock each other; only

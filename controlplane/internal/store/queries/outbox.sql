@@ -6,10 +6,10 @@ VALUES (@id, @org_id, @event_type, @event_version, sqlc.narg(check_id)::uuid, sq
 
 -- name: ClaimOutbox :many
 -- Due events not fanned out yet, locked; rows another replica holds are skipped.
-SELECT id, org_id, event_type, event_version, check_id, incident_id, status_page_id, alert_priority, payload,
-    created_at, attempts
-FROM outbox WHERE delivered_at IS NULL AND next_attempt_at <= @now
-ORDER BY next_attempt_at LIMIT @batch_limit::bigint FOR UPDATE SKIP LOCKED;
+SELECT o.id, o.org_id, o.event_type, o.event_version, o.check_id, o.incident_id, o.status_page_id, o.alert_priority,
+    o.payload, o.created_at, o.attempts
+FROM outbox o WHERE o.delivered_at IS NULL AND o.next_attempt_at <= @now
+ORDER BY o.next_attempt_at LIMIT @batch_limit::bigint FOR UPDATE SKIP LOCKED;
 
 -- name: PostponeOutbox :exec
 UPDATE outbox SET attempts = attempts + 1, last_error = @last_error, next_attempt_at = @next_attempt_at WHERE id = @id;
@@ -34,6 +34,25 @@ WHERE w.org_id = sqlc.arg(org_id)::uuid AND sqlc.arg(event_type)::text = ANY (w.
         WHERE l.webhook_id = w.id AND l.heartbeat_id = sqlc.arg(resource_id)::uuid))
     OR (sqlc.arg(resource_kind)::text = 'status_page' AND EXISTS (SELECT 1 FROM webhook_status_pages l
         WHERE l.webhook_id = w.id AND l.status_page_id = sqlc.arg(resource_id)::uuid)))
+ON CONFLICT (event_id, channel, target) DO NOTHING;
+
+-- name: OrderDeliveries :exec
+-- Stamps the deliveries of one event with what orders them (ClaimDeliveries).
+UPDATE deliveries SET resource_id = sqlc.narg(resource_id)::uuid, event_at = @event_at
+WHERE event_id = @event_id;
+
+-- name: FanOutIntegrations :execrows
+-- One delivery per integration of the organization listed by the resource itself (its
+-- *_alerts, each list holding integrations of its own type) or, for a status page event,
+-- attached to the page.
+INSERT INTO deliveries (id, org_id, event_id, event_type, channel, target, integration_id, status, next_attempt_at, created_at)
+SELECT gen_random_uuid(), i.org_id, sqlc.arg(event_id)::uuid, sqlc.arg(event_type)::text, 'integration', i.id, i.id, 'PENDING',
+    sqlc.arg(now)::timestamptz, sqlc.arg(now)::timestamptz
+FROM integrations i
+WHERE i.org_id = sqlc.arg(org_id)::uuid AND (
+    i.id = ANY (sqlc.arg(integration_ids)::uuid[])
+    OR (sqlc.arg(resource_kind)::text = 'status_page' AND EXISTS (SELECT 1 FROM integration_status_pages l
+        WHERE l.integration_id = i.id AND l.status_page_id = sqlc.arg(resource_id)::uuid)))
 ON CONFLICT (event_id, channel, target) DO NOTHING;
 
 -- name: FanOutUserMails :execrows
@@ -81,15 +100,27 @@ ON CONFLICT (event_id, channel, target) DO NOTHING;
 -- body, the stored event (for e-mails), and the webhook's URL and sealed secret.
 WITH due AS (
     SELECT dd.id FROM deliveries dd WHERE dd.status = 'PENDING' AND dd.next_attempt_at <= sqlc.arg(now)::timestamptz
+      -- in order per resource and target: wait while an earlier one is pending (being tried,
+      -- or waiting for its retry); delivered, failed or skipped ones no longer hold it back
+      AND (dd.resource_id IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.status = 'PENDING'
+          AND e.resource_id = dd.resource_id AND e.channel = dd.channel AND e.target = dd.target
+          AND (e.event_at, e.event_id) < (dd.event_at, dd.event_id))
+          -- nor while an earlier event of its check or heartbeat is not fanned out yet (its
+          -- fan-out failed and waits for a retry, or another replica is at it)
+          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.delivered_at IS NULL AND p.check_id = dd.resource_id
+              AND (p.created_at, p.id) < (dd.event_at, dd.event_id)))
     ORDER BY dd.next_attempt_at LIMIT sqlc.arg(batch_limit)::bigint FOR UPDATE SKIP LOCKED),
 claimed AS (
     UPDATE deliveries d SET attempts = d.attempts + 1, next_attempt_at = sqlc.arg(lease_until)::timestamptz
     FROM due WHERE d.id = due.id
-    RETURNING d.id, d.org_id, d.event_id, d.event_type, d.channel, d.target, d.webhook_id, d.address, d.attempts,
-        d.tries, d.created_at)
-SELECT c.id, c.org_id, c.event_id, c.event_type, c.channel, c.target, c.webhook_id, c.address, c.attempts, c.tries,
-    c.created_at, o.body, o.event_version, (CASE WHEN c.channel = 'email' THEN o.payload END)::jsonb AS payload, w.url, w.secret_enc
-FROM claimed c LEFT JOIN outbox o ON o.id = c.event_id LEFT JOIN webhooks w ON w.id = c.webhook_id;
+    RETURNING d.id, d.org_id, d.event_id, d.event_type, d.channel, d.target, d.webhook_id, d.integration_id, d.address,
+        d.attempts, d.tries, d.created_at)
+SELECT c.id, c.org_id, c.event_id, c.event_type, c.channel, c.target, c.webhook_id, c.integration_id, c.address, c.attempts,
+    c.tries, c.created_at, o.body, o.event_version,
+    (CASE WHEN c.channel = 'email' THEN o.payload END)::jsonb AS payload, o.alert_priority,
+    w.url, w.secret_enc, i.type AS integration_type, i.settings_enc
+FROM claimed c LEFT JOIN outbox o ON o.id = c.event_id LEFT JOIN webhooks w ON w.id = c.webhook_id
+    LEFT JOIN integrations i ON i.id = c.integration_id;
 
 -- name: LockDeliveries :many
 -- In id order, like every other locker; deliveries deleted meanwhile (with their webhook) are absent.

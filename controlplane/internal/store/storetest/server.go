@@ -50,7 +50,7 @@ func NewServer(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	s.data = filepath.Join(dir, "data")
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
@@ -134,7 +134,7 @@ func (s *Server) pids() []int {
 	pids := []int{master}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, st := range stats {
-		b, err := os.ReadFile(st)
+		b, err := os.ReadFile(st) //nolint:gosec // G304: /proc, to find stray servers
 		if err != nil {
 			continue
 		}
@@ -155,7 +155,7 @@ func (s *Server) pids() []int {
 // run runs one of the server's programs, as the postgres user when the test runs as root.
 func (s *Server) run(prog string, args ...string) {
 	s.t.Helper()
-	cmd := exec.Command(filepath.Join(s.bin, prog), args...)
+	cmd := exec.Command(filepath.Join(s.bin, prog), args...) //nolint:gosec // G204: PostgreSQL's own programs
 	cmd.Dir = os.TempDir()
 	if s.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}

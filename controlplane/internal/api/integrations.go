@@ -1,0 +1,333 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/integration"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// integrationStore is what the integrations handler needs from the store.
+type integrationStore interface {
+	CreateIntegration(ctx context.Context, actor store.Actor, orgID uuid.UUID, in store.NewIntegration) (store.Integration, error)
+	GetIntegration(ctx context.Context, orgID, id uuid.UUID) (store.Integration, error)
+	ListIntegrations(ctx context.Context, orgID uuid.UUID, t string, limit, offset int64) ([]store.Integration, int64, error)
+	UpdateIntegration(ctx context.Context, actor store.Actor, orgID, id uuid.UUID,
+		change func(store.Integration) (store.IntegrationPatch, error)) (store.Integration, error)
+	DeleteIntegration(ctx context.Context, actor store.Actor, orgID, id uuid.UUID) error
+	IntegrationDeliveries(ctx context.Context, orgID, id uuid.UUID, limit, offset int64) ([]store.Delivery, int64, error)
+}
+
+var _ integrationStore = (*store.Store)(nil)
+
+// IntegrationTester sends a test message to an integration now and reports what the provider
+// answered (notifier.Notifier).
+type IntegrationTester interface {
+	TestIntegration(ctx context.Context, typ string, set integration.Settings, name string) integration.TestResult
+}
+
+// integrationsHandler serves /v1/integrations (a Vantage extension): the destinations the
+// *_alerts lists of checks and heartbeats name, their delivery log and a test message.
+type integrationsHandler struct {
+	st     integrationStore
+	tester IntegrationTester
+}
+
+func newIntegrationsHandler(d Deps) *integrationsHandler {
+	return &integrationsHandler{st: d.Store, tester: d.Integrations}
+}
+
+// integrationJSON is the integration record; secrets in settings are redacted.
+type integrationJSON struct {
+	ID          string               `json:"id"`
+	Name        string               `json:"name"`
+	Type        string               `json:"type"`
+	Settings    integration.Settings `json:"settings"`
+	StatusPages []webhookRefJSON     `json:"status_pages"`
+	CreatedAt   string               `json:"created_at"`
+	UpdatedAt   string               `json:"updated_at"`
+}
+
+func toIntegrationJSON(in store.Integration) integrationJSON {
+	return integrationJSON{ID: in.ID.String(), Name: in.Name, Type: in.Type, Settings: integration.Redacted(in.Type, in.Settings),
+		StatusPages: webhookRefs(in.StatusPages), CreatedAt: formatTime(in.CreatedAt), UpdatedAt: formatTime(in.UpdatedAt)}
+}
+
+// list is GET /v1/integrations: page, per_page and type.
+func (h *integrationsHandler) list(c *gin.Context) {
+	p, err := parsePage(c, genericPages)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	t := c.Query("type")
+	if t != "" && !integration.Valid(t) {
+		fail(c, fieldErrors{{Field: "type", Message: "must be one of " + strings.Join(integration.Types(), ", ")}})
+		return
+	}
+	items, total, err := h.st.ListIntegrations(c, orgID(c), t, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := make([]integrationJSON, len(items))
+	for i, in := range items {
+		out[i] = toIntegrationJSON(in)
+	}
+	okList(c, out, p, total)
+}
+
+// integrationBody is a decoded create or update body.
+type integrationBody struct {
+	name     Opt[string]
+	typ      string
+	settings integration.Settings // given values
+	cleared  []string             // settings given as null (PATCH: back to the default)
+	setGiven bool
+	pages    []uuid.UUID
+}
+
+// decodeIntegration reads the body of POST (create) or PATCH; unknown properties are refused.
+func decodeIntegration(o *object, create bool) integrationBody {
+	var b integrationBody
+	if !create || o.Require("name") {
+		b.name = nonNull[string](o, "name")
+		if v, ok := b.name.Value(); ok {
+			if strings.TrimSpace(v) == "" {
+				o.Fail("name", "must not be empty")
+			} else if utf8.RuneCountInString(v) > integration.MaxName {
+				o.Fail("name", "must be at most %d characters", integration.MaxName)
+			}
+			b.name.V = strings.TrimSpace(v)
+		}
+	}
+	if create {
+		if o.Require("type") {
+			if v, ok := nonNull[string](o, "type").Value(); ok {
+				if !integration.Valid(v) {
+					o.Fail("type", "must be one of %s", strings.Join(integration.Types(), ", "))
+				}
+				b.typ = v
+			}
+		}
+	} else {
+		o.Forbid("type", "cannot be changed; create an integration of the other type")
+	}
+	if create {
+		o.Require("settings")
+	}
+	if raw := field[map[string]json.RawMessage](o, "settings"); raw.Set {
+		if raw.Null {
+			o.Fail("settings", "must be an object, not null")
+		}
+		b.setGiven = true
+		b.settings = integration.Settings{}
+		for k, v := range raw.V {
+			if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+				b.cleared = append(b.cleared, k)
+				continue
+			}
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				o.Fail("settings."+k, "must be a string")
+				continue
+			}
+			b.settings[k] = s
+		}
+	}
+	b.pages = webhookIDList(o, "status_page_ids", "status page")
+	o.Strict()
+	return b
+}
+
+// validSettings validates settings of a type into o's errors.
+func validSettings(o *object, typ string, set integration.Settings) integration.Settings {
+	out, errs := integration.Validate(typ, set)
+	for _, e := range errs {
+		o.Fail(e.Field, "%s", e.Message)
+	}
+	return out
+}
+
+// create is POST /v1/integrations.
+func (h *integrationsHandler) create(c *gin.Context) {
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	b := decodeIntegration(o, true)
+	if len(*o.errs) == 0 {
+		if len(b.cleared) > 0 {
+			for _, k := range b.cleared {
+				o.Fail("settings."+k, "must be a string")
+			}
+		}
+		b.settings = validSettings(o, b.typ, b.settings)
+	}
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	in, err := h.st.CreateIntegration(c, actor(c), orgID(c), store.NewIntegration{Name: b.name.V, Type: b.typ,
+		Settings: b.settings, StatusPageIDs: b.pages})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusCreated, toIntegrationJSON(in))
+}
+
+func (h *integrationsHandler) get(c *gin.Context) {
+	id, err := pathID(c, "integration_id", webhookIDLen)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	in, err := h.st.GetIntegration(c, orgID(c), id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, toIntegrationJSON(in))
+}
+
+// update is PATCH /v1/integrations/{id}: name, settings and status_page_ids, all optional. The
+// given settings are merged into the stored ones (null puts an optional one back to its
+// default; a secret sent back in its redacted form is kept), then validated as a whole.
+func (h *integrationsHandler) update(c *gin.Context) {
+	id, err := pathID(c, "integration_id", webhookIDLen)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	o, err := readObject(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if o.Empty() {
+		fail(c, badRequest("request body must change at least one field"))
+		return
+	}
+	b := decodeIntegration(o, false)
+	if err := o.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	in, err := h.st.UpdateIntegration(c, actor(c), orgID(c), id, func(cur store.Integration) (store.IntegrationPatch, error) {
+		p := store.IntegrationPatch{Name: cur.Name, Settings: cur.Settings, StatusPageIDs: b.pages}
+		if v, ok := b.name.Value(); ok {
+			p.Name = v
+		}
+		if b.setGiven {
+			p.Settings = validSettings(o, cur.Type, integration.Merge(cur.Type, cur.Settings, b.settings, b.cleared))
+		}
+		return p, o.Err()
+	})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, toIntegrationJSON(in))
+}
+
+// remove is DELETE /v1/integrations/{id}; 409 integration_in_use while a check or heartbeat
+// names it.
+func (h *integrationsHandler) remove(c *gin.Context) {
+	id, err := pathID(c, "integration_id", webhookIDLen)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if err := h.st.DeleteIntegration(c, actor(c), orgID(c), id); err != nil {
+		fail(c, err)
+		return
+	}
+	deleted(c, id.String())
+}
+
+// integrationTestJSON is what the provider answered a test message.
+type integrationTestJSON struct {
+	Delivered  bool    `json:"delivered"`
+	StatusCode *int    `json:"status_code"`
+	Response   string  `json:"response"`
+	Error      *string `json:"error"`
+	LatencyMs  float64 `json:"latency_ms"`
+}
+
+// test is POST /v1/integrations/{id}/test: a clearly marked test message is sent now; the
+// answer says what the provider answered (also when it refused: that is what the test is for).
+func (h *integrationsHandler) test(c *gin.Context) {
+	id, err := pathID(c, "integration_id", webhookIDLen)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	in, err := h.st.GetIntegration(c, orgID(c), id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if h.tester == nil {
+		fail(c, &apiError{Status: http.StatusServiceUnavailable, Type: "notifier_unavailable",
+			Message: "this replica does not send notifications"})
+		return
+	}
+	r := h.tester.TestIntegration(c, in.Type, in.Settings, in.Name)
+	ok(c, http.StatusOK, integrationTestJSON{Delivered: r.Delivered, StatusCode: r.StatusCode, Response: r.Body,
+		Error: strPtr(r.Error), LatencyMs: r.LatencyMs})
+}
+
+// integrationDeliveryJSON is one entry of an integration's delivery log.
+type integrationDeliveryJSON struct {
+	ID             string                `json:"id"`
+	IntegrationID  string                `json:"integration_id"`
+	EventID        string                `json:"event_id"`
+	EventType      string                `json:"event_type"`
+	Status         string                `json:"status"`
+	AttemptCount   int                   `json:"attempt_count"`
+	NextAttemptAt  *string               `json:"next_attempt_at"`
+	LastStatusCode *int                  `json:"last_status_code"`
+	LastError      *string               `json:"last_error"`
+	CreatedAt      string                `json:"created_at"`
+	DeliveredAt    *string               `json:"delivered_at"`
+	Attempts       []deliveryAttemptJSON `json:"attempts"`
+}
+
+// deliveries is GET /v1/integrations/{id}/deliveries: the delivery log, newest first, with
+// every attempt of each delivery.
+func (h *integrationsHandler) deliveries(c *gin.Context) {
+	id, err := pathID(c, "integration_id", webhookIDLen)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	p, err := parsePage(c, genericPages)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items, total, err := h.st.IntegrationDeliveries(c, orgID(c), id, p.PerPage, p.Offset())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := make([]integrationDeliveryJSON, len(items))
+	for i, d := range items {
+		w := toDeliveryJSON(d)
+		out[i] = integrationDeliveryJSON{ID: w.ID, IntegrationID: d.IntegrationID.String(), EventID: w.EventID,
+			EventType: w.EventType, Status: w.Status, AttemptCount: w.AttemptCount, NextAttemptAt: w.NextAttemptAt,
+			LastStatusCode: w.LastStatusCode, LastError: w.LastError, CreatedAt: w.CreatedAt, DeliveredAt: w.DeliveredAt,
+			Attempts: w.Attempts}
+	}
+	okList(c, out, p, total)
+}
