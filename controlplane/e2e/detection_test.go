@@ -279,3 +279,112 @@ func TestDependencies(t *testing.T) {
 		return nil
 	})
 }
+
+// TestProbeHealth: the agent of cloud:eu-west-2 is replaced by one cut off from the targets
+// (it refuses private addresses, as an agent whose route to them is dropped fails every
+// probe). Checks with quorum "any" would go DOWN on that region's failures alone; instead the
+// region is marked unhealthy (agent.unhealthy delivered), its results are left out, and no
+// check goes DOWN. With a healthy agent back, the region is cleared.
+func TestProbeHealth(t *testing.T) {
+	parallel(t)
+	const broken = "cloud:eu-west-2"
+	target := newHTTPTarget(t, true)
+	sink := newWebhookSink(t)
+	s := newStackWith(t, map[string]string{"VANTAGE_PROBE_HEALTH_WINDOW": "10s",
+		"VANTAGE_PROBE_HEALTH_MIN_CHECKS": "3", "VANTAGE_PROBE_HEALTH_MIN_ORGS": "1"})
+	s.startAgent(t, "agent-good", "cloud:us-east-1", "cloud:ap-southeast-2")
+	euAgent := s.startAgent(t, "agent-eu", broken)
+	s.exec(t, `UPDATE organizations SET plan = 'paid'`)
+	var ids []uuid.UUID
+	for i := range 4 {
+		id := s.createCheck(t, "/v1/checks", map[string]any{"name": fmt.Sprintf("svc %d", i), "url": target.URL,
+			"test_regions": []string{"cloud:us-east-1", broken, "cloud:ap-southeast-2"}, "region_quorum": "any",
+			"confirmation_period_seconds": 20, "recovery_period_seconds": 2, "reminder_alert_interval_minutes": -1, "timeout": 5000})
+		s.setInterval(t, id, fastInterval)
+		ids = append(ids, id)
+	}
+	s.mustCall(t, http.MethodPost, "/v1/webhooks", map[string]any{"url": sink.URL,
+		"events": []string{"agent.unhealthy", "agent.healthy", "uptime.down"}, "check_ids": []string{ids[0].String()}}, nil)
+	for _, id := range ids {
+		s.waitStatus(t, id, "UP", 30*time.Second)
+	}
+
+	euAgent.kill(t)
+	cut := time.Now()
+	cutAgent := s.startAgentWith(t, "agent-eu-cut", map[string]string{"VANTAGE_BROWSER_PATH": "none",
+		"VANTAGE_ALLOW_PRIVATE_TARGETS": "false"}, broken)
+	unhealthy := func() int {
+		return s.count(t, `SELECT count(*) FROM region_health WHERE region = $1 AND unhealthy_since IS NOT NULL`, broken)
+	}
+	checkFor(t, 60*time.Second, 250*time.Millisecond, func() error {
+		if unhealthy() != 1 {
+			return fmt.Errorf("%s not marked unhealthy", broken)
+		}
+		return nil
+	})
+	took := time.Since(cut)
+	t.Logf("%s marked unhealthy %s after its agent was cut off from the targets", broken, took.Round(time.Millisecond))
+	var regions []map[string]any
+	s.mustCall(t, http.MethodGet, "/v1/regions/unhealthy", nil, &regions)
+	if len(regions) != 1 || regions[0]["region"] != broken {
+		t.Errorf("GET /v1/regions/unhealthy = %v", regions)
+	}
+	// The checks stay up: watch past their confirmation period.
+	deadline := time.Now().Add(25 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, id := range ids {
+			if st, err := s.status(id); err == nil && st == "DOWN" {
+				t.Fatalf("check %s went DOWN because its probe location broke", id)
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if n := s.outbox(t, ids[0], "uptime.down"); n != 0 {
+		t.Errorf("uptime.down queued: %d", n)
+	}
+	checkFor(t, 10*time.Second, 200*time.Millisecond, func() error {
+		ws := newWebhookSinkDocs(sink, "agent.unhealthy")
+		if ws != 1 {
+			return fmt.Errorf("agent.unhealthy deliveries: %d, want 1", ws)
+		}
+		return nil
+	})
+	if n := s.count(t, `SELECT count(*) FROM check_results WHERE region = $1 AND NOT passing AND checked_at > $2`, broken, cut); n == 0 {
+		t.Error("no failing result of the broken region was stored")
+	}
+
+	cutAgent.kill(t)
+	back := time.Now()
+	s.startAgent(t, "agent-eu-back", broken)
+	checkFor(t, 90*time.Second, 250*time.Millisecond, func() error {
+		if unhealthy() != 0 {
+			return fmt.Errorf("%s still unhealthy", broken)
+		}
+		return nil
+	})
+	t.Logf("%s healthy again %s after a working agent came back", broken, time.Since(back).Round(time.Millisecond))
+	checkFor(t, 10*time.Second, 200*time.Millisecond, func() error {
+		if n := newWebhookSinkDocs(sink, "agent.healthy"); n != 1 {
+			return fmt.Errorf("agent.healthy deliveries: %d, want 1", n)
+		}
+		return nil
+	})
+	for _, id := range ids {
+		if st, err := s.status(id); err != nil || st != "UP" {
+			t.Errorf("check %s: %s %v, want UP", id, st, err)
+		}
+	}
+}
+
+// newWebhookSinkDocs counts the documents of type typ the sink received.
+func newWebhookSinkDocs(ws *webhookSink, typ string) int {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	n := 0
+	for _, d := range ws.docs {
+		if d["type"] == typ {
+			n++
+		}
+	}
+	return n
+}

@@ -66,3 +66,31 @@ func (h *regionsHandler) get(c *gin.Context) {
 	}
 	ok(c, http.StatusOK, out)
 }
+
+// regionHealthStore is what the probe health view reads.
+type regionHealthStore interface {
+	UnhealthyRegions(ctx context.Context) ([]store.RegionHealth, error)
+}
+
+type unhealthyRegionJSON struct {
+	Region         string  `json:"region"`
+	UnhealthySince *string `json:"unhealthy_since"`
+	Reason         string  `json:"reason"`
+}
+
+// unhealthyRegions is GET /v1/regions/unhealthy (an operators' extension, docs/detection.md):
+// the regions whose probes are judged broken now, whose results are left out of verdicts.
+func unhealthyRegions(st regionHealthStore) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		rs, err := st.UnhealthyRegions(c)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		out := make([]unhealthyRegionJSON, len(rs))
+		for i, r := range rs {
+			out[i] = unhealthyRegionJSON{Region: r.Region, UnhealthySince: formatTimePtr(r.UnhealthySince), Reason: r.Reason}
+		}
+		ok(c, http.StatusOK, out)
+	}
+}

@@ -73,6 +73,7 @@ func routes(r *gin.Engine, d Deps) {
 
 	// The deployment's agents: an operators' area, not an organization's (extension).
 	authed.GET("/agents", area(auth.Agents), newAgentsHandler(d).list)
+	authed.GET("/regions/unhealthy", area(auth.Agents), unhealthyRegions(d.Store)) // extension: openapi/detection.yaml
 
 	// -- webhooks --
 	wh := newWebhooksHandler(d)

@@ -43,7 +43,7 @@ func newWebhooksHandler(d Deps) *webhooksHandler { return &webhooksHandler{st: d
 // regional degradation (an extension, docs/detection.md).
 var webhookEvents = []string{"status_page.incident.started", "status_page.incident.updated", "status_page.incident.resolved",
 	"uptime.down", "uptime.up", "heartbeat.down", "heartbeat.up", event.TypeRegionUnserved, event.TypeRegionServed,
-	event.TypeUptimeDegraded, event.TypeUptimeRestored}
+	event.TypeUptimeDegraded, event.TypeUptimeRestored, event.TypeAgentUnhealthy, event.TypeAgentHealthy}
 
 // Limits the contract leaves open.
 const (

@@ -16,6 +16,7 @@ import (
 // outcome is what one transaction did, published once it commits.
 type outcome struct {
 	passing, failing, late int
+	excluded               int // finals of unhealthy regions left out
 	alerts                 map[string]int
 	changes                []stateChange
 }
@@ -51,6 +52,12 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 	if err != nil {
 		return err
 	}
+	// Results of a region whose probes are judged broken (probehealth) are stored but left
+	// out, as if the region had not reported.
+	unhealthy, err := tx.UnhealthyRegions(ctx)
+	if err != nil {
+		return err
+	}
 	runsOf := map[uuid.UUID][]store.Run{}
 	for _, r := range pending {
 		runsOf[r.CheckID] = append(runsOf[r.CheckID], r)
@@ -68,7 +75,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 			drop = append(drop, runsOf[c.ID]...)
 			continue
 		}
-		runs, stale := e.merge(c, runsOf[c.ID], finalsOf[c.ID], now, out)
+		runs, stale := e.merge(c, runsOf[c.ID], finalsOf[c.ID], now, out, unhealthy)
 		drop = append(drop, stale...)
 		n := decided(runs, now)
 		for _, r := range runs[n:] {
@@ -120,7 +127,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 
 // merge adds a check's new final attempts to its pending runs and returns the runs in
 // scheduled order, and stored runs that can no longer be judged (at or before last_run_at).
-func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []store.ResultRow, now time.Time, out *outcome) ([]*pendingRun, []store.Run) {
+func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []store.ResultRow, now time.Time, out *outcome, unhealthy map[string]bool) ([]*pendingRun, []store.Run) {
 	isLate := func(at time.Time) bool { return c.LastRunAt != nil && !at.After(*c.LastRunAt) }
 	byJob := map[uuid.UUID]*pendingRun{}
 	var runs []*pendingRun
@@ -137,6 +144,10 @@ func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []s
 	for _, f := range finals {
 		if f.FailureSource != nil && *f.FailureSource == wire.FailureSourceAgent {
 			continue // the agent failed (its browser crashed), not the target: as if the region had not reported
+		}
+		if unhealthy[f.Region] {
+			out.excluded++
+			continue // the region's probes are broken (probehealth): as if it had not reported
 		}
 		if isLate(f.ScheduledAt) {
 			out.late++

@@ -177,6 +177,20 @@ func regionToV1(c RegionChange, typ string) regionV1 {
 	return regionV1{Event: typ, OccurredAt: c.OccurredAt.UTC(), Region: c.Region, UnservedSince: c.UnservedSince.UTC(), Checks: c.Checks}
 }
 
+type healthV1 struct {
+	Event          string    `json:"event"`
+	OccurredAt     time.Time `json:"occurred_at"`
+	Region         string    `json:"region"`
+	UnhealthySince time.Time `json:"unhealthy_since"`
+	Reason         string    `json:"reason,omitempty"`
+	Checks         int       `json:"checks"`
+}
+
+func healthToV1(c RegionHealthChange, typ string) healthV1 {
+	return healthV1{Event: typ, OccurredAt: c.OccurredAt.UTC(), Region: c.Region, UnhealthySince: c.UnhealthySince.UTC(),
+		Reason: c.Reason, Checks: c.Checks}
+}
+
 func uptimeToV1(a UptimeAlert, typ string, reminder bool) uptimeV1 {
 	c := a.Check
 	p := uptimeV1{Event: typ, Reminder: reminder, OccurredAt: a.OccurredAt.UTC(), Check: checkV1{
@@ -251,6 +265,10 @@ func payloadV1(ev Event) (any, error) {
 		p.Invitation.ID, p.Invitation.Email, p.Invitation.Role = ev.InvitationID, ev.Email, ev.Role
 		p.Organization.ID, p.Organization.Name = ev.OrgID, ev.OrgName
 		return p, nil
+	case AgentUnhealthy:
+		return healthToV1(ev.RegionHealthChange, ev.Type()), nil
+	case AgentHealthy:
+		return healthToV1(ev.RegionHealthChange, ev.Type()), nil
 	case RegionUnserved:
 		return regionToV1(ev.RegionChange, ev.Type()), nil
 	case RegionServed:
@@ -343,6 +361,19 @@ func decodeV1(typ string, b []byte) (Event, error) {
 		}
 		return InvitationCreated{OccurredAt: p.OccurredAt, InvitationID: p.Invitation.ID, Email: p.Invitation.Email,
 			Role: p.Invitation.Role, OrgID: p.Organization.ID, OrgName: p.Organization.Name, InvitedBy: p.InvitedBy}, nil
+	case TypeAgentUnhealthy, TypeAgentHealthy:
+		var p healthV1
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, err
+		}
+		if p.Region == "" {
+			return nil, errors.New("no region")
+		}
+		c := RegionHealthChange{OccurredAt: p.OccurredAt, Region: p.Region, UnhealthySince: p.UnhealthySince, Reason: p.Reason, Checks: p.Checks}
+		if typ == TypeAgentHealthy {
+			return AgentHealthy{c}, nil
+		}
+		return AgentUnhealthy{c}, nil
 	case TypeRegionUnserved, TypeRegionServed:
 		var p regionV1
 		if err := json.Unmarshal(b, &p); err != nil {

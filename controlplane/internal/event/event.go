@@ -52,6 +52,11 @@ const (
 	// some of its regions fail; and none does any more.
 	TypeUptimeDegraded = "uptime.degraded"
 	TypeUptimeRestored = "uptime.restored"
+	// Probe health (Vantage extensions, docs/detection.md): a region's probes fail checks other
+	// regions pass, for many checks at once; its results are left out of verdicts. And it
+	// recovered.
+	TypeAgentUnhealthy = "agent.unhealthy"
+	TypeAgentHealthy   = "agent.healthy"
 )
 
 // Check is the check an uptime alert is about, as it was when the alert was raised.
@@ -263,6 +268,25 @@ type RegionUnserved struct{ RegionChange }
 // RegionServed: an agent serves the region again, after a RegionUnserved.
 type RegionServed struct{ RegionChange }
 
+// RegionHealthChange is what every probe health event says: the region, since when it was
+// unhealthy, why, and how many of the organization's active checks run from it.
+type RegionHealthChange struct {
+	OccurredAt     time.Time
+	Region         string
+	UnhealthySince time.Time
+	Reason         string // empty on agent.healthy
+	Checks         int
+}
+
+// At implements Event.
+func (c RegionHealthChange) At() time.Time { return c.OccurredAt }
+
+// AgentUnhealthy: a region's probes were judged broken; its results no longer count.
+type AgentUnhealthy struct{ RegionHealthChange }
+
+// AgentHealthy: an unhealthy region's probes agree with the other regions again.
+type AgentHealthy struct{ RegionHealthChange }
+
 // Type implements Event.
 func (UptimeDown) Type() string             { return TypeUptimeDown }
 func (UptimeReminder) Type() string         { return TypeUptimeDown }
@@ -280,6 +304,8 @@ func (RegionUnserved) Type() string         { return TypeRegionUnserved }
 func (RegionServed) Type() string           { return TypeRegionServed }
 func (UptimeDegraded) Type() string         { return TypeUptimeDegraded }
 func (UptimeRestored) Type() string         { return TypeUptimeRestored }
+func (AgentUnhealthy) Type() string         { return TypeAgentUnhealthy }
+func (AgentHealthy) Type() string           { return TypeAgentHealthy }
 
 func (UptimeDown) event()             {}
 func (UptimeReminder) event()         {}
@@ -297,3 +323,5 @@ func (RegionUnserved) event()         {}
 func (RegionServed) event()           {}
 func (UptimeDegraded) event()         {}
 func (UptimeRestored) event()         {}
+func (AgentUnhealthy) event()         {}
+func (AgentHealthy) event()           {}

@@ -85,6 +85,10 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 	case event.SubscriberNotification:
 		noticeData(e, doc.Data)
 		f.Mail = &store.MailFanout{PageID: &e.StatusPage.ID, ComponentIDs: e.ComponentIDs()}
+	case event.AgentUnhealthy:
+		regionHealth(ev, e.RegionHealthChange, &doc, &f)
+	case event.AgentHealthy:
+		regionHealth(ev, e.RegionHealthChange, &doc, &f)
 	case event.RegionUnserved:
 		region(ev, e.RegionChange, &doc, &f)
 	case event.RegionServed:
@@ -155,6 +159,17 @@ func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.Up
 func region(ev store.PendingEvent, c event.RegionChange, doc *Document, f *store.Fanout) {
 	doc.Data["region"] = c.Region
 	doc.Data["unserved_since"] = timeString(c.UnservedSince)
+	doc.Data["checks"] = c.Checks
+	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
+}
+
+// regionHealth fills the document of a probe health event (docs/detection.md): the region,
+// since when it is (or was) unhealthy, why, and how many of the organization's checks use it.
+// Like the region events, it goes to every webhook of the organization subscribed to it.
+func regionHealth(ev store.PendingEvent, c event.RegionHealthChange, doc *Document, f *store.Fanout) {
+	doc.Data["region"] = c.Region
+	doc.Data["unhealthy_since"] = timeString(c.UnhealthySince)
+	doc.Data["reason"] = c.Reason
 	doc.Data["checks"] = c.Checks
 	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
 }

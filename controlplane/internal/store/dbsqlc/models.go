@@ -407,6 +407,20 @@ type Project struct {
 	UpdatedAt time.Time
 }
 
+type RegionHealth struct {
+	Region         string
+	UnhealthySince *time.Time
+	Reason         string
+	ChangedAt      time.Time
+}
+
+type RegionUnhealthyPeriod struct {
+	Region    string
+	StartedAt time.Time
+	EndedAt   *time.Time
+	Reason    string
+}
+
 type StatusPage struct {
 	ID                    uuid.UUID
 	OrgID                 uuid.UUID

@@ -85,3 +85,21 @@ ON CONFLICT (check_id, month) DO NOTHING;
 -- its alerts are held back.
 ALTER TABLE checks ADD COLUMN IF NOT EXISTS depends_on uuid[] NOT NULL DEFAULT '{}';
 ALTER TABLE check_incidents ADD COLUMN IF NOT EXISTS caused_by uuid;
+
+-- Probe health (docs/detection.md): a region whose probes fail checks that other regions pass,
+-- for many checks at once, is unhealthy; its results are stored but left out of verdicts. A
+-- row per region ever judged; unhealthy_since NULL while healthy. The periods are the flag of
+-- the results stored meanwhile.
+CREATE TABLE IF NOT EXISTS region_health (
+    region          text PRIMARY KEY,
+    unhealthy_since timestamptz,
+    reason          text        NOT NULL DEFAULT '',
+    changed_at      timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS region_unhealthy_periods (
+    region     text        NOT NULL,
+    started_at timestamptz NOT NULL,
+    ended_at   timestamptz,
+    reason     text        NOT NULL,
+    PRIMARY KEY (region, started_at)
+);
