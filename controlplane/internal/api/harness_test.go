@@ -25,7 +25,6 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
-	"github.com/vantagehq/vantage/pkg/check"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -97,11 +96,6 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	h.orgA, h.orgB = a.ID, b.ID
-	// The dependency of check.Example's checks (depends_on must name a check or heartbeat).
-	if _, err := st.Pool().Exec(ctx, `INSERT INTO heartbeats (id, org_id, name, grace_period, report_period) VALUES ($1, $2, 'example dependency', 60, 60)`,
-		check.ExampleDependency, h.orgA); err != nil {
-		t.Fatal(err)
-	}
 	h.tokenA = h.token(h.orgA, auth.AllGrants()...)
 	h.tokenB = h.token(h.orgB, auth.AllGrants()...)
 	return h
