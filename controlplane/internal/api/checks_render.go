@@ -175,6 +175,7 @@ type checkIncidentJSON struct {
 	CheckID   string  `json:"check_id"`
 	StartedAt string  `json:"started_at"`
 	EndedAt   *string `json:"ended_at"`
+	CausedBy  *string `json:"caused_by"` // extension (docs/detection.md)
 }
 
 // resultPageJSON is a check's result page (supplement §2.16): its result_info sits inside the
