@@ -450,6 +450,20 @@ CREATE TABLE public.projects (
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.region_health (
+    region text NOT NULL,
+    unhealthy_since timestamp with time zone,
+    reason text DEFAULT ''::text NOT NULL,
+    changed_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.region_unhealthy_periods (
+    region text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    reason text NOT NULL
+);
+
 CREATE TABLE public.status_page_component_checks (
     org_id uuid NOT NULL,
     component_id uuid NOT NULL,
@@ -751,6 +765,12 @@ ALTER TABLE ONLY public.projects
 
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.region_health
+    ADD CONSTRAINT region_health_pkey PRIMARY KEY (region);
+
+ALTER TABLE ONLY public.region_unhealthy_periods
+    ADD CONSTRAINT region_unhealthy_periods_pkey PRIMARY KEY (region, started_at);
 
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_pkey PRIMARY KEY (component_id, check_id);
