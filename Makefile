@@ -11,7 +11,7 @@ PKGS := $(foreach m,$(MODULES),./$(m)/...)
 DEPLOY_MODULE := deploy/kube
 PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
 
-.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-browser fuzz tidy clean images test-deploy test-cluster manifests
+.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser fuzz tidy clean images test-deploy test-cluster manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -47,13 +47,16 @@ test-cluster: build ## run the binaries on hosts made of network namespaces (NAT
 manifests: ## print the Kubernetes manifests: make manifests VALUES=my-values.yaml
 	@cd $(DEPLOY_MODULE) && GOWORK=off $(GO) run ./cmd/vantage-render $(if $(VALUES),-f $(abspath $(VALUES)))
 
-bench: bench-api bench-pipeline bench-browser ## every benchmark (see README "Benchmarks")
+bench: bench-api bench-pipeline bench-agent bench-browser ## every benchmark (see README "Benchmarks")
 
 bench-api: build ## REST API load from a second process: POST, GET by id, list of 100 among 10,000
 	./deploy/bench.sh
 
 bench-pipeline: ## scheduler publish rate/lateness, ingest results/s, HTTP probes/s vs raw client
 	./deploy/bench-pipeline.sh
+
+bench-agent: ## agent pipeline (fetch, probe, batched results and acks) per HTTP/TCP/DNS probe vs a bare loop of the probers
+	$(GO) test -run '^$$' -bench '^BenchmarkPipeline$$' -benchtime $${VANTAGE_BENCH_JOBS:-20000}x -timeout 20m ./agent/internal/worker/
 
 bench-browser: ## browser checks/min (URL, and scripted with two page loads), CPU-s/check, MiB/tab vs raw page loads
 	VANTAGE_BENCH_SECONDS=$${VANTAGE_BENCH_SECONDS:-20} $(GO) test -run '^$$' -bench '^BenchmarkBrowser$$' -benchtime 1x -timeout 10m ./agent/internal/browser/

@@ -101,3 +101,18 @@ func DecodeJob(b []byte) (*vantagev1.CheckJob, error) {
 // JobMsgID is the JetStream de-duplication id of a job (Nats-Msg-Id), so a scheduler that
 // republishes the same run after a fail-over does not queue it twice.
 func JobMsgID(j *vantagev1.CheckJob) string { return j.JobId + "/" + RegionToken(j.Region) }
+
+// StreamProtocol is the highest version of the agent stream protocol (AgentService in
+// proto/vantage/v1/agent.proto) this tree speaks: 2, batched and pipelined results and acks,
+// and not-run results.
+const StreamProtocol = 2
+
+// Reasons a job was not run, in CheckResult.not_run_reason.
+const (
+	// NotRunExpired: the job's deadline had passed when the agent got it (demand above the
+	// region's capacity, or a redelivery after its agent died).
+	NotRunExpired = "EXPIRED"
+	// NotRunShutdown: the agent stopped before running the job and the job had no delivery
+	// left for another agent.
+	NotRunShutdown = "SHUTDOWN"
+)

@@ -40,6 +40,7 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/jobopen"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
+	"github.com/vantagehq/vantage/agent/internal/sizing"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
 	"github.com/vantagehq/vantage/pkg/httpserve"
@@ -98,25 +99,17 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	natsOpts := []nats.Option{
-		nats.Name("vantage-agent " + cfg.AgentID),
-		nats.MaxReconnects(-1),
-		nats.RetryOnFailedConnect(true), // start order does not matter: keep trying in the background
-		nats.ReconnectWait(time.Second),
-		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
-			logger.Warn("NATS disconnected", "component", "nats", "err", err)
-		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) {
-			logger.Info("NATS connected", "component", "nats", "url", nc.ConnectedUrlRedacted())
-		}),
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-			logger.Warn("NATS error", "component", "nats", "err", err)
-		}),
+	machine, err := sizing.Probe()
+	if err != nil {
+		return err
 	}
-	if cfg.NATSCredsFile != "" {
-		natsOpts = append(natsOpts, nats.UserCredentials(cfg.NATSCredsFile))
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = sizing.Concurrency(machine)
 	}
-	nc, err := nats.Connect(cfg.NATSURL, natsOpts...)
+	logger.Info("probe concurrency", "component", "agent", "concurrency", cfg.Concurrency,
+		"rlimit_nofile", machine.NoFile, "memory_bytes", machine.Memory)
+
+	nc, natsHealth, err := connectNATS(cfg, logger)
 	if err != nil {
 		return fmt.Errorf("connect to NATS: %w", err)
 	}
@@ -185,7 +178,7 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		lis.Close()
 		return fmt.Errorf("VANTAGE_METRICS_ADDR: %w", err)
 	}
-	srv := httpserve.NewServer(httpserve.Config{}, opsHandler(nc, up, w, br), logger)
+	srv := httpserve.NewServer(httpserve.Config{}, opsHandler(nc, natsHealth, up, w, br), logger)
 	metricsSrv := httpserve.NewServer(httpserve.Config{}, metricsHandler(reg), logger)
 
 	logger.Info("vantage agent starting", "component", "agent", "agent_id", cfg.AgentID, "version", version,
@@ -279,7 +272,7 @@ func startBrowser(ctx context.Context, cfg config.Config, logger *slog.Logger, r
 
 // opsHandler serves /healthz (the process runs) and /readyz (NATS connected, consumers set up,
 // the control plane stream registered, and the browser up on an agent with one).
-func opsHandler(nc *nats.Conn, up *uplink.Client, w *worker.Worker, br *browser.Browser) http.Handler {
+func opsHandler(nc *nats.Conn, natsHealth *natsHealth, up *uplink.Client, w *worker.Worker, br *browser.Browser) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(rw http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(rw, "ok")
@@ -287,7 +280,11 @@ func opsHandler(nc *nats.Conn, up *uplink.Client, w *worker.Worker, br *browser.
 	mux.HandleFunc("GET /readyz", func(rw http.ResponseWriter, _ *http.Request) {
 		var notReady []string
 		if !nc.IsConnected() {
-			notReady = append(notReady, "NATS not connected")
+			why := "NATS not connected"
+			if r := natsHealth.reason(); r != "" {
+				why += ": " + r
+			}
+			notReady = append(notReady, why)
 		}
 		if !w.Ready() {
 			notReady = append(notReady, "job consumers not set up")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -235,4 +236,120 @@ func TestRunConfig(t *testing.T) {
 	if err := run(context.Background(), []string{"bogus"}, nil, io.Discard, io.Discard); err == nil || errors.Is(err, context.Canceled) {
 		t.Errorf("unknown command = %v, want an error", err)
 	}
+}
+
+// TestRunNATSUnreachableOrRefused: an agent given a NATS address where nothing listens, or
+// credentials NATS refuses, says why in its log and in /readyz, keeps retrying with backoff,
+// and becomes ready once NATS is there.
+func TestRunNATSUnreachableOrRefused(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token)
+	start := func(t *testing.T, natsURL string) (base string, logs *syncBuffer) {
+		httpAddr := freeAddr(t)
+		env := map[string]string{
+			"VANTAGE_NATS_URL":          natsURL,
+			"VANTAGE_CONTROLPLANE_ADDR": cp.Addr,
+			"VANTAGE_AGENT_TOKEN":       token,
+			"VANTAGE_REGIONS":           "cloud:us-east-1",
+			"VANTAGE_HTTP_ADDR":         httpAddr,
+			"VANTAGE_METRICS_ADDR":      "127.0.0.1:0",
+			"VANTAGE_BROWSER_PATH":      "none",
+			"VANTAGE_SHUTDOWN_TIMEOUT":  "1s",
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		logs = &syncBuffer{}
+		done := make(chan error, 1)
+		go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, logs) }()
+		t.Cleanup(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run = %v", err)
+				}
+			case <-time.After(15 * time.Second):
+				t.Error("run did not stop")
+			}
+		})
+		return "http://" + httpAddr, logs
+	}
+	notReadyBecause := func(t *testing.T, base string, logs *syncBuffer, reason string) {
+		t.Helper()
+		agenttest.CheckFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+			code, body, err := get(base + "/readyz")
+			if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "NATS not connected: ") ||
+				!strings.Contains(body, reason) {
+				return fmt.Errorf("readyz = %d %q %v, want 503 naming NATS and %q", code, body, err, reason)
+			}
+			if !strings.Contains(logs.String(), "cannot connect to NATS; retrying with backoff") {
+				return errors.New("no failed attempt logged")
+			}
+			if !strings.Contains(logs.String(), reason) {
+				return fmt.Errorf("the log does not say %q", reason)
+			}
+			return nil
+		})
+	}
+
+	// natsAt serves NATS with JetStream and the job stream at addr, requiring authToken unless
+	// it is "".
+	natsAt := func(t *testing.T, addr, authToken, dir string) *server.Server {
+		host, port, _ := net.SplitHostPort(addr)
+		p, _ := strconv.Atoi(port)
+		ns, err := server.NewServer(&server.Options{Host: host, Port: p, Authorization: authToken, JetStream: true,
+			StoreDir: dir, NoLog: true, NoSigs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns.Start()
+		if !ns.ReadyForConnections(10 * time.Second) {
+			t.Fatal("nats not ready")
+		}
+		return ns
+	}
+	readyWithin := func(t *testing.T, base string) {
+		t.Helper()
+		agenttest.CheckFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+			if code, body, err := get(base + "/readyz"); err != nil || code != http.StatusOK {
+				return fmt.Errorf("readyz = %d %q %v", code, body, err)
+			}
+			return nil
+		})
+	}
+
+	t.Run("wrong token, then NATS accepts it", func(t *testing.T) {
+		t.Parallel()
+		addr := freeAddr(t)
+		ns := natsAt(t, addr, "the-right-nats-token", t.TempDir())
+		t.Cleanup(ns.Shutdown)
+		base, logs := start(t, "nats://a-wrong-nats-token@"+addr)
+		notReadyBecause(t, base, logs, "Authorization Violation")
+		if strings.Contains(logs.String(), "a-wrong-nats-token") {
+			t.Error("the NATS token reached the log")
+		}
+		// The operator fixes NATS's side: the agent, still retrying, gets in.
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		ns = natsAt(t, addr, "", t.TempDir())
+		t.Cleanup(ns.Shutdown)
+		_, js := agenttest.Connect(t, ns)
+		agenttest.CreateJobStream(t, js)
+		readyWithin(t, base)
+	})
+
+	t.Run("nothing listening, then NATS comes up", func(t *testing.T) {
+		t.Parallel()
+		addr := freeAddr(t)
+		base, logs := start(t, "nats://"+addr)
+		notReadyBecause(t, base, logs, "connection refused")
+
+		ns := natsAt(t, addr, "", t.TempDir())
+		t.Cleanup(ns.Shutdown)
+		_, js := agenttest.Connect(t, ns)
+		agenttest.CreateJobStream(t, js)
+		readyWithin(t, base)
+		if !strings.Contains(logs.String(), `"msg":"NATS connected"`) {
+			t.Error("the log does not say NATS connected")
+		}
+	})
 }

@@ -153,6 +153,8 @@ type ControlPlane struct {
 	Addr  string
 
 	mu            sync.Mutex
+	protocol      uint32
+	ackDelay      time.Duration
 	onResult      func(ctx context.Context, r *vantagev1.CheckResult) (stored bool, reason string)
 	received      []*vantagev1.CheckResult
 	receivedByKey map[Key]int
@@ -168,14 +170,21 @@ var _ vantagev1.AgentServiceServer = (*ControlPlane)(nil)
 // StartControlPlane serves the agent stream on 127.0.0.1 at a random port until the test ends.
 func StartControlPlane(t testing.TB, token string) *ControlPlane {
 	t.Helper()
-	cp := &ControlPlane{Token: token, receivedByKey: map[Key]int{}, stored: map[Key]*vantagev1.CheckResult{}}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cp := ServeControlPlane(lis, token)
+	t.Cleanup(cp.Stop)
+	return cp
+}
+
+// ServeControlPlane serves the agent stream on lis until Stop, for a process of its own (the
+// pipeline benchmark's), where there is no test to clean up after.
+func ServeControlPlane(lis net.Listener, token string) *ControlPlane {
+	cp := &ControlPlane{Token: token, protocol: wire.StreamProtocol, receivedByKey: map[Key]int{}, stored: map[Key]*vantagev1.CheckResult{}}
 	cp.Addr = lis.Addr().String()
 	cp.serve(lis)
-	t.Cleanup(cp.Stop)
 	return cp
 }
 
@@ -212,6 +221,23 @@ func (cp *ControlPlane) Restart(t testing.TB) {
 		return err
 	})
 	cp.serve(lis)
+}
+
+// SetProtocol sets the highest stream protocol version it speaks to streams opened from now
+// on (default wire.StreamProtocol): 1 is a control plane from before batched results.
+func (cp *ControlPlane) SetProtocol(v uint32) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.protocol = v
+}
+
+// SetAckDelay makes every ack leave d after its results arrived, without holding up the
+// results that follow, as ingest acks once a batch has been written (its flush interval and
+// transaction).
+func (cp *ControlPlane) SetAckDelay(d time.Duration) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.ackDelay = d
 }
 
 // SetOnResult sets how results are acked; f may block (the agent then waits for its ack).
@@ -281,12 +307,15 @@ func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) err
 	cp.mu.Lock()
 	cp.registers = append(cp.registers, reg)
 	n := len(cp.registers)
+	protocol := min(max(reg.GetProtocolVersion(), 1), cp.protocol)
+	delay := cp.ackDelay
 	cp.mu.Unlock()
 	if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Registered{
-		Registered: &vantagev1.Registered{SessionId: fmt.Sprintf("session-%d", n)},
+		Registered: &vantagev1.Registered{SessionId: fmt.Sprintf("session-%d", n), ProtocolVersion: protocol},
 	}}); err != nil {
 		return err
 	}
+	var sendMu sync.Mutex // gRPC allows one sender at a time; delayed acks send from timers
 	for {
 		m, err := stream.Recv()
 		if err != nil {
@@ -298,29 +327,53 @@ func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) err
 			}
 			return err
 		}
-		env := m.GetResult()
-		if env == nil {
-			return status.Error(codes.InvalidArgument, "expected a result")
+		envs := m.GetResults().GetResults()
+		if env := m.GetResult(); env != nil {
+			envs = []*vantagev1.ResultEnvelope{env}
+		} else if len(envs) == 0 || protocol < 2 {
+			return status.Error(codes.InvalidArgument, "expected results")
 		}
-		r := env.GetResult()
-		cp.mu.Lock()
-		f := cp.onResult
-		cp.mu.Unlock()
-		stored, reason := true, ""
-		if f != nil {
-			stored, reason = f(stream.Context(), r)
+		acks := make([]*vantagev1.ResultAck, 0, len(envs))
+		for _, env := range envs {
+			acks = append(acks, cp.take(stream.Context(), env))
 		}
-		cp.mu.Lock()
-		cp.received = append(cp.received, r)
-		cp.receivedByKey[KeyOf(r)]++
-		if stored && cp.stored[KeyOf(r)] == nil {
-			cp.stored[KeyOf(r)] = r
+		msg := &vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Acks{Acks: &vantagev1.ResultAckBatch{Acks: acks}}}
+		if protocol < 2 {
+			msg = &vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{Ack: acks[0]}}
 		}
-		cp.mu.Unlock()
-		if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{
-			Ack: &vantagev1.ResultAck{Seq: env.GetSeq(), Stored: stored, Error: reason},
-		}}); err != nil {
+		if delay > 0 {
+			time.AfterFunc(delay, func() {
+				sendMu.Lock()
+				defer sendMu.Unlock()
+				_ = stream.Send(msg) // fails only once the stream is gone, and the agent with it
+			})
+			continue
+		}
+		sendMu.Lock()
+		err = stream.Send(msg)
+		sendMu.Unlock()
+		if err != nil {
 			return err
 		}
 	}
+}
+
+// take records one result and decides its ack.
+func (cp *ControlPlane) take(ctx context.Context, env *vantagev1.ResultEnvelope) *vantagev1.ResultAck {
+	r := env.GetResult()
+	cp.mu.Lock()
+	f := cp.onResult
+	cp.mu.Unlock()
+	stored, reason := true, ""
+	if f != nil {
+		stored, reason = f(ctx, r)
+	}
+	cp.mu.Lock()
+	cp.received = append(cp.received, r)
+	cp.receivedByKey[KeyOf(r)]++
+	if stored && cp.stored[KeyOf(r)] == nil {
+		cp.stored[KeyOf(r)] = r
+	}
+	cp.mu.Unlock()
+	return &vantagev1.ResultAck{Seq: env.GetSeq(), Stored: stored, Error: reason}
 }

@@ -17,17 +17,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vantagehq/vantage/agent/internal/sizing"
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // Config is the agent's configuration.
 type Config struct {
-	NATSURL             string        // VANTAGE_NATS_URL: NATS with JetStream
-	NATSCredsFile       string        // VANTAGE_NATS_CREDS: NATS credentials file (JWT + NKey), optional
-	ControlPlaneAddr    string        // VANTAGE_CONTROLPLANE_ADDR: the control plane's gRPC address
-	AgentToken          string        // VANTAGE_AGENT_TOKEN (required): presented on the gRPC stream
-	Regions             []string      // VANTAGE_REGIONS (required): "cloud:…" regions served
-	Concurrency         int           // VANTAGE_AGENT_CONCURRENCY: concurrent probe slots
+	NATSURL          string   // VANTAGE_NATS_URL: NATS with JetStream
+	NATSCredsFile    string   // VANTAGE_NATS_CREDS: NATS credentials file (JWT + NKey), optional
+	ControlPlaneAddr string   // VANTAGE_CONTROLPLANE_ADDR: the control plane's gRPC address
+	AgentToken       string   // VANTAGE_AGENT_TOKEN (required): presented on the gRPC stream
+	Regions          []string // VANTAGE_REGIONS (required): "cloud:…" regions served
+	// Concurrency is VANTAGE_AGENT_CONCURRENCY: probes in flight at once; 0 (the default)
+	// sizes it from the machine (package sizing) at start.
+	Concurrency         int
 	AgentID             string        // VANTAGE_AGENT_ID: stable id of this agent process
 	HTTPAddr            string        // VANTAGE_HTTP_ADDR: /healthz, /readyz
 	MetricsAddr         string        // VANTAGE_METRICS_ADDR: /metrics, on its own (loopback) listener
@@ -67,12 +70,11 @@ type Config struct {
 const (
 	DefaultNATSURL          = "nats://127.0.0.1:4222"
 	DefaultControlPlaneAddr = "127.0.0.1:9090"
-	DefaultConcurrency      = 32
 	DefaultHTTPAddr         = ":8081"
 	DefaultMetricsAddr      = "127.0.0.1:9101"
 	DefaultAllowPrivate     = true
 	DefaultShutdownTimeout  = 10 * time.Second
-	MaxConcurrency          = 4096
+	MaxConcurrency          = sizing.Max
 	// NoBrowser as VANTAGE_BROWSER_PATH runs the agent without a browser.
 	NoBrowser                  = "none"
 	MaxBrowserConcurrency      = 64
@@ -93,7 +95,7 @@ var Vars = []Var{
 	{"VANTAGE_CONTROLPLANE_ADDR", DefaultControlPlaneAddr, "host:port of the control plane's gRPC agent stream"},
 	{"VANTAGE_AGENT_TOKEN", "(required)", "secret presented to the control plane as \"authorization: Bearer <token>\""},
 	{"VANTAGE_REGIONS", "(required)", "comma-separated regions this agent serves (cloud:us-east-1, …) or \"all\""},
-	{"VANTAGE_AGENT_CONCURRENCY", strconv.Itoa(DefaultConcurrency), "concurrent probe slots shared by all regions; the agent fetches only as many jobs as it has free slots"},
+	{"VANTAGE_AGENT_CONCURRENCY", "(machine)", "probes in flight at once, shared by all regions; the agent fetches only as many jobs as it has free slots; default: the lower of (RLIMIT_NOFILE - 256) / 2 and a quarter of the memory (cgroup limit or RAM) / 256 KiB, from 32 to 65536"},
 	{"VANTAGE_AGENT_ID", "(hostname-random)", "id the agent registers with; defaults to the hostname plus a random suffix"},
 	{"VANTAGE_HTTP_ADDR", DefaultHTTPAddr, "listen address of /healthz and /readyz (for probes)"},
 	{"VANTAGE_METRICS_ADDR", DefaultMetricsAddr, "listen address of /metrics (Prometheus), apart from the probes' listener; keep it private"},
@@ -117,7 +119,6 @@ func Load(getenv func(string) string) (Config, error) {
 	c := Config{
 		NATSURL:             DefaultNATSURL,
 		ControlPlaneAddr:    DefaultControlPlaneAddr,
-		Concurrency:         DefaultConcurrency,
 		HTTPAddr:            DefaultHTTPAddr,
 		MetricsAddr:         DefaultMetricsAddr,
 		AllowPrivateTargets: DefaultAllowPrivate,

@@ -23,7 +23,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.NATSURL != "nats://127.0.0.1:4222" || c.ControlPlaneAddr != "127.0.0.1:9090" || c.Concurrency != 32 ||
+	if c.NATSURL != "nats://127.0.0.1:4222" || c.ControlPlaneAddr != "127.0.0.1:9090" || c.Concurrency != 0 ||
 		c.HTTPAddr != ":8081" || c.MetricsAddr != "127.0.0.1:9101" || !c.AllowPrivateTargets || c.LogLevel != slog.LevelInfo || c.ShutdownTimeout != 10*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -150,7 +150,7 @@ func TestLoad(t *testing.T) {
 		{
 			name:    "concurrency not a number",
 			env:     map[string]string{"VANTAGE_AGENT_CONCURRENCY": "many"},
-			wantErr: []string{"VANTAGE_AGENT_CONCURRENCY: must be a whole number from 1 to 4096"},
+			wantErr: []string{"VANTAGE_AGENT_CONCURRENCY: must be a whole number from 1 to 65536"},
 		},
 	}
 	for _, tt := range tests {

@@ -22,7 +22,7 @@ func (b *backoff) next() time.Duration {
 		b.cur = min(2*b.cur, b.max)
 	}
 	half := b.cur / 2
-	return half + rand.N(b.cur-half+1)
+	return half + rand.N(b.cur-half+1) //nolint:gosec // jitter, not a secret
 }
 
 // reset starts over from min, after a session that proved the path healthy.

@@ -6,6 +6,7 @@ type metrics struct {
 	reconnects prometheus.Counter
 	connected  prometheus.Gauge
 	acks       *prometheus.CounterVec
+	batch      prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -20,9 +21,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		acks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "vantage_agent_uplink_results_total",
-			Help: "Results sent to the control plane by outcome: stored, not_stored (acked with stored=false) or lost (the stream ended before the ack).",
+			Help: "Results sent to the control plane by outcome: stored, not_stored (acked with stored=false), lost (the stream ended before the ack) or not_run_unsupported (a not-run result a protocol-1 control plane cannot take, not sent).",
 		}, []string{"outcome"}),
+		batch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "vantage_agent_uplink_batch_results",
+			Help:    "Results per message sent to the control plane.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512},
+		}),
 	}
-	reg.MustRegister(m.reconnects, m.connected, m.acks)
+	reg.MustRegister(m.reconnects, m.connected, m.acks, m.batch)
 	return m
 }

@@ -4,44 +4,77 @@ import (
 	"context"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-// session is one registered stream: the queue of outgoing messages and the senders waiting for
-// acks, by sequence number.
+// session is one registered stream: the queue of outgoing results and the results waiting for
+// their acks, by sequence number.
 type session struct {
-	id   string
-	out  chan *vantagev1.AgentMessage // unbuffered: a sender hands over directly to sendLoop
-	dead chan struct{}                // closed when the stream is gone
+	id       string
+	protocol uint32 // the stream protocol version agreed in Registered
+	maxBatch int
+	batch    prometheus.Histogram
+
+	out  chan *vantagev1.ResultEnvelope // drained by sendLoop, many at a time
+	dead chan struct{}                  // closed when the stream is gone
 	once sync.Once
 
 	closing   chan struct{} // closed when the agent stops: no more sends, acks still arrive
 	closeOnce sync.Once
 
 	mu      sync.Mutex
-	pending map[uint64]chan *vantagev1.ResultAck
+	pending map[uint64]*pending // nil once dead
 }
 
-func newSession(id string) *session {
+func newSession(id string, protocol uint32, maxBatch int, batch prometheus.Histogram) *session {
 	return &session{
-		id:      id,
-		out:     make(chan *vantagev1.AgentMessage),
-		dead:    make(chan struct{}),
-		closing: make(chan struct{}),
-		pending: make(map[uint64]chan *vantagev1.ResultAck),
+		id:       id,
+		protocol: protocol,
+		maxBatch: maxBatch,
+		batch:    batch,
+		out:      make(chan *vantagev1.ResultEnvelope, maxBatch),
+		dead:     make(chan struct{}),
+		closing:  make(chan struct{}),
+		pending:  make(map[uint64]*pending),
 	}
 }
 
-// sendLoop is the stream's only writer (gRPC allows one concurrent Send per stream). When the
-// session closes it half-closes the stream and returns nil.
+// sendLoop is the stream's only writer (gRPC allows one concurrent Send per stream). It sends
+// whatever results queued while it was writing the previous message, up to maxBatch in one
+// ResultBatch on protocol 2, so batches grow with the load and a lone result is never held
+// back. When the session closes it half-closes the stream and returns nil.
 func (s *session) sendLoop(ctx context.Context, stream vantagev1.AgentService_ConnectClient) error {
+	buf := make([]*vantagev1.ResultEnvelope, 0, s.maxBatch)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-s.closing:
 			return stream.CloseSend()
-		case m := <-s.out:
+		case e := <-s.out:
+			buf = append(buf[:0], e)
+		more:
+			for len(buf) < s.maxBatch {
+				select {
+				case e := <-s.out:
+					buf = append(buf, e)
+				default:
+					break more
+				}
+			}
+			s.batch.Observe(float64(len(buf)))
+			if s.protocol < 2 {
+				for _, e := range buf {
+					if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Result{Result: e}}); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			// The message is marshalled by Send, before it returns: buf may be reused after.
+			m := &vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Results{Results: &vantagev1.ResultBatch{Results: buf}}}
 			if err := stream.Send(m); err != nil {
 				return err
 			}
@@ -49,33 +82,35 @@ func (s *session) sendLoop(ctx context.Context, stream vantagev1.AgentService_Co
 	}
 }
 
-// expect registers a waiter for seq's ack; false when the session is already dead.
-func (s *session) expect(seq uint64, c chan *vantagev1.ResultAck) bool {
+// expect registers the result with seq as waiting for its ack; false when the session is
+// already dead.
+func (s *session) expect(seq uint64, p *pending) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.dead:
+	if s.pending == nil {
 		return false
-	default:
 	}
-	s.pending[seq] = c
+	s.pending[seq] = p
 	return true
 }
 
-func (s *session) forget(seq uint64) {
+// forget drops seq's waiter without telling it; false when it was told already.
+func (s *session) forget(seq uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_, ok := s.pending[seq]
 	delete(s.pending, seq)
+	return ok
 }
 
-// deliver hands an ack to its waiter; acks nobody waits for (the sender gave up) are dropped.
+// deliver tells an ack to its waiter; acks nobody waits for are dropped.
 func (s *session) deliver(ack *vantagev1.ResultAck) {
 	s.mu.Lock()
-	c, ok := s.pending[ack.GetSeq()]
+	p, ok := s.pending[ack.GetSeq()]
 	delete(s.pending, ack.GetSeq())
 	s.mu.Unlock()
 	if ok {
-		c <- ack // buffered, one ack per seq: never blocks
+		p.finish(ack, nil)
 	}
 }
 
@@ -92,5 +127,17 @@ func (s *session) alive() bool {
 // close stops sending; acks of results already sent are still delivered.
 func (s *session) close() { s.closeOnce.Do(func() { close(s.closing) }) }
 
-// kill marks the session dead, failing every waiting sender.
-func (s *session) kill() { s.once.Do(func() { close(s.dead) }) }
+// kill marks the session dead and tells every result still waiting for its ack that it is
+// lost.
+func (s *session) kill() {
+	s.once.Do(func() {
+		s.mu.Lock()
+		close(s.dead)
+		lost := s.pending
+		s.pending = nil
+		s.mu.Unlock()
+		for _, p := range lost {
+			p.finish(nil, ErrSessionLost)
+		}
+	})
+}

@@ -1,12 +1,12 @@
 // Package uplink is the agent's one long-lived gRPC stream to the control plane. It opens the
 // stream with the agent token, registers (id, regions, version, capacity) and waits for
-// Registered, then sends results with an increasing sequence number and hands each ResultAck to
-// the sender waiting for that sequence number. gRPC keepalive detects a dead peer; a lost stream
+// Registered, then sends results with an increasing sequence number — pipelined and, on protocol
+// version 2, many to a message — and tells each ResultAck to the Done of that sequence number. gRPC keepalive detects a dead peer; a lost stream
 // is reopened with jittered exponential backoff that starts over after a session that lived long
 // enough to count as healthy. Errors are sorted into fatal (the control plane rejects the agent:
 // Run returns), cancelled (the agent stops: Run returns nil) and transient (reconnect).
 //
-// Senders waiting for an ack when the stream drops fail at once with ErrSessionLost, so the
+// Results waiting for an ack when the stream drops fail at once with ErrSessionLost, so the
 // worker hands the job back to JetStream instead of waiting for its AckWait.
 package uplink
 
@@ -30,15 +30,16 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 var (
-	// ErrSessionLost: the stream ended before the result was acked. The result may or may not
+	// ErrSessionLost means the stream ended before the result was acked. The result may or may not
 	// have been stored; the job must be redelivered (results are idempotent on job, region and
 	// attempt, so a second copy does no harm).
 	ErrSessionLost = errors.New("uplink: stream to the control plane ended before the result was acked")
-	// ErrClosed: Run has returned; nothing can be sent any more.
+	// ErrClosed means Run has returned; nothing can be sent any more.
 	ErrClosed = errors.New("uplink: closed")
 )
 
@@ -78,6 +79,11 @@ type Config struct {
 	// CloseTimeout bounds how long a stopping agent waits for the control plane to end the
 	// stream after the agent closed its side. Default 5s.
 	CloseTimeout time.Duration
+	// MaxUnacked bounds the results sent (or queued) and not yet acked; Submit waits beyond
+	// it. Default 4096, the control plane's per-stream bound (ingest.ServerOptions.MaxInFlight).
+	MaxUnacked int
+	// MaxBatch bounds the results of one ResultBatch message. Default 512.
+	MaxBatch int
 }
 
 func (c *Config) setDefaults() {
@@ -96,6 +102,12 @@ func (c *Config) setDefaults() {
 	def(&c.KeepaliveTime, 30*time.Second)
 	def(&c.KeepaliveTimeout, 10*time.Second)
 	def(&c.CloseTimeout, 5*time.Second)
+	if c.MaxUnacked <= 0 {
+		c.MaxUnacked = 4096
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 512
+	}
 }
 
 // Client is the agent's uplink. Run keeps the stream up; Send may be called from any number of
@@ -105,6 +117,8 @@ type Client struct {
 	log *slog.Logger
 	m   *metrics
 	seq atomic.Uint64
+	// unacked holds a token per result submitted and not yet acked (or lost).
+	unacked chan struct{}
 
 	mu      sync.Mutex
 	cur     *session      // the registered session, nil between sessions
@@ -126,6 +140,7 @@ func New(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Client, e
 		log:     logger.With("component", "uplink"),
 		m:       newMetrics(reg),
 		changed: make(chan struct{}),
+		unacked: make(chan struct{}, cfg.MaxUnacked),
 	}, nil
 }
 
@@ -152,7 +167,7 @@ func (c *Client) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("uplink: dial %s: %w", c.cfg.Addr, err)
 	}
-	defer conn.Close()
+	defer conn.Close() //nolint:errcheck // closing the client connection we own
 	api := vantagev1.NewAgentServiceClient(conn)
 
 	bo := backoff{min: c.cfg.MinBackoff, max: c.cfg.MaxBackoff}
@@ -213,12 +228,13 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 		return false, fmt.Errorf("open stream: %w", err)
 	}
 	reg := &vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
-		AgentId:      c.cfg.AgentID,
-		Regions:      c.cfg.Regions,
-		Version:      c.cfg.Version,
-		Capacity:     uint32(c.cfg.Capacity),
-		Hostname:     c.cfg.Hostname,
-		Capabilities: c.cfg.Capabilities,
+		AgentId:         c.cfg.AgentID,
+		Regions:         c.cfg.Regions,
+		Version:         c.cfg.Version,
+		Capacity:        uint32(c.cfg.Capacity),
+		Hostname:        c.cfg.Hostname,
+		Capabilities:    c.cfg.Capabilities,
+		ProtocolVersion: wire.StreamProtocol,
 	}}}
 	if err := stream.Send(reg); err != nil {
 		if errors.Is(err, io.EOF) { // the real reason comes with Recv
@@ -242,7 +258,7 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 	if c.cfg.OnRegistered != nil {
 		c.cfg.OnRegistered(regd)
 	}
-	s := newSession(regd.GetSessionId())
+	s := newSession(regd.GetSessionId(), max(regd.GetProtocolVersion(), 1), c.cfg.MaxBatch, c.m.batch)
 	if abort() {
 		graceful := context.AfterFunc(ctx, func() {
 			s.close()
@@ -253,7 +269,7 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 	c.setSession(s)
 	c.m.connected.Set(1)
 	c.log.Info("registered with the control plane", "addr", c.cfg.Addr, "session_id", s.id,
-		"agent_id", c.cfg.AgentID, "regions", c.cfg.Regions)
+		"agent_id", c.cfg.AgentID, "regions", c.cfg.Regions, "protocol", s.protocol)
 	defer func() {
 		c.clearSession(s)
 		c.m.connected.Set(0)
@@ -280,6 +296,12 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 			s.deliver(ack)
 			continue
 		}
+		if acks := m.GetAcks(); acks != nil {
+			for _, ack := range acks.GetAcks() {
+				s.deliver(ack)
+			}
+			continue
+		}
 		c.log.Debug("ignoring unexpected control message", "type", fmt.Sprintf("%T", m.GetMsg()))
 	}
 	s.kill()
@@ -298,56 +320,82 @@ func streamErr(err error) error {
 	return err
 }
 
-// Send sends one result and waits for the control plane's ack. It reports whether the control
-// plane stored the result; an error means no ack arrived: ErrSessionLost when the stream dropped,
-// ErrClosed after Run returned, or ctx's error. While no session is registered, Send waits for
-// one (bounded by ctx).
-func (c *Client) Send(ctx context.Context, r *vantagev1.CheckResult) (stored bool, err error) {
-	s, err := c.waitSession(ctx)
-	if err != nil {
-		return false, err
-	}
-	seq := c.seq.Add(1)
-	ackc := make(chan *vantagev1.ResultAck, 1)
-	if !s.expect(seq, ackc) {
-		c.m.acks.WithLabelValues("lost").Inc()
-		return false, ErrSessionLost
-	}
-	defer s.forget(seq)
-	env := &vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Result{
-		Result: &vantagev1.ResultEnvelope{Seq: seq, Result: r},
-	}}
+// Done is told how one submitted result ended: stored (the control plane acked it as stored),
+// not stored (acked with stored=false), or err when no ack will come (ErrSessionLost: the
+// stream ended first). It is called exactly once, from the uplink's own goroutines: it must not
+// block.
+type Done = func(stored bool, err error)
+
+// Submit queues one result for the control plane and returns at once; done is told its ack
+// later. Results are sent pipelined, without waiting for earlier acks, and batched (protocol
+// version 2): whatever queued while the previous message was being written goes out in the
+// next one. Submit waits while no session is registered or MaxUnacked results already wait
+// for their ack (bounded by ctx); an error (ctx's, or ErrClosed after Run returned) means the
+// result was not queued and done will not be called.
+//
+// A not-run result (CheckResult.not_run_reason) is sent only to a control plane that speaks
+// protocol version 2; an older one would store it as a failed probe, so for it done is told
+// stored at once and the result goes nowhere, as before not-run results existed.
+func (c *Client) Submit(ctx context.Context, r *vantagev1.CheckResult, done Done) error {
 	select {
-	case s.out <- env:
-	case <-s.dead:
-		c.m.acks.WithLabelValues("lost").Inc()
-		return false, ErrSessionLost
-	case <-s.closing: // not sent: the agent is stopping
-		return false, ErrSessionLost
+	case c.unacked <- struct{}{}:
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return ctx.Err()
 	}
-	var ack *vantagev1.ResultAck
-	select {
-	case ack = <-ackc:
-	case <-s.dead:
-		select { // an ack that raced the end of the stream still counts
-		case ack = <-ackc:
-		default:
-			c.m.acks.WithLabelValues("lost").Inc()
-			return false, ErrSessionLost
+	for {
+		s, err := c.waitSession(ctx)
+		if err != nil {
+			<-c.unacked
+			return err
 		}
-	case <-ctx.Done():
-		return false, ctx.Err()
+		if r.GetNotRunReason() != "" && s.protocol < 2 {
+			<-c.unacked
+			c.m.acks.WithLabelValues("not_run_unsupported").Inc()
+			done(true, nil)
+			return nil
+		}
+		seq := c.seq.Add(1)
+		p := &pending{done: done, c: c}
+		if !s.expect(seq, p) {
+			continue // the session died meanwhile: wait for the next one
+		}
+		env := &vantagev1.ResultEnvelope{Seq: seq, Result: r}
+		select {
+		case s.out <- env:
+			return nil
+		case <-s.dead: // kill has told done
+			return nil
+		case <-ctx.Done():
+			if s.forget(seq) {
+				<-c.unacked
+				return ctx.Err()
+			}
+			return nil // told already
+		}
 	}
-	if !ack.GetStored() {
-		c.m.acks.WithLabelValues("not_stored").Inc()
-		c.log.Warn("control plane did not store a result", "job_id", r.GetJobId(), "check_id", r.GetCheckId(),
-			"region", r.GetRegion(), "attempt", r.GetAttemptNumber(), "reason", ack.GetError())
-		return false, nil
+}
+
+// pending is a result waiting for its ack.
+type pending struct {
+	done Done
+	c    *Client
+}
+
+// finish tells the result's outcome and frees its place among the unacked.
+func (p *pending) finish(ack *vantagev1.ResultAck, err error) {
+	<-p.c.unacked
+	switch {
+	case err != nil:
+		p.c.m.acks.WithLabelValues("lost").Inc()
+		p.done(false, err)
+	case !ack.GetStored():
+		p.c.m.acks.WithLabelValues("not_stored").Inc()
+		p.c.log.Warn("control plane did not store a result", "seq", ack.GetSeq(), "reason", ack.GetError())
+		p.done(false, nil)
+	default:
+		p.c.m.acks.WithLabelValues("stored").Inc()
+		p.done(true, nil)
 	}
-	c.m.acks.WithLabelValues("stored").Inc()
-	return true, nil
 }
 
 // Ready reports whether a registered session is up.

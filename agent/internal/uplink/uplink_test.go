@@ -58,6 +58,24 @@ func result(job string, attempt uint32) *vantagev1.CheckResult {
 	return &vantagev1.CheckResult{JobId: job, Region: "cloud:us-east-1", AttemptNumber: attempt, Passing: true}
 }
 
+// send submits r and waits for its outcome, or for ctx.
+func send(ctx context.Context, c *uplink.Client, r *vantagev1.CheckResult) (bool, error) {
+	type outcome struct {
+		stored bool
+		err    error
+	}
+	got := make(chan outcome, 1)
+	if err := c.Submit(ctx, r, func(stored bool, err error) { got <- outcome{stored, err} }); err != nil {
+		return false, err
+	}
+	select {
+	case o := <-got:
+		return o.stored, o.err
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
 func waitReady(t *testing.T, c *uplink.Client) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -99,7 +117,7 @@ func TestRegisterAndSend(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			attempt := uint32(i%5 + 1)
-			stored, err := h.client.Send(ctx, result(fmt.Sprintf("job-%d", i), attempt))
+			stored, err := send(ctx, h.client, result(fmt.Sprintf("job-%d", i), attempt))
 			if err != nil {
 				errs <- err
 				return
@@ -133,7 +151,7 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	waitReady(t, h.client)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if stored, err := h.client.Send(ctx, result("before", 1)); err != nil || !stored {
+	if stored, err := send(ctx, h.client, result("before", 1)); err != nil || !stored {
 		t.Fatalf("send before restart: stored=%v err=%v", stored, err)
 	}
 
@@ -145,7 +163,7 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 		return nil
 	})
 	waitReady(t, h.client)
-	if stored, err := h.client.Send(ctx, result("after", 1)); err != nil || !stored {
+	if stored, err := send(ctx, h.client, result("after", 1)); err != nil || !stored {
 		t.Fatalf("send after restart: stored=%v err=%v", stored, err)
 	}
 	if cp.Stored(agenttest.Key{JobID: "after", Region: "cloud:us-east-1", Attempt: 1}) == nil {
@@ -170,7 +188,7 @@ func TestInFlightSendFailsFastWhenStreamDrops(t *testing.T) {
 
 	sendErr := make(chan error, 1)
 	go func() {
-		_, err := h.client.Send(context.Background(), result("job", 1))
+		_, err := send(context.Background(), h.client, result("job", 1))
 		sendErr <- err
 	}()
 	<-received
@@ -196,14 +214,14 @@ func TestSendWaitsForSession(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := h.client.Send(ctx, result("early", 1)); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := send(ctx, h.client, result("early", 1)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Send without a session = %v, want deadline exceeded", err)
 	}
 
 	cp.Restart(t)
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel2()
-	if stored, err := h.client.Send(ctx2, result("late", 1)); err != nil || !stored {
+	if stored, err := send(ctx2, h.client, result("late", 1)); err != nil || !stored {
 		t.Fatalf("Send once the control plane is up: stored=%v err=%v", stored, err)
 	}
 }
@@ -221,7 +239,7 @@ func TestBadTokenIsFatal(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run kept retrying with a bad token")
 	}
-	if _, err := h.client.Send(context.Background(), result("x", 1)); !errors.Is(err, uplink.ErrClosed) {
+	if _, err := send(context.Background(), h.client, result("x", 1)); !errors.Is(err, uplink.ErrClosed) {
 		t.Errorf("Send after fatal Run = %v, want ErrClosed", err)
 	}
 }
@@ -290,8 +308,61 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name string, want map[s
 					continue series
 				}
 			}
-			v += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			v += m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
 		}
 	}
 	return v
+}
+
+// TestResultsBatchedByProtocol: a protocol-2 control plane gets results many to a message,
+// pipelined; a protocol-1 one gets them one to a message (agenttest refuses batches on
+// protocol 1), and no not-run result, which it would store as a failed probe.
+func TestResultsBatchedByProtocol(t *testing.T) {
+	t.Parallel()
+	for _, protocol := range []uint32{2, 1} {
+		t.Run(fmt.Sprintf("protocol %d", protocol), func(t *testing.T) {
+			t.Parallel()
+			cp := agenttest.StartControlPlane(t, token)
+			cp.SetProtocol(protocol)
+			h := start(t, cp, token)
+			waitReady(t, h.client)
+			const n = 300
+			var wg sync.WaitGroup
+			var failed sync.Map
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for i := range n {
+				wg.Add(1)
+				r := result(fmt.Sprintf("job-%d", i), 1)
+				if i == 0 {
+					r.NotRunReason = "EXPIRED"
+				}
+				err := h.client.Submit(ctx, r, func(stored bool, err error) {
+					if !stored || err != nil {
+						failed.Store(i, fmt.Sprintf("stored=%v err=%v", stored, err))
+					}
+					wg.Done()
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			wg.Wait()
+			failed.Range(func(k, v any) bool {
+				t.Errorf("result %v: %v", k, v)
+				return true
+			})
+			want := n
+			if protocol < 2 {
+				want = n - 1 // the not-run result stays home
+			}
+			if got := len(cp.Received()); got != want {
+				t.Errorf("control plane received %d results, want %d", got, want)
+			}
+			msgs := metricValue(t, h.reg, "vantage_agent_uplink_batch_results", nil)
+			if protocol >= 2 && (msgs == 0 || msgs >= n/2) {
+				t.Errorf("%d results went out in %v messages, want them batched", n, msgs)
+			}
+		})
+	}
 }

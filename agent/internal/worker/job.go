@@ -13,96 +13,87 @@ import (
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-// outcome is how a job's attempts ended, and so what happens to its message.
-type outcome int
-
-const (
-	done      outcome = iota // every result stored: ack
-	retryLate                // not stored, or no result could be produced: redeliver after RetryNakDelay
-	retryNow                 // aborted or the stream dropped: redeliver at once
-)
-
-// handle runs one job from region and acks or hands back its message. Nothing about the job's
-// content beyond ids is logged: headers, bodies and secret values never reach a log line.
-func (w *Worker) handle(ctx context.Context, region string, msg jetstream.Msg) {
+// handle runs one job from q, holding one of q's slots until its attempts end (the caller
+// gives the slot back when handle returns), and submits every result to the uplink; the job's
+// message is acked or handed back later, when the control plane has answered for all of them
+// (tracked.settle). Nothing about the job's content beyond ids is logged: headers, bodies and
+// secret values never reach a log line.
+func (w *Worker) handle(ctx context.Context, q queue, msg jetstream.Msg) {
+	t := w.track(msg, q)
 	job, err := wire.DecodeJob(msg.Data())
 	if err != nil {
-		w.log.Error("dropping a job that cannot be decoded", "region", region, "err", err)
+		w.log.Error("dropping a job that cannot be decoded", "region", q.region, "err", err)
 		w.m.skipped.WithLabelValues("undecodable").Inc()
 		w.term(msg, w.log)
+		t.drop()
 		return
 	}
-	log := w.log.With("job_id", job.GetJobId(), "check_id", job.GetCheckId(), "region", region,
-		"kind", kindLabel(job.GetKind()))
+	t.job = job
 	if dl := job.GetDeadlineUnixMs(); dl > 0 && w.cfg.Now().UnixMilli() > dl {
-		log.Debug("skipping a job past its deadline", "deadline", time.UnixMilli(dl).UTC())
-		w.m.skipped.WithLabelValues("past_deadline").Inc()
-		w.term(msg, log)
+		w.notRun(ctx, t, wire.NotRunExpired, 1)
 		return
 	}
-
-	stopProgress := w.keepInProgress(msg, log)
-	out := w.runAttempts(ctx, region, job, log)
-	stopProgress()
-
-	switch out {
-	case done:
-		// Ack even if the drain timeout struck meanwhile: every result is stored. A lost ack
-		// only means a redelivery, which ingest de-duplicates.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := msg.DoubleAck(actx); err != nil {
-			log.Warn("ack job (it will be redelivered; its results are idempotent)", "err", err)
-			return
-		}
-		w.m.jobs.WithLabelValues("acked").Inc()
-	case retryLate:
-		w.handBack(msg, w.cfg.RetryNakDelay, log)
-	case retryNow:
-		w.handBack(msg, 0, log)
-	}
-}
-
-// runAttempts runs attempts 1..max_attempts until one passes, sending each result and waiting
-// for its ack before deciding on the next.
-func (w *Worker) runAttempts(ctx context.Context, region string, job *vantagev1.CheckJob, log *slog.Logger) outcome {
 	maxAttempts := max(int(job.GetMaxAttempts()), 1)
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		res := w.attempt(ctx, job, attempt, log)
+		res := w.attempt(ctx, job, attempt)
 		if res == nil {
 			if ctx.Err() != nil {
-				log.Info("job aborted by shutdown; handing it back", "attempt", attempt)
-				return retryNow
+				w.log.Info("job aborted by shutdown", "job_id", job.GetJobId(), "region", q.region, "attempt", attempt)
+				if w.lastDelivery(t) {
+					w.notRun(ctx, t, wire.NotRunShutdown, attempt)
+					return
+				}
+				t.seal(retryNow)
+				return
 			}
-			log.Error("the probe produced no result; handing the job back", "attempt", attempt)
-			return retryLate
+			w.log.Error("the probe produced no result; handing the job back", "job_id", job.GetJobId(),
+				"region", q.region, "attempt", attempt)
+			t.seal(retryLate)
+			return
 		}
 		final := res.GetPassing() || attempt == maxAttempts
-		w.complete(res, job, region, attempt, final)
-
-		sctx, cancel := context.WithTimeout(ctx, w.cfg.ResultTimeout)
-		stored, err := w.up.Send(sctx, res)
-		cancel()
-		switch {
-		case err != nil:
-			log.Warn("result not acked by the control plane; handing the job back", "attempt", attempt, "err", err)
-			return retryNow
-		case !stored:
-			log.Warn("control plane did not store the result; handing the job back", "attempt", attempt)
-			return retryLate
-		}
-		log.Debug("result stored", "attempt", attempt, "passing", res.GetPassing(), "final", final)
-		if final {
-			return done
+		w.complete(res, job, q.region, attempt, final)
+		if !w.submit(ctx, t, res) || final {
+			break
 		}
 	}
-	return done // unreachable: the last attempt is final
+	t.seal(done)
+}
+
+// notRun reports that t's job was not run and why, instead of dropping it: the control plane
+// counts it as a skipped run, and the job is acked once that is stored. attempt is the attempt
+// that did not run.
+func (w *Worker) notRun(ctx context.Context, t *tracked, reason string, attempt int) {
+	job := t.job
+	w.log.Debug("job not run", "job_id", job.GetJobId(), "check_id", job.GetCheckId(), "region", t.q.region,
+		"reason", reason, "deadline", time.UnixMilli(job.GetDeadlineUnixMs()).UTC())
+	w.m.notRun.WithLabelValues(t.q.region, reason).Inc()
+	now := w.cfg.Now().UnixMilli()
+	res := &vantagev1.CheckResult{NotRunReason: reason, DispatchedAtUnixMs: now, CheckedAtUnixMs: now,
+		JobSignature: job.GetSignature()}
+	w.complete(res, job, t.q.region, attempt, true)
+	w.submit(ctx, t, res)
+	t.seal(done)
+}
+
+// submit hands res to the uplink, to be acked for t; false when it could not be queued (the
+// job is then handed back).
+func (w *Worker) submit(ctx context.Context, t *tracked, res *vantagev1.CheckResult) bool {
+	// The result's delivery may outlive a drain that aborts probes, but not ResultTimeout.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.ResultTimeout)
+	defer cancel()
+	t.add()
+	if err := w.up.Submit(sctx, res, t.result); err != nil {
+		t.result(false, err)
+		return false
+	}
+	return true
 }
 
 // attempt runs one attempt under the job's timeout. It returns nil when the attempt has nothing
 // to report: the agent is stopping (a probe cut short by our own cancellation says nothing about
 // the target), or the runner failed.
-func (w *Worker) attempt(ctx context.Context, job *vantagev1.CheckJob, attempt int, log *slog.Logger) (res *vantagev1.CheckResult) {
+func (w *Worker) attempt(ctx context.Context, job *vantagev1.CheckJob, attempt int) (res *vantagev1.CheckResult) {
 	timeout := time.Duration(job.GetTimeoutMs()) * time.Millisecond
 	if timeout <= 0 {
 		timeout = w.cfg.AttemptTimeout
@@ -111,7 +102,8 @@ func (w *Worker) attempt(ctx context.Context, job *vantagev1.CheckJob, attempt i
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			log.Error("probe panicked", "attempt", attempt, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			w.log.Error("probe panicked", "job_id", job.GetJobId(), "attempt", attempt, "panic", fmt.Sprint(p),
+				"stack", string(debug.Stack()))
 			res = nil
 		}
 	}()
@@ -127,13 +119,13 @@ func (w *Worker) attempt(ctx context.Context, job *vantagev1.CheckJob, attempt i
 	if res.CheckedAtUnixMs == 0 {
 		res.CheckedAtUnixMs = w.cfg.Now().UnixMilli()
 	}
-	kind := kindLabel(job.GetKind())
-	outcome := "fail"
+	k := kindIndex(job.GetKind())
+	outcome := w.m.fail[k]
 	if res.GetPassing() {
-		outcome = "pass"
+		outcome = w.m.pass[k]
 	}
-	w.m.probes.WithLabelValues(kind, outcome).Inc()
-	w.m.duration.WithLabelValues(kind).Observe(time.Since(start).Seconds())
+	outcome.Inc()
+	w.m.durations[k].Observe(time.Since(start).Seconds())
 	return res
 }
 
@@ -151,30 +143,12 @@ func (w *Worker) complete(res *vantagev1.CheckResult, job *vantagev1.CheckJob, r
 	redact(res, job.GetRedact())
 }
 
-// keepInProgress tells JetStream every ProgressInterval that the job is still being worked on,
-// so a long job (browser checks, retries, a slow ack) is not redelivered to another agent. The
-// returned function stops it and returns once it has stopped.
-func (w *Worker) keepInProgress(msg jetstream.Msg, log *slog.Logger) (stop func()) {
-	quit, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(w.cfg.ProgressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				if err := msg.InProgress(); err != nil {
-					log.Debug("extend job ack deadline", "err", err)
-				}
-			}
-		}
-	}()
-	return func() {
-		close(quit)
-		<-stopped
-	}
+// lastDelivery reports whether JetStream will not deliver t's message again if it is handed
+// back: it was delivered as often as its consumer allows.
+func (w *Worker) lastDelivery(t *tracked) bool {
+	md, err := t.msg.Metadata()
+	maxDeliver := t.q.maxDeliver.Load()
+	return err == nil && maxDeliver > 0 && int64(md.NumDelivered) >= maxDeliver
 }
 
 // handBack Naks msg so that JetStream redelivers it to an agent of the region after delay.

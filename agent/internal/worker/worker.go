@@ -1,31 +1,42 @@
 // Package worker pulls check jobs from JetStream for the agent's free probe slots, runs their
 // attempts, streams every attempt's result to the control plane, and acks a job only after the
-// control plane has acked all of its results as stored.
+// control plane has confirmed that all of its results are stored.
 //
 // Each region has one durable pull consumer shared by every agent of the region, and a second
 // one for its browser jobs (wire.BrowserJobSubject), which only agents with a browser
 // (BrowserConcurrency > 0) consume. The control plane creates the stream and the consumers; an
 // agent uses them as they are, and creates a missing consumer itself (never overwriting one),
 // so start order does not matter. One slot semaphore of size Concurrency is shared by all
-// regions' jobs, another of size BrowserConcurrency by their browser jobs; a slot is taken
-// before a job is fetched and given back when the job is acked or handed back, so an agent
-// never holds more jobs than it can run and the rest stay in JetStream for the region's other
-// agents.
+// regions' jobs, another of size BrowserConcurrency by their browser jobs.
 //
-// Fetching alternates two modes per region. Idle: one long-poll for a single job, holding one
-// slot. Busy (the last fetch returned jobs): FetchNoWait for every free slot, which returns at
-// once with what is there. A region with a backlog can so fill every free slot, while an idle
-// region holds at most one.
+// Probing is decoupled from delivery. A slot is taken before a job is fetched and given back
+// as soon as the job's attempts end; its results go to the uplink, which streams them
+// pipelined and batched, and the job's message is settled (acked or handed back) when the
+// control plane has answered for every one of them. Until then the message stays held, and
+// one ticker keeps every held message in progress (InProgress), so neither a long probe nor a
+// result waiting for its ack is redelivered after AckWait. The uplink bounds the results
+// waiting for acks (uplink.Config.MaxUnacked): past it, finished jobs wait to submit, which
+// throttles fetching.
+//
+// Fetching: each fetch asks for every free slot the queue may use (its share when queues share
+// slots, at most MaxFetch), as one pull request that waits up to PollWait and delivers jobs as
+// they arrive. When the agent is nearly full it lingers up to FetchLinger for more slots to
+// free, so fetches stay batched under load instead of one per finished job.
 //
 // A job is:
-//   - dropped (Term) when it cannot be decoded or its deadline has passed;
-//   - acked once the result of its final attempt is stored (attempts stop at the first pass);
+//   - dropped (Term) when it cannot be decoded (nothing identifies it to report);
+//   - reported as not run (CheckResult.not_run_reason EXPIRED) and acked once that is stored,
+//     when its deadline has passed — late, or redelivered after its agent died; a redelivered
+//     job whose run is still current is run;
+//   - acked once the results of its attempts are stored (attempts stop at the first pass);
 //   - handed back (Nak, redelivered to any agent of the region) when a result is not stored,
-//     not acked, or the agent stops before the job is done.
+//     not acked, or the agent stops before the job is done; on its last delivery, a job the
+//     stopping agent cannot run is reported as not run (SHUTDOWN) instead.
 //
 // On shutdown (ctx done) the worker stops fetching, hands back jobs that arrive from a pending
 // fetch, lets running jobs finish for DrainTimeout, then aborts the rest and hands them back at
-// once, so no job waits for its AckWait.
+// once, so no job waits for its AckWait; then it waits (up to ResultTimeout) for the acks of
+// the results already sent.
 package worker
 
 import (
@@ -54,9 +65,10 @@ type Runner interface {
 
 // Uplink delivers results to the control plane.
 type Uplink interface {
-	// Send sends one result and waits for the control plane's ack; stored reports whether it
-	// was stored. An error means no ack arrived.
-	Send(ctx context.Context, r *vantagev1.CheckResult) (stored bool, err error)
+	// Submit queues one result and returns; done is told later whether the control plane
+	// stored it, or the error that means no answer will come. An error from Submit means the
+	// result was not queued (and done is not called).
+	Submit(ctx context.Context, r *vantagev1.CheckResult, done func(stored bool, err error)) error
 	// WaitReady blocks until results can be sent (a registered session is up) or ctx ends.
 	WaitReady(ctx context.Context) error
 }
@@ -82,8 +94,16 @@ type Config struct {
 	// ProgressInterval is how often a running job tells JetStream it is still in progress.
 	// Default 5s; must be below AckWait.
 	ProgressInterval time.Duration
-	// ResultTimeout bounds the wait for one result's ack. Default 30s.
+	// ResultTimeout bounds the wait to submit a result, and how long a job whose results wait
+	// for their acks is kept in progress; after it, the job is left to AckWait. Default 30s.
 	ResultTimeout time.Duration
+	// FetchLinger is how long a nearly full agent waits for more slots to free before it
+	// fetches, so that fetches stay batched. Default 5ms.
+	FetchLinger time.Duration
+	// MaxFetch bounds the jobs one fetch asks for. The JetStream client allocates buffers the
+	// size of the request for every fetch, so a request per thousands of free slots would cost
+	// more than a few requests in a row. Default 512.
+	MaxFetch int
 	// AttemptTimeout is an attempt's deadline when the job carries no timeout. Default 30s.
 	AttemptTimeout time.Duration
 	// RetryNakDelay delays redelivery of a job whose result the control plane did not store or
@@ -110,6 +130,10 @@ func (c *Config) setDefaults() {
 	def(&c.AttemptTimeout, 30*time.Second)
 	def(&c.RetryNakDelay, time.Second)
 	def(&c.DrainTimeout, 10*time.Second)
+	def(&c.FetchLinger, 5*time.Millisecond)
+	if c.MaxFetch <= 0 {
+		c.MaxFetch = 512
+	}
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = 5
 	}
@@ -127,6 +151,10 @@ type Worker struct {
 	log    *slog.Logger
 	m      *metrics
 	queues []queue
+
+	heldMu    sync.Mutex
+	held      map[*tracked]struct{} // fetched and not yet settled
+	unsettled sync.WaitGroup        // one per held message
 }
 
 // queue is one consumer the worker fetches from: a region's jobs or its browser jobs.
@@ -136,6 +164,8 @@ type queue struct {
 	subject     string // filter subject
 	description string
 	slots       chan struct{} // a token per taken slot; shared by the queues of one kind
+	share       int           // the most slots one fetch of this queue may take (≤ MaxFetch)
+	maxDeliver  *atomic.Int64 // the consumer's MaxDeliver, once known
 	// ready: the consumer exists and the last fetch worked. A consumer or stream that vanished
 	// (NATS lost its store, or was replaced) makes the queue not ready until it is back.
 	ready *atomic.Bool
@@ -161,17 +191,20 @@ func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *s
 		up:     up,
 		log:    logger.With("component", "worker"),
 		m:      newMetrics(reg),
+		held:   map[*tracked]struct{}{},
 	}
 	slots := make(chan struct{}, cfg.Concurrency)
 	for _, r := range cfg.Regions {
 		w.queues = append(w.queues, queue{region: r, consumer: wire.ConsumerName(r), subject: wire.JobSubject(r),
-			description: "agents of " + r, slots: slots, ready: new(atomic.Bool)})
+			description: "agents of " + r, slots: slots, share: max(1, min(cfg.MaxFetch, cfg.Concurrency/len(cfg.Regions))),
+			ready: new(atomic.Bool), maxDeliver: new(atomic.Int64)})
 	}
 	if cfg.BrowserConcurrency > 0 {
 		browserSlots := make(chan struct{}, cfg.BrowserConcurrency)
 		for _, r := range cfg.Regions {
 			w.queues = append(w.queues, queue{region: r, consumer: wire.BrowserConsumerName(r), subject: wire.BrowserJobSubject(r),
-				description: "browser agents of " + r, slots: browserSlots, ready: new(atomic.Bool)})
+				description: "browser agents of " + r, slots: browserSlots, share: max(1, min(cfg.MaxFetch, cfg.BrowserConcurrency/len(cfg.Regions))),
+				ready: new(atomic.Bool), maxDeliver: new(atomic.Int64)})
 		}
 	}
 	return w, nil
@@ -194,6 +227,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	// Jobs run under jobCtx, which outlives ctx by at most DrainTimeout.
 	jobCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
+	stopProgress := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		w.keepInProgress(stopProgress)
+	}()
+	defer func() {
+		close(stopProgress)
+		<-progressDone
+	}()
 	var loops, jobs sync.WaitGroup
 	for _, q := range w.queues {
 		loops.Add(1)
@@ -211,6 +254,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer drain.Stop()
 	loops.Wait()
 	jobs.Wait()
+	settled := make(chan struct{})
+	go func() {
+		w.unsettled.Wait()
+		close(settled)
+	}()
+	select {
+	case <-settled:
+	case <-time.After(w.cfg.ResultTimeout):
+		w.log.Warn("stopping with results still waiting for the control plane's ack; their jobs will be redelivered after AckWait")
+	}
 	// Acks and Naks are fire-and-forget publishes; make sure they left before NATS is closed.
 	if err := w.js.Conn().FlushTimeout(2 * time.Second); err != nil {
 		w.log.Warn("flush acks on shutdown", "err", err)
@@ -225,7 +278,6 @@ func (w *Worker) consume(ctx, jobCtx context.Context, q queue, jobs *sync.WaitGr
 	var (
 		cons     jetstream.Consumer
 		failures int
-		busy     bool
 	)
 	ready := q.ready
 	pause := func(err error, what string) {
@@ -258,20 +310,11 @@ func (w *Worker) consume(ctx, jobCtx context.Context, q queue, jobs *sync.WaitGr
 		if !acquire(ctx, q.slots) {
 			return
 		}
-		n := 1
-		var (
-			batch jetstream.MessageBatch
-			err   error
-		)
-		if busy {
-			n += tryAcquire(q.slots, cap(q.slots)-1)
-			batch, err = cons.FetchNoWait(n)
-		} else {
-			batch, err = cons.Fetch(1, jetstream.FetchMaxWait(w.cfg.PollWait))
-		}
+		n := w.gather(ctx, q)
+		batch, err := cons.Fetch(n, jetstream.FetchMaxWait(w.cfg.PollWait))
 		if err != nil {
 			release(q.slots, n)
-			cons, busy = nil, false
+			cons = nil
 			ready.Store(false)
 			pause(err, "fetch jobs")
 			continue
@@ -284,25 +327,45 @@ func (w *Worker) consume(ctx, jobCtx context.Context, q queue, jobs *sync.WaitGr
 				release(q.slots, 1)
 				continue
 			}
-			w.m.inFlight.Inc()
 			jobs.Add(1)
 			go func() {
 				defer jobs.Done()
-				defer release(q.slots, 1)
-				defer w.m.inFlight.Dec()
-				w.handle(jobCtx, region, msg)
+				w.handle(jobCtx, q, msg)
+				release(q.slots, 1)
 			}()
 		}
 		release(q.slots, n-got)
 		if err := batch.Error(); err != nil {
-			cons, busy = nil, false // re-create the consumer in case it was deleted
+			cons = nil // re-create the consumer in case it was deleted
 			ready.Store(false)
 			pause(err, "fetch jobs")
 			continue
 		}
 		failures = 0
-		busy = got > 0
 	}
+}
+
+// gather takes, beyond the one slot already held, the free slots one fetch of q may use, and
+// returns how many it holds. When that is under an eighth of the queue's share — the agent is
+// nearly full — it waits up to FetchLinger for more to free, trading a few milliseconds of a
+// few slots for fetches that carry many jobs each.
+func (w *Worker) gather(ctx context.Context, q queue) int {
+	n := 1 + tryAcquire(q.slots, q.share-1)
+	if target := q.share / 8; n < target {
+		linger := time.NewTimer(w.cfg.FetchLinger)
+		defer linger.Stop()
+		for n < target {
+			select {
+			case q.slots <- struct{}{}:
+				n++
+			case <-linger.C:
+				return n
+			case <-ctx.Done():
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // ensureConsumer returns the queue's durable consumer, which every agent of the region shares.
@@ -325,6 +388,7 @@ func (w *Worker) ensureConsumer(ctx context.Context, q queue) (jetstream.Consume
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s on stream %s: %w", name, wire.JobStream, err)
 	}
+	q.maxDeliver.Store(int64(c.CachedInfo().Config.MaxDeliver))
 	if aw := c.CachedInfo().Config.AckWait; aw > 0 && aw <= w.cfg.ProgressInterval {
 		w.log.Warn("the consumer's AckWait is not above the progress interval: long jobs may be redelivered while they run",
 			"region", q.region, "consumer", name, "ack_wait", aw, "progress_interval", w.cfg.ProgressInterval)
@@ -381,7 +445,7 @@ func release(slots chan struct{}, n int) {
 // to 10s.
 func retryDelay(n int) time.Duration {
 	d := min(100*time.Millisecond<<min(n-1, 7), 10*time.Second)
-	return d/2 + rand.N(d/2+1)
+	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter, not a secret
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -120,7 +120,7 @@ func (s *Server) registered(a Agent) (*vantagev1.Registered, error) {
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "region keys: %v", err)
 	}
-	return &vantagev1.Registered{SessionId: a.SessionID, RegionKeys: keys}, nil
+	return &vantagev1.Registered{SessionId: a.SessionID, RegionKeys: keys, ProtocolVersion: a.Protocol}, nil
 }
 
 // verifyJob refuses a result that does not carry the signature of the job it reports on.

@@ -24,8 +24,11 @@ type Agent struct {
 	Hostname  string
 	// Capabilities are what the agent runs beyond HTTP, DNS and TCP (wire.CapabilityBrowser).
 	Capabilities []string
-	Peer         string
-	ConnectedAt  time.Time
+	// Protocol is the stream protocol version the stream speaks: the lower of the agent's and
+	// wire.StreamProtocol.
+	Protocol    uint32
+	Peer        string
+	ConnectedAt time.Time
 	// TokenID is the agent token the stream authenticated with (nil: the shared token), and
 	// TokenName its name.
 	TokenID   *uuid.UUID

@@ -22,6 +22,12 @@
 //	                                          result is invalid or its batch failed; the agent
 //	                                          does not ack the job, so JetStream redelivers it
 //
+// That is protocol version 1. On version 2 (agreed in Register/Registered: the lower of both
+// sides' versions) results come many to a message (ResultBatch) and acks likewise
+// (ResultAckBatch: every ack ready when the stream's writer is free goes in one message), and
+// a result may report a run the agent did not run (not_run_reason): it is counted as skipped
+// (vantage_runs_skipped_total) and acked as stored, never judged.
+//
 // Acks may come out of order (batches commit concurrently); the agent matches them by seq.
 // When the agent closes its side, the stream ends after the last pending ack is sent. When the
 // replica shuts down (Drain), it stops reading results and ends each stream the same way, with
@@ -47,6 +53,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -82,6 +89,7 @@ type Server struct {
 
 	streams  prometheus.Gauge
 	rejected *prometheus.CounterVec
+	skipped  *prometheus.CounterVec
 
 	draining  chan struct{} // closed by Drain
 	drainOnce sync.Once
@@ -114,13 +122,15 @@ func NewServer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer
 			Help: "Open agent streams on this replica."}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_rejected_total",
 			Help: "Streams and results turned away, by reason (unauthenticated, forbidden_region, protocol, invalid_result, unsigned_result)."}, []string{"reason"}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_runs_skipped_total",
+			Help: "Runs an agent reported as not run, by region and reason (EXPIRED: past their deadline when the agent got them; SHUTDOWN: the agent stopped on their last delivery)."}, []string{"region", "reason"}),
 	}
 	if opts.AgentToken != "" {
 		h := sha256.Sum256([]byte(opts.AgentToken))
 		s.sharedHash = h[:]
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge, s.registry.browsers} {
+		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.skipped, s.registry.gauge, s.registry.browsers} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("ingest metrics: %w", err)
 			}
@@ -238,7 +248,7 @@ func (s *Server) registration(ctx context.Context, m *vantagev1.AgentMessage) (A
 	}
 	a := Agent{SessionID: uuid.NewString(), AgentID: reg.GetAgentId(), Regions: regions, Version: reg.GetVersion(),
 		Capacity: reg.GetCapacity(), Hostname: reg.GetHostname(), Capabilities: slices.Clone(reg.GetCapabilities()),
-		ConnectedAt: s.now(), Stats: &AgentStats{}}
+		Protocol: min(max(reg.GetProtocolVersion(), 1), wire.StreamProtocol), ConnectedAt: s.now(), Stats: &AgentStats{}}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		a.Peer = p.Addr.String()
 	}
@@ -259,15 +269,30 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 	sender.Add(1)
 	go func() {
 		defer sender.Done()
+		batch := make([]*vantagev1.ResultAck, 0, maxAckBatch)
 		for {
 			select {
 			case ack := <-acks.ch:
-				if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{Ack: ack}}); err != nil {
+				batch = append(batch[:0], ack)
+				if agent.Protocol >= 2 { // every ack ready now goes in one message
+				more:
+					for len(batch) < maxAckBatch {
+						select {
+						case ack := <-acks.ch:
+							batch = append(batch, ack)
+						default:
+							break more
+						}
+					}
+				}
+				if err := sendAcks(stream, agent.Protocol, batch); err != nil {
 					sendErr <- err
 					cancel()
 					return
 				}
-				<-slots
+				for range batch {
+					<-slots
+				}
 			case <-ctx.Done():
 				return
 			}
@@ -345,43 +370,86 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 		if r.err != nil {
 			return streamErr(r.err)
 		}
-		env := r.m.GetResult()
-		if env == nil {
+		envs := r.m.GetResults().GetResults()
+		if env := r.m.GetResult(); env != nil {
+			envs = []*vantagev1.ResultEnvelope{env}
+		} else if agent.Protocol < 2 || len(envs) == 0 {
 			s.rejected.WithLabelValues("protocol").Inc()
 			return status.Error(codes.InvalidArgument, "only results may follow Register")
 		}
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			return stopped()
-		}
-		seq := env.GetSeq()
-		row, err := toRow(env.GetResult(), agent.Regions)
-		if err != nil {
-			s.rejected.WithLabelValues("invalid_result").Inc()
-			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: "invalid result: " + err.Error()})
-			continue
-		}
-		if err := s.verifyJob(env.GetResult()); err != nil {
-			s.rejected.WithLabelValues("unsigned_result").Inc()
-			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
-			continue
-		}
-		agent.Stats.observe(env.GetResult())
-		done := func(err error) {
-			ack := &vantagev1.ResultAck{Seq: seq, Stored: err == nil}
-			if err != nil {
-				ack.Error = err.Error()
-			}
-			acks.push(ack)
-		}
-		if err := s.batcher.Submit(ctx, row, done); err != nil {
-			if ctx.Err() != nil {
+		for _, env := range envs {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
 				return stopped()
 			}
-			acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
+			if err := s.take(ctx, agent, env, acks); err != nil {
+				return stopped()
+			}
 		}
 	}
+}
+
+// take checks one result and hands it to the batcher, or acks it at once when it is refused
+// or reports a run the agent did not run. An error means the stream's context ended.
+func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnvelope, acks *ackQueue) error {
+	seq := env.GetSeq()
+	res := env.GetResult()
+	row, err := toRow(res, agent.Regions)
+	if err == nil && res.GetNotRunReason() != "" && (agent.Protocol < 2 || !knownNotRunReason(res.GetNotRunReason())) {
+		err = fmt.Errorf("not_run_reason %q is not one of %s, %s", res.GetNotRunReason(), wire.NotRunExpired, wire.NotRunShutdown)
+	}
+	if err != nil {
+		s.rejected.WithLabelValues("invalid_result").Inc()
+		acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: "invalid result: " + err.Error()})
+		return nil
+	}
+	if err := s.verifyJob(res); err != nil {
+		s.rejected.WithLabelValues("unsigned_result").Inc()
+		acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
+		return nil
+	}
+	agent.Stats.observe(res)
+	if reason := res.GetNotRunReason(); reason != "" {
+		// Counted here; the run itself is not a probe and is never judged.
+		s.skipped.WithLabelValues(row.Region, reason).Inc()
+		acks.push(&vantagev1.ResultAck{Seq: seq, Stored: true})
+		return nil
+	}
+	done := func(err error) {
+		ack := &vantagev1.ResultAck{Seq: seq, Stored: err == nil}
+		if err != nil {
+			ack.Error = err.Error()
+		}
+		acks.push(ack)
+	}
+	if err := s.batcher.Submit(ctx, row, done); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
+	}
+	return nil
+}
+
+func knownNotRunReason(r string) bool { return r == wire.NotRunExpired || r == wire.NotRunShutdown }
+
+// maxAckBatch bounds the acks of one ResultAckBatch.
+const maxAckBatch = 1024
+
+// sendAcks writes acks as the stream's protocol wants them: one message on version 2, one
+// message each on version 1.
+func sendAcks(stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage], protocol uint32, acks []*vantagev1.ResultAck) error {
+	if protocol >= 2 {
+		return stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Acks{
+			Acks: &vantagev1.ResultAckBatch{Acks: acks}}})
+	}
+	for _, ack := range acks {
+		if err := stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{Ack: ack}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ackQueue carries acks to the sender. Its capacity equals the stream's in-flight bound, so a

@@ -100,7 +100,7 @@ func TestDefaultsRenderAProductionLayout(t *testing.T) {
 			t.Fatalf("no agent Deployment for %s", region)
 		}
 		a := d.Spec.Template.Spec.Containers[0]
-		if env(a, "VANTAGE_REGIONS") != "cloud:"+region || env(a, "VANTAGE_AGENT_CONCURRENCY") != "32" ||
+		if env(a, "VANTAGE_REGIONS") != "cloud:"+region || env(a, "VANTAGE_AGENT_CONCURRENCY") != "" ||
 			env(a, "VANTAGE_CONTROLPLANE_ADDR") != "vantage-controlplane:9090" || env(a, "VANTAGE_ALLOW_PRIVATE_TARGETS") != "false" {
 			t.Errorf("agent %s env: %+v", region, a.Env)
 		}
@@ -245,7 +245,7 @@ func TestRegionsEachGetAnAgentDeploymentWithTheirOwnSettings(t *testing.T) {
 		t.Errorf("ap-southeast-2 agent: replicas %d, env %+v", *ap.Spec.Replicas, c.Env)
 	}
 	us := objs["Deployment/vantage-agent-us-east-1"].(*appsv1.Deployment)
-	if *us.Spec.Replicas != 2 || env(us.Spec.Template.Spec.Containers[0], "VANTAGE_AGENT_CONCURRENCY") != "32" {
+	if *us.Spec.Replicas != 2 || env(us.Spec.Template.Spec.Containers[0], "VANTAGE_AGENT_CONCURRENCY") != "" {
 		t.Errorf("us-east-1 agent does not keep the defaults: %+v", us.Spec)
 	}
 	if _, ok := objs["Deployment/vantage-agent-eu-west-2"]; ok {

@@ -27,6 +27,7 @@ type AgentMessage struct {
 	//
 	//	*AgentMessage_Register
 	//	*AgentMessage_Result
+	//	*AgentMessage_Results
 	Msg           isAgentMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -87,6 +88,15 @@ func (x *AgentMessage) GetResult() *ResultEnvelope {
 	return nil
 }
 
+func (x *AgentMessage) GetResults() *ResultBatch {
+	if x != nil {
+		if x, ok := x.Msg.(*AgentMessage_Results); ok {
+			return x.Results
+		}
+	}
+	return nil
+}
+
 type isAgentMessage_Msg interface {
 	isAgentMessage_Msg()
 }
@@ -99,9 +109,61 @@ type AgentMessage_Result struct {
 	Result *ResultEnvelope `protobuf:"bytes,2,opt,name=result,proto3,oneof"`
 }
 
+type AgentMessage_Results struct {
+	Results *ResultBatch `protobuf:"bytes,3,opt,name=results,proto3,oneof"` // protocol version 2
+}
+
 func (*AgentMessage_Register) isAgentMessage_Msg() {}
 
 func (*AgentMessage_Result) isAgentMessage_Msg() {}
+
+func (*AgentMessage_Results) isAgentMessage_Msg() {}
+
+// ResultBatch is many results in one message (protocol version 2). Each keeps its own seq, and
+// each is acked on its own (in a ResultAckBatch): a batch is a unit of transport, not of storage.
+type ResultBatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*ResultEnvelope      `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResultBatch) Reset() {
+	*x = ResultBatch{}
+	mi := &file_vantage_v1_agent_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResultBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResultBatch) ProtoMessage() {}
+
+func (x *ResultBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_agent_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResultBatch.ProtoReflect.Descriptor instead.
+func (*ResultBatch) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ResultBatch) GetResults() []*ResultEnvelope {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
 
 type Register struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -112,14 +174,16 @@ type Register struct {
 	Hostname string                 `protobuf:"bytes,5,opt,name=hostname,proto3" json:"hostname,omitempty"`
 	// What the agent can run beyond HTTP, DNS and TCP probes; see CAPABILITY_* in pkg/wire.
 	// "browser": a working Chromium, so the agent also consumes the regions' browser jobs.
-	Capabilities  []string `protobuf:"bytes,6,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Capabilities []string `protobuf:"bytes,6,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// The highest stream protocol version the agent speaks (see AgentService); unset: 1.
+	ProtocolVersion uint32 `protobuf:"varint,7,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Register) Reset() {
 	*x = Register{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[1]
+	mi := &file_vantage_v1_agent_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -131,7 +195,7 @@ func (x *Register) String() string {
 func (*Register) ProtoMessage() {}
 
 func (x *Register) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[1]
+	mi := &file_vantage_v1_agent_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -144,7 +208,7 @@ func (x *Register) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Register.ProtoReflect.Descriptor instead.
 func (*Register) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{1}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Register) GetAgentId() string {
@@ -189,6 +253,13 @@ func (x *Register) GetCapabilities() []string {
 	return nil
 }
 
+func (x *Register) GetProtocolVersion() uint32 {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return 0
+}
+
 type ResultEnvelope struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Seq           uint64                 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"` // per stream, increasing; echoed in the ack
@@ -199,7 +270,7 @@ type ResultEnvelope struct {
 
 func (x *ResultEnvelope) Reset() {
 	*x = ResultEnvelope{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[2]
+	mi := &file_vantage_v1_agent_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -211,7 +282,7 @@ func (x *ResultEnvelope) String() string {
 func (*ResultEnvelope) ProtoMessage() {}
 
 func (x *ResultEnvelope) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[2]
+	mi := &file_vantage_v1_agent_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -224,7 +295,7 @@ func (x *ResultEnvelope) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultEnvelope.ProtoReflect.Descriptor instead.
 func (*ResultEnvelope) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{2}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ResultEnvelope) GetSeq() uint64 {
@@ -247,6 +318,7 @@ type ControlMessage struct {
 	//
 	//	*ControlMessage_Registered
 	//	*ControlMessage_Ack
+	//	*ControlMessage_Acks
 	Msg           isControlMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -254,7 +326,7 @@ type ControlMessage struct {
 
 func (x *ControlMessage) Reset() {
 	*x = ControlMessage{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[3]
+	mi := &file_vantage_v1_agent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -266,7 +338,7 @@ func (x *ControlMessage) String() string {
 func (*ControlMessage) ProtoMessage() {}
 
 func (x *ControlMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[3]
+	mi := &file_vantage_v1_agent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -279,7 +351,7 @@ func (x *ControlMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlMessage.ProtoReflect.Descriptor instead.
 func (*ControlMessage) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{3}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ControlMessage) GetMsg() isControlMessage_Msg {
@@ -307,6 +379,15 @@ func (x *ControlMessage) GetAck() *ResultAck {
 	return nil
 }
 
+func (x *ControlMessage) GetAcks() *ResultAckBatch {
+	if x != nil {
+		if x, ok := x.Msg.(*ControlMessage_Acks); ok {
+			return x.Acks
+		}
+	}
+	return nil
+}
+
 type isControlMessage_Msg interface {
 	isControlMessage_Msg()
 }
@@ -319,13 +400,67 @@ type ControlMessage_Ack struct {
 	Ack *ResultAck `protobuf:"bytes,2,opt,name=ack,proto3,oneof"`
 }
 
+type ControlMessage_Acks struct {
+	Acks *ResultAckBatch `protobuf:"bytes,3,opt,name=acks,proto3,oneof"` // protocol version 2
+}
+
 func (*ControlMessage_Registered) isControlMessage_Msg() {}
 
 func (*ControlMessage_Ack) isControlMessage_Msg() {}
 
+func (*ControlMessage_Acks) isControlMessage_Msg() {}
+
+// ResultAckBatch acks many results at once (protocol version 2), in no particular order.
+type ResultAckBatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Acks          []*ResultAck           `protobuf:"bytes,1,rep,name=acks,proto3" json:"acks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResultAckBatch) Reset() {
+	*x = ResultAckBatch{}
+	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResultAckBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResultAckBatch) ProtoMessage() {}
+
+func (x *ResultAckBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResultAckBatch.ProtoReflect.Descriptor instead.
+func (*ResultAckBatch) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ResultAckBatch) GetAcks() []*ResultAck {
+	if x != nil {
+		return x.Acks
+	}
+	return nil
+}
+
 type Registered struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The stream protocol version both sides use from now on: the lower of the agent's
+	// Register.protocol_version and the control plane's own; unset: 1.
+	ProtocolVersion uint32 `protobuf:"varint,2,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	// The keys that open the sealed secrets of jobs (CheckJob.sealed) of the regions the agent
 	// registered for, and only those: its token's regions. Several keys of one region may be
 	// listed while the control plane's secret key is rotated.
@@ -336,7 +471,7 @@ type Registered struct {
 
 func (x *Registered) Reset() {
 	*x = Registered{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[4]
+	mi := &file_vantage_v1_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -348,7 +483,7 @@ func (x *Registered) String() string {
 func (*Registered) ProtoMessage() {}
 
 func (x *Registered) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[4]
+	mi := &file_vantage_v1_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -361,7 +496,7 @@ func (x *Registered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Registered.ProtoReflect.Descriptor instead.
 func (*Registered) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{4}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Registered) GetSessionId() string {
@@ -369,6 +504,13 @@ func (x *Registered) GetSessionId() string {
 		return x.SessionId
 	}
 	return ""
+}
+
+func (x *Registered) GetProtocolVersion() uint32 {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return 0
 }
 
 func (x *Registered) GetRegionKeys() []*RegionKey {
@@ -390,7 +532,7 @@ type RegionKey struct {
 
 func (x *RegionKey) Reset() {
 	*x = RegionKey{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	mi := &file_vantage_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -402,7 +544,7 @@ func (x *RegionKey) String() string {
 func (*RegionKey) ProtoMessage() {}
 
 func (x *RegionKey) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	mi := &file_vantage_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -415,7 +557,7 @@ func (x *RegionKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionKey.ProtoReflect.Descriptor instead.
 func (*RegionKey) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{5}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RegionKey) GetRegion() string {
@@ -452,7 +594,7 @@ type ResultAck struct {
 
 func (x *ResultAck) Reset() {
 	*x = ResultAck{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[6]
+	mi := &file_vantage_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -464,7 +606,7 @@ func (x *ResultAck) String() string {
 func (*ResultAck) ProtoMessage() {}
 
 func (x *ResultAck) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[6]
+	mi := &file_vantage_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -477,7 +619,7 @@ func (x *ResultAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultAck.ProtoReflect.Descriptor instead.
 func (*ResultAck) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ResultAck) GetSeq() uint64 {
@@ -506,31 +648,39 @@ var File_vantage_v1_agent_proto protoreflect.FileDescriptor
 const file_vantage_v1_agent_proto_rawDesc = "" +
 	"\n" +
 	"\x16vantage/v1/agent.proto\x12\n" +
-	"vantage.v1\x1a\x17vantage/v1/result.proto\"\x7f\n" +
+	"vantage.v1\x1a\x17vantage/v1/result.proto\"\xb4\x01\n" +
 	"\fAgentMessage\x122\n" +
 	"\bregister\x18\x01 \x01(\v2\x14.vantage.v1.RegisterH\x00R\bregister\x124\n" +
-	"\x06result\x18\x02 \x01(\v2\x1a.vantage.v1.ResultEnvelopeH\x00R\x06resultB\x05\n" +
-	"\x03msg\"\xb5\x01\n" +
+	"\x06result\x18\x02 \x01(\v2\x1a.vantage.v1.ResultEnvelopeH\x00R\x06result\x123\n" +
+	"\aresults\x18\x03 \x01(\v2\x17.vantage.v1.ResultBatchH\x00R\aresultsB\x05\n" +
+	"\x03msg\"C\n" +
+	"\vResultBatch\x124\n" +
+	"\aresults\x18\x01 \x03(\v2\x1a.vantage.v1.ResultEnvelopeR\aresults\"\xe0\x01\n" +
 	"\bRegister\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x18\n" +
 	"\aregions\x18\x02 \x03(\tR\aregions\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12\x1a\n" +
 	"\bcapacity\x18\x04 \x01(\rR\bcapacity\x12\x1a\n" +
 	"\bhostname\x18\x05 \x01(\tR\bhostname\x12\"\n" +
-	"\fcapabilities\x18\x06 \x03(\tR\fcapabilities\"S\n" +
+	"\fcapabilities\x18\x06 \x03(\tR\fcapabilities\x12)\n" +
+	"\x10protocol_version\x18\a \x01(\rR\x0fprotocolVersion\"S\n" +
 	"\x0eResultEnvelope\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.vantage.v1.CheckResultR\x06result\"|\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.vantage.v1.CheckResultR\x06result\"\xae\x01\n" +
 	"\x0eControlMessage\x128\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x16.vantage.v1.RegisteredH\x00R\n" +
 	"registered\x12)\n" +
-	"\x03ack\x18\x02 \x01(\v2\x15.vantage.v1.ResultAckH\x00R\x03ackB\x05\n" +
-	"\x03msg\"c\n" +
+	"\x03ack\x18\x02 \x01(\v2\x15.vantage.v1.ResultAckH\x00R\x03ack\x120\n" +
+	"\x04acks\x18\x03 \x01(\v2\x1a.vantage.v1.ResultAckBatchH\x00R\x04acksB\x05\n" +
+	"\x03msg\";\n" +
+	"\x0eResultAckBatch\x12)\n" +
+	"\x04acks\x18\x01 \x03(\v2\x15.vantage.v1.ResultAckR\x04acks\"\x8e\x01\n" +
 	"\n" +
 	"Registered\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x126\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12)\n" +
+	"\x10protocol_version\x18\x02 \x01(\rR\x0fprotocolVersion\x126\n" +
 	"\vregion_keys\x18\n" +
 	" \x03(\v2\x15.vantage.v1.RegionKeyR\n" +
 	"regionKeys\"L\n" +
@@ -557,31 +707,37 @@ func file_vantage_v1_agent_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_agent_proto_rawDescData
 }
 
-var file_vantage_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_vantage_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_vantage_v1_agent_proto_goTypes = []any{
 	(*AgentMessage)(nil),   // 0: vantage.v1.AgentMessage
-	(*Register)(nil),       // 1: vantage.v1.Register
-	(*ResultEnvelope)(nil), // 2: vantage.v1.ResultEnvelope
-	(*ControlMessage)(nil), // 3: vantage.v1.ControlMessage
-	(*Registered)(nil),     // 4: vantage.v1.Registered
-	(*RegionKey)(nil),      // 5: vantage.v1.RegionKey
-	(*ResultAck)(nil),      // 6: vantage.v1.ResultAck
-	(*CheckResult)(nil),    // 7: vantage.v1.CheckResult
+	(*ResultBatch)(nil),    // 1: vantage.v1.ResultBatch
+	(*Register)(nil),       // 2: vantage.v1.Register
+	(*ResultEnvelope)(nil), // 3: vantage.v1.ResultEnvelope
+	(*ControlMessage)(nil), // 4: vantage.v1.ControlMessage
+	(*ResultAckBatch)(nil), // 5: vantage.v1.ResultAckBatch
+	(*Registered)(nil),     // 6: vantage.v1.Registered
+	(*RegionKey)(nil),      // 7: vantage.v1.RegionKey
+	(*ResultAck)(nil),      // 8: vantage.v1.ResultAck
+	(*CheckResult)(nil),    // 9: vantage.v1.CheckResult
 }
 var file_vantage_v1_agent_proto_depIdxs = []int32{
-	1, // 0: vantage.v1.AgentMessage.register:type_name -> vantage.v1.Register
-	2, // 1: vantage.v1.AgentMessage.result:type_name -> vantage.v1.ResultEnvelope
-	7, // 2: vantage.v1.ResultEnvelope.result:type_name -> vantage.v1.CheckResult
-	4, // 3: vantage.v1.ControlMessage.registered:type_name -> vantage.v1.Registered
-	6, // 4: vantage.v1.ControlMessage.ack:type_name -> vantage.v1.ResultAck
-	5, // 5: vantage.v1.Registered.region_keys:type_name -> vantage.v1.RegionKey
-	0, // 6: vantage.v1.AgentService.Connect:input_type -> vantage.v1.AgentMessage
-	3, // 7: vantage.v1.AgentService.Connect:output_type -> vantage.v1.ControlMessage
-	7, // [7:8] is the sub-list for method output_type
-	6, // [6:7] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	2,  // 0: vantage.v1.AgentMessage.register:type_name -> vantage.v1.Register
+	3,  // 1: vantage.v1.AgentMessage.result:type_name -> vantage.v1.ResultEnvelope
+	1,  // 2: vantage.v1.AgentMessage.results:type_name -> vantage.v1.ResultBatch
+	3,  // 3: vantage.v1.ResultBatch.results:type_name -> vantage.v1.ResultEnvelope
+	9,  // 4: vantage.v1.ResultEnvelope.result:type_name -> vantage.v1.CheckResult
+	6,  // 5: vantage.v1.ControlMessage.registered:type_name -> vantage.v1.Registered
+	8,  // 6: vantage.v1.ControlMessage.ack:type_name -> vantage.v1.ResultAck
+	5,  // 7: vantage.v1.ControlMessage.acks:type_name -> vantage.v1.ResultAckBatch
+	8,  // 8: vantage.v1.ResultAckBatch.acks:type_name -> vantage.v1.ResultAck
+	7,  // 9: vantage.v1.Registered.region_keys:type_name -> vantage.v1.RegionKey
+	0,  // 10: vantage.v1.AgentService.Connect:input_type -> vantage.v1.AgentMessage
+	4,  // 11: vantage.v1.AgentService.Connect:output_type -> vantage.v1.ControlMessage
+	11, // [11:12] is the sub-list for method output_type
+	10, // [10:11] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_agent_proto_init() }
@@ -593,10 +749,12 @@ func file_vantage_v1_agent_proto_init() {
 	file_vantage_v1_agent_proto_msgTypes[0].OneofWrappers = []any{
 		(*AgentMessage_Register)(nil),
 		(*AgentMessage_Result)(nil),
+		(*AgentMessage_Results)(nil),
 	}
-	file_vantage_v1_agent_proto_msgTypes[3].OneofWrappers = []any{
+	file_vantage_v1_agent_proto_msgTypes[4].OneofWrappers = []any{
 		(*ControlMessage_Registered)(nil),
 		(*ControlMessage_Ack)(nil),
+		(*ControlMessage_Acks)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -604,7 +762,7 @@ func file_vantage_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_agent_proto_rawDesc), len(file_vantage_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,16 @@ const (
 // of those regions' sealed job secrets, then acks each result once it is stored — a result is
 // stored only when it carries the signature of a job of a region the stream registered for.
 // The agent acks the job to JetStream only after that ack.
+//
+// Protocol versions. Version 1 (Register.protocol_version unset) carries one ResultEnvelope per
+// AgentMessage and one ResultAck per ControlMessage. Version 2 pipelines and batches: the agent
+// sends ResultBatch messages (many results, each with its own seq) without waiting for acks, and
+// the control plane answers with ResultAckBatch messages that ack every result whose batch has
+// committed since its last message. Results may also carry CheckResult.not_run_reason (a run the
+// agent reports as not run instead of dropping it). An agent asks for version 2 in Register; the
+// control plane answers the version it speaks in Registered (unset: 1), and both sides then use
+// that version, so either side may be upgraded first. A version-1 control plane would store a
+// not-run result as a failed probe: agents send not-run results only on version 2.
 type AgentServiceClient interface {
 	Connect(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AgentMessage, ControlMessage], error)
 }
@@ -69,6 +79,16 @@ type AgentService_ConnectClient = grpc.BidiStreamingClient[AgentMessage, Control
 // of those regions' sealed job secrets, then acks each result once it is stored — a result is
 // stored only when it carries the signature of a job of a region the stream registered for.
 // The agent acks the job to JetStream only after that ack.
+//
+// Protocol versions. Version 1 (Register.protocol_version unset) carries one ResultEnvelope per
+// AgentMessage and one ResultAck per ControlMessage. Version 2 pipelines and batches: the agent
+// sends ResultBatch messages (many results, each with its own seq) without waiting for acks, and
+// the control plane answers with ResultAckBatch messages that ack every result whose batch has
+// committed since its last message. Results may also carry CheckResult.not_run_reason (a run the
+// agent reports as not run instead of dropping it). An agent asks for version 2 in Register; the
+// control plane answers the version it speaks in Registered (unset: 1), and both sides then use
+// that version, so either side may be upgraded first. A version-1 control plane would store a
+// not-run result as a failed probe: agents send not-run results only on version 2.
 type AgentServiceServer interface {
 	Connect(grpc.BidiStreamingServer[AgentMessage, ControlMessage]) error
 	mustEmbedUnimplementedAgentServiceServer()

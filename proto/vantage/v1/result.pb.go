@@ -327,8 +327,15 @@ type CheckResult struct {
 	// Probes the agent was running when this result was made, for the operators' view of the
 	// agents (GET /v1/agents); not stored.
 	AgentProbesRunning uint32 `protobuf:"varint,30,opt,name=agent_probes_running,json=agentProbesRunning,proto3" json:"agent_probes_running,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Set when the agent did not run this job and says why instead of dropping it (protocol
+	// version 2): EXPIRED (the job's deadline had passed when the agent got it — late, or
+	// redelivered after its agent died), SHUTDOWN (the agent stopped and the job had no
+	// delivery left to hand it to another agent). See pkg/wire NotRun*. Such a result has
+	// attempt_number 1, is_final_attempt, passing false and no probe fields; it is counted as a
+	// skipped run, never judged against the target.
+	NotRunReason  string `protobuf:"bytes,31,opt,name=not_run_reason,json=notRunReason,proto3" json:"not_run_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckResult) Reset() {
@@ -571,6 +578,13 @@ func (x *CheckResult) GetAgentProbesRunning() uint32 {
 	return 0
 }
 
+func (x *CheckResult) GetNotRunReason() string {
+	if x != nil {
+		return x.NotRunReason
+	}
+	return ""
+}
+
 var File_vantage_v1_result_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_result_proto_rawDesc = "" +
@@ -609,8 +623,7 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\tassertion\x18\x01 \x01(\v2\x15.vantage.v1.AssertionR\tassertion\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
 	"\x06actual\x18\x03 \x01(\tR\x06actual\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\xe9\n" +
-	"\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\x8f\v\n" +
 	"\vCheckResult\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -648,7 +661,8 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"screenshot\x12&\n" +
 	"\x05steps\x18\x1c \x03(\v2\x10.vantage.v1.StepR\x05steps\x12#\n" +
 	"\rjob_signature\x18\x1d \x01(\fR\fjobSignature\x120\n" +
-	"\x14agent_probes_running\x18\x1e \x01(\rR\x12agentProbesRunningB\x10\n" +
+	"\x14agent_probes_running\x18\x1e \x01(\rR\x12agentProbesRunning\x12$\n" +
+	"\x0enot_run_reason\x18\x1f \x01(\tR\fnotRunReasonB\x10\n" +
 	"\x0e_response_codeB\x10\n" +
 	"\x0e_response_bodyB\x11\n" +
 	"\x0f_result_summaryB\x11\n" +

@@ -1,0 +1,137 @@
+package ingest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/vantagehq/vantage/pkg/wire"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
+)
+
+// registerProtocol registers an agent that asks for stream protocol version v and returns its
+// stream and the version the server agreed to.
+func (h *harness) registerProtocol(v uint32, regions ...string) (*agent, uint32) {
+	h.t.Helper()
+	stream, cancel := h.dial(testToken)
+	if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
+		AgentId: "batcher", Regions: regions, Version: "test", Capacity: 8, ProtocolVersion: v}}}); err != nil {
+		h.t.Fatal(err)
+	}
+	m, err := stream.Recv()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return &agent{t: h.t, stream: stream, cancel: cancel, session: m.GetRegistered().GetSessionId(), sign: h.sign},
+		m.GetRegistered().GetProtocolVersion()
+}
+
+// sendBatch sends results in one ResultBatch, numbered from seq 1.
+func (a *agent) sendBatch(results ...*vantagev1.CheckResult) {
+	a.t.Helper()
+	b := &vantagev1.ResultBatch{}
+	for _, r := range results {
+		if len(r.JobSignature) == 0 {
+			a.sign(r)
+		}
+		a.seq++
+		b.Results = append(b.Results, &vantagev1.ResultEnvelope{Seq: a.seq, Result: r})
+	}
+	if err := a.stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Results{Results: b}}); err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// batchAcks receives ResultAckBatch messages until n acks arrived, and how many messages
+// carried them.
+func (a *agent) batchAcks(n int) (map[uint64]*vantagev1.ResultAck, int) {
+	a.t.Helper()
+	out := map[uint64]*vantagev1.ResultAck{}
+	msgs := 0
+	for len(out) < n {
+		m, err := a.stream.Recv()
+		if err != nil {
+			a.t.Fatalf("waiting for %d acks, got %d: %v", n, len(out), err)
+		}
+		if m.GetAcks() == nil {
+			a.t.Fatalf("got %v, want a ResultAckBatch", m)
+		}
+		msgs++
+		for _, ack := range m.GetAcks().GetAcks() {
+			out[ack.GetSeq()] = ack
+		}
+	}
+	return out, msgs
+}
+
+func TestProtocolVersionIsTheLowerOfBoth(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	for _, tt := range []struct{ ask, want uint32 }{{0, 1}, {1, 1}, {2, 2}, {99, wire.StreamProtocol}} {
+		if _, got := h.registerProtocol(tt.ask, "cloud:us-east-1"); got != tt.want {
+			t.Errorf("agent asking for %d got protocol %d, want %d", tt.ask, got, tt.want)
+		}
+	}
+}
+
+func TestBatchedResultsAndNotRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	checkID := h.createCheck(checkSpec{})
+	a, v := h.registerProtocol(2, "cloud:us-east-1")
+	if v != 2 {
+		t.Fatalf("protocol %d, want 2", v)
+	}
+	now := h.clock.Now()
+	var results []*vantagev1.CheckResult
+	for i := range 40 {
+		results = append(results, h.result(checkID, uuid.New(), "cloud:us-east-1", true, now.Add(-time.Duration(i)*time.Minute)))
+	}
+	dup := h.result(checkID, uuid.MustParse(results[0].GetJobId()), "cloud:us-east-1", true, now.Add(0))
+	dup.ScheduledAtUnixMs = results[0].GetScheduledAtUnixMs()
+	expired := h.result(checkID, uuid.New(), "cloud:us-east-1", false, now)
+	expired.NotRunReason = wire.NotRunExpired
+	bogus := h.result(checkID, uuid.New(), "cloud:us-east-1", false, now)
+	bogus.NotRunReason = "BORED"
+	a.sendBatch(append(results, dup, expired, bogus)...)
+
+	acks, msgs := a.batchAcks(43)
+	for seq, ack := range acks {
+		if want := seq != 43; ack.GetStored() != want {
+			t.Errorf("ack of seq %d: stored=%v (%s), want %v", seq, ack.GetStored(), ack.GetError(), want)
+		}
+	}
+	if msgs >= 43 {
+		t.Errorf("43 acks came in %d messages, want them batched", msgs)
+	}
+	if n := h.count(`SELECT count(*) FROM check_results WHERE check_id = $1`, checkID); n != 40 {
+		t.Errorf("%d rows stored, want 40 (the duplicate once, the not-run result and the refused one not as probes)", n)
+	}
+	if n := testutil.ToFloat64(h.srv.skipped.WithLabelValues("cloud:us-east-1", wire.NotRunExpired)); n != 1 {
+		t.Errorf("vantage_runs_skipped_total{EXPIRED} = %v, want 1", n)
+	}
+}
+
+func TestProtocolOneRefusesBatchesAndNotRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	checkID := h.createCheck(checkSpec{})
+
+	a := h.connect("old", "cloud:us-east-1")
+	r := h.result(checkID, uuid.New(), "cloud:us-east-1", false, h.clock.Now())
+	r.NotRunReason = wire.NotRunExpired
+	a.send(r)
+	if ack := a.acks(1)[1]; ack.GetStored() {
+		t.Error("a protocol-1 stream's not-run result was accepted")
+	}
+
+	b := h.connect("old-batching", "cloud:us-east-1")
+	b.sendBatch(h.result(checkID, uuid.New(), "cloud:us-east-1", true, h.clock.Now()))
+	if _, err := b.stream.Recv(); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a batch on a protocol-1 stream: %v, want InvalidArgument", err)
+	}
+}
