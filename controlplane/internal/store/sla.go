@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/vantagehq/vantage/controlplane/internal/sla"
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
@@ -33,25 +34,41 @@ type SLACheck struct {
 
 // SLAReport computes the SLA report of every check in scope over [from, to) as of the store's
 // clock (sla.Compute): four statements — the checks, their incidents overlapping the period,
-// their maintenance windows and their daily rollups — and never a scan of results. A check in
+// their maintenance windows and their run counters — and never a scan of results. A check in
 // scope that does not exist is ErrNotFound.
 func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, from, to time.Time) ([]SLACheck, error) {
-	q := s.q
-	checks, err := q.SLAChecks(ctx, dbsqlc.SLAChecksParams{OrgID: orgID, CheckID: scope.CheckID, ProjectID: scope.ProjectID,
-		Unassigned: scope.Unassigned})
-	if err != nil {
-		return nil, fmt.Errorf("sla checks: %w", err)
+	// The three reads are independent: they run at once, on three connections of the pool.
+	var (
+		checks    []dbsqlc.SLAChecksRow
+		incidents []dbsqlc.SLAOrgIncidentsRow
+		runs      map[uuid.UUID][2]int64
+		windows   []dbsqlc.SLAWindowsRow
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		checks, err = s.q.SLAChecks(gctx, dbsqlc.SLAChecksParams{OrgID: orgID, CheckID: scope.CheckID, ProjectID: scope.ProjectID,
+			Unassigned: scope.Unassigned})
+		if err != nil {
+			return fmt.Errorf("sla checks: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		incidents, runs, err = s.slaFacts(gctx, orgID, scope, from, to)
+		return err
+	})
+	g.Go(func() (err error) {
+		windows, err = s.q.SLAWindows(gctx, dbsqlc.SLAWindowsParams{OrgID: orgID, CheckID: scope.CheckID})
+		if err != nil {
+			return fmt.Errorf("sla maintenance windows: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	if scope.CheckID != nil && len(checks) == 0 {
 		return nil, ErrNotFound
-	}
-	incidents, runs, err := s.slaFacts(ctx, orgID, scope, from, to)
-	if err != nil {
-		return nil, err
-	}
-	windows, err := q.SLAWindows(ctx, dbsqlc.SLAWindowsParams{OrgID: orgID, CheckID: scope.CheckID})
-	if err != nil {
-		return nil, fmt.Errorf("sla maintenance windows: %w", err)
 	}
 	incOf := map[uuid.UUID][]sla.Incident{}
 	for _, i := range incidents {
