@@ -61,8 +61,14 @@ bench-agent: ## agent pipeline (fetch, probe, batched results and acks) per HTTP
 bench-browser: ## browser checks/min (URL, and scripted with two page loads), CPU-s/check, MiB/tab vs raw page loads
 	VANTAGE_BENCH_SECONDS=$${VANTAGE_BENCH_SECONDS:-20} $(GO) test -run '^$$' -bench '^BenchmarkBrowser$$' -benchtime 1x -timeout 10m ./agent/internal/browser/
 
-fuzz: ## fuzz request decoding for 60s
-	$(GO) test ./controlplane/internal/api -run '^$$' -fuzz FuzzDecode -fuzztime 60s
+# Every fuzz target, as package:Name. Their seed corpora run as unit tests in `make test`.
+FUZZ_TARGETS := ./controlplane/internal/api:FuzzDecode ./pkg/assert:FuzzCompile ./pkg/assert:FuzzEvaluate \
+	./pkg/check:FuzzVarRefs ./controlplane/internal/heartbeat:FuzzParseCron ./controlplane/internal/statuspage/web:FuzzRenderPage
+FUZZTIME ?= 60s
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 60s): request bodies of every route, assertion and cron parsers, {{NAME}} resolver, status page renderer
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME); done
 
 tidy: ## go mod tidy in every module
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy); done

@@ -44,6 +44,6 @@ var (
 	Methods        = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"}
 	DNSRecordTypes = []string{"A", "AAAA", "CNAME", "MX", "NS", "SOA", "TXT"}
 	DNSProtocols   = []string{"UDP", "TCP"}
-	IPFamilies     = []string{"IPv4", "IPv6"}
+	IPFamilies     = []string{"IPv4", "IPv6", IPFamilyAny}
 	Priorities     = []string{PriorityLow, PriorityHigh}
 )

@@ -6,10 +6,14 @@ import "slices"
 type TCPSpec struct {
 	Hostname   string  `json:"tcp_hostname" api:"required"`
 	Port       int     `json:"tcp_port" api:"required"`
-	IPFamily   string  `json:"tcp_ip_family"`   // IPv4 or IPv6
+	IPFamily   string  `json:"tcp_ip_family"`   // IPv4, IPv6 or Any (an extension)
 	Data       *string `json:"tcp_data"`        // sent right after connecting; nil = nothing
 	ShouldFail bool    `json:"tcp_should_fail"` // a failed connection counts as passing
 }
+
+// IPFamilyAny is the tcp_ip_family extension value real clients send by default: connect over
+// whichever family answers first, IPv6 and IPv4 raced as happy eyeballs (RFC 8305) does.
+const IPFamilyAny = "Any"
 
 // defaultTCP: tcp_ip_family IPv4, tcp_should_fail false (api.md).
 func defaultTCP() *TCPSpec { return &TCPSpec{IPFamily: "IPv4"} }
@@ -37,7 +41,7 @@ func (s Spec) validateTCP(fe *FieldErrors) {
 	}
 	intRange(fe, "tcp_port", t.Port, 1, 65535, "")
 	if !slices.Contains(IPFamilies, t.IPFamily) {
-		fe.add("tcp_ip_family", "must be IPv4 or IPv6")
+		fe.add("tcp_ip_family", "must be IPv4, IPv6 or Any")
 	}
 	maxLen(fe, "tcp_data", t.Data, MaxTCPDataLength)
 }

@@ -127,6 +127,7 @@ var testZone = map[string]map[uint16][]string{
 	},
 	"loop.test.":    {dns.TypeA: {"loop.test. 60 IN A 127.0.0.1"}},
 	"v6only.test.":  {dns.TypeAAAA: {"v6only.test. 60 IN AAAA ::1"}},
+	"dual.test.":    {dns.TypeA: {"dual.test. 60 IN A 127.0.0.1"}, dns.TypeAAAA: {"dual.test. 60 IN AAAA ::1"}},
 	"private.test.": {dns.TypeA: {"private.test. 60 IN A 10.1.2.3"}},
 }
 

@@ -78,7 +78,7 @@ func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 		Proxy:       nil,
 		DialContext: p.opts.dialer(true).DialContext,
 		// verify_ssl false is the user's explicit choice for this check.
-		TLSClientConfig:        &tls.Config{InsecureSkipVerify: !spec.GetVerifySsl(), RootCAs: p.opts.rootCAs},
+		TLSClientConfig:        &tls.Config{InsecureSkipVerify: !spec.GetVerifySsl(), RootCAs: p.opts.rootCAs}, //nolint:gosec // G402: see above
 		ForceAttemptHTTP2:      true,
 		DisableKeepAlives:      true,
 		MaxResponseHeaderBytes: 1 << 20,

@@ -229,12 +229,12 @@ func newRedactor(job *vantagev1.CheckJob) func(string) string {
 	return strings.NewReplacer(pairs...).Replace
 }
 
-// cutUTF8 cuts s to at most max bytes without splitting a character.
-func cutUTF8(s string, max int) string {
-	if len(s) <= max {
+// cutUTF8 cuts s to at most limit bytes without splitting a character.
+func cutUTF8(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	cut := max
+	cut := limit
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

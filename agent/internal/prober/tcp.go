@@ -186,8 +186,10 @@ func tcpFamily(spec *vantagev1.TCPSpec) (network, lookup string, err error) {
 		return "tcp4", "ip4", nil
 	case "IPv6":
 		return "tcp6", "ip6", nil
+	case check.IPFamilyAny:
+		return "tcp", "ip", nil
 	}
-	return "", "", fmt.Errorf("IP family %q is not IPv4 or IPv6", spec.GetIpFamily())
+	return "", "", fmt.Errorf("IP family %q is not IPv4, IPv6 or Any", spec.GetIpFamily())
 }
 
 // resolve returns the addresses of host in the family of lookup ("ip4" or "ip6"), and whether
@@ -196,7 +198,7 @@ func (p *TCP) resolve(ctx context.Context, host, lookup string) (addrs []netip.A
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if a, err := netip.ParseAddr(host); err == nil {
 		a = a.Unmap()
-		if a.Is4() != (lookup == "ip4") {
+		if lookup != "ip" && a.Is4() != (lookup == "ip4") {
 			family := map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[lookup]
 			return nil, false, fmt.Errorf("%w: %s is not an %s address", errFamily, a, family)
 		}
@@ -209,8 +211,77 @@ func (p *TCP) resolve(ctx context.Context, host, lookup string) (addrs []netip.A
 	return addrs, true, err
 }
 
-// connect tries addrs in order until one connects, within ctx.
+// happyEyeballsDelay is how long the IPv6 attempts of an Any check lead before IPv4 ones
+// start (RFC 8305 recommends 250 ms).
+const happyEyeballsDelay = 250 * time.Millisecond
+
+// connect tries addrs in order until one connects, within ctx. For network "tcp" (the Any
+// family) it races the families as happy eyeballs does: IPv6 addresses first, IPv4 ones
+// starting happyEyeballsDelay later (or as soon as the IPv6 ones have all failed), and the
+// first connection wins.
 func (p *TCP) connect(ctx context.Context, network string, addrs []netip.Addr, port int) (net.Conn, error) {
+	if network != "tcp" {
+		return p.connectInOrder(ctx, network, addrs, port)
+	}
+	var v6, v4 []netip.Addr
+	for _, a := range addrs {
+		if a.Unmap().Is4() {
+			v4 = append(v4, a)
+		} else {
+			v6 = append(v6, a)
+		}
+	}
+	if len(v6) == 0 || len(v4) == 0 {
+		return p.connectInOrder(ctx, network, addrs, port)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type outcome struct {
+		conn net.Conn
+		err  error
+	}
+	results := make(chan outcome, 2)
+	v6done := make(chan struct{})
+	go func() {
+		c, err := p.connectInOrder(ctx, "tcp6", v6, port)
+		close(v6done)
+		results <- outcome{c, err}
+	}()
+	go func() {
+		t := time.NewTimer(happyEyeballsDelay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-v6done:
+		case <-ctx.Done():
+		}
+		c, err := p.connectInOrder(ctx, "tcp4", v4, port)
+		results <- outcome{c, err}
+	}()
+	var first error
+	for i := range 2 {
+		r := <-results
+		if r.err == nil {
+			cancel()
+			if i == 1 {
+				return r.conn, nil
+			}
+			go func() { // the loser, if it connected too, is closed
+				if l := <-results; l.conn != nil {
+					l.conn.Close()
+				}
+			}()
+			return r.conn, nil
+		}
+		if first == nil || errors.Is(r.err, errForbiddenTarget) {
+			first = r.err
+		}
+	}
+	return nil, first
+}
+
+// connectInOrder tries addrs in order until one connects, within ctx.
+func (p *TCP) connectInOrder(ctx context.Context, network string, addrs []netip.Addr, port int) (net.Conn, error) {
 	d := p.opts.dialer(true)
 	var err error
 	for _, a := range addrs {

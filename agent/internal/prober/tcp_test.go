@@ -354,6 +354,14 @@ func TestTCPFamilies(t *testing.T) {
 		{"unknown name", "nowhere.test", "IPv4", port4, SourceTransport, DNSError, true},
 		{"IPv4 address over IPv6", "127.0.0.1", "IPv6", port6, SourceTransport, InvalidRequest, false},
 		{"IPv6 address over IPv4", "::1", "IPv4", port4, SourceTransport, InvalidRequest, false},
+		// Any (an extension): whichever family answers, raced as happy eyeballs does.
+		{"Any, IPv4 address", "127.0.0.1", "Any", port4, "", "", false},
+		{"Any, IPv6 address", "::1", "Any", port6, "", "", false},
+		{"Any, IPv4-only name", "loop.test", "Any", port4, "", "", true},
+		{"Any, IPv6-only name", "v6only.test", "Any", port6, "", "", true},
+		{"Any, dual-stack name answered over IPv4", "dual.test", "Any", port4, "", "", true},
+		{"Any, dual-stack name answered over IPv6", "dual.test", "Any", port6, "", "", true},
+		{"Any, unknown name", "nowhere.test", "Any", port4, SourceTransport, DNSError, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,9 @@ alone on stdout, so that scripts can capture them: TOKEN=$(vantage-controlplane 
   list-agent-tokens                                                 list every agent token
   revoke-agent-token ID                                             revoke an agent token; its streams end
                                                                     on every control plane
+  reencrypt-secrets                                                 re-seal every stored secret under
+                                                                    VANTAGE_SECRET_KEY (key rotation; the old
+                                                                    key in VANTAGE_SECRET_KEY_PREVIOUS)
   nats-config        --regions R[,R...]|all --secrets FILE [--leafnodes ADDR]
                                                                     print the nats-server accounts: the
                                                                     control plane's, one per region (no
@@ -51,7 +54,7 @@ const adminDefaultExpiry = "8760h"
 // to stderr, so that stdout carries only what a script captures.
 func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("admin: a command is required\n" + adminUsage)
+		return errors.New("admin: a command is required; " + strings.TrimSpace(adminUsage))
 	}
 	cmd, args := args[0], args[1:]
 	var parse func(args []string, stdout, stderr io.Writer) (adminExec, error)
@@ -70,6 +73,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		parse = adminListAgentTokens
 	case "revoke-agent-token":
 		parse = adminRevokeAgentToken
+	case "reencrypt-secrets":
+		parse = adminReencryptSecrets
 	case "nats-config":
 		return adminNATSConfig(args, stdout, stderr)
 	case "-h", "--help", "help":
@@ -93,6 +98,9 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer st.Close()
 	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	if err := checkSecretKey(ctx, st, cfg); err != nil {
 		return err
 	}
 	return exec(ctx, st)
@@ -121,6 +129,24 @@ func adminFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 
 // errHelp stops a subcommand after printing its help; helpIsDone turns it into success.
 var errHelp = errors.New("help shown")
+
+// adminReencryptSecrets finishes a key rotation: every sealed value is opened with whichever
+// configured key sealed it and sealed again under VANTAGE_SECRET_KEY, which becomes the key the
+// database expects; replicas still on the old key alone then refuse to start.
+func adminReencryptSecrets(args []string, stdout, stderr io.Writer) (adminExec, error) {
+	fs := flag.NewFlagSet("reencrypt-secrets", flag.ContinueOnError)
+	if err := adminFlags(fs, args, stdout); err != nil {
+		return nil, helpIsDone(err)
+	}
+	return func(ctx context.Context, st *store.Store) error {
+		n, err := st.ReencryptSecrets(ctx)
+		if err != nil {
+			return fmt.Errorf("admin reencrypt-secrets: %w", err)
+		}
+		fmt.Fprintf(stderr, "re-sealed %d secrets under the current key\n", n)
+		return nil
+	}, nil
+}
 
 func adminCreateOrg(args []string, stdout, stderr io.Writer) (adminExec, error) {
 	fs := flag.NewFlagSet("create-org", flag.ContinueOnError)

@@ -66,9 +66,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
-	keyring, err := secrets.NewKeyring(cfg.SecretKey)
+	keyring, err := secrets.NewKeyring(cfg.SecretKey, cfg.PreviousKeys...)
 	if err != nil {
 		return nil, fmt.Errorf("VANTAGE_SECRET_KEY: %w", err)
 	}
 	return store.Open(ctx, cfg.DatabaseURL, keyring)
+}
+
+// checkSecretKey refuses to go on when the configured key is not the database's (after
+// Migrate): a replica with another key would fail to open every stored secret.
+func checkSecretKey(ctx context.Context, st *store.Store, cfg config.Config) error {
+	var previous []string
+	for _, k := range cfg.PreviousKeys {
+		previous = append(previous, secrets.Fingerprint(k))
+	}
+	return st.CheckSecretKey(ctx, secrets.Fingerprint(cfg.SecretKey), previous)
 }

@@ -77,6 +77,10 @@ func prepareStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*st
 		st.Close()
 		return nil, err
 	}
+	if err := checkSecretKey(ctx, st, cfg); err != nil {
+		st.Close()
+		return nil, err
+	}
 	if cfg.BootstrapToken != "" {
 		orgID, tokenID, err := st.EnsureBootstrap(ctx, auth.HashSecret(cfg.BootstrapToken), auth.OperatorGrants())
 		if err != nil {
@@ -154,7 +158,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 
 	// Jobs are signed and their secrets sealed per region with keys derived from the secret
 	// key; ingest accepts only results of signed jobs of the stream's regions.
-	guard, err := jobguard.New(cfg.SecretKey)
+	guard, err := jobguard.New(cfg.SecretKey, cfg.PreviousKeys...)
 	if err != nil {
 		return nil, err
 	}

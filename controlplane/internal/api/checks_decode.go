@@ -57,6 +57,10 @@ func decodeCheck(o *object, b checkBody, c *store.Check) error {
 	if kind.IsHTTP() {
 		decodeHTTP(o, b, s, required)
 	} else {
+		if kind == check.DNS {
+			// Extension for real clients (the Terraform provider sends "" for unset).
+			o.emptyAsNull("dns_resolver")
+		}
 		decodeSpecFields(o, s, b.create)
 	}
 	o.Strict()
@@ -169,7 +173,11 @@ func decodeCheckKind(o *object, b checkBody, c *store.Check) check.Kind {
 		}
 		return kind
 	case !b.create && !b.generic && b.kind == check.Uptime:
-		o.Forbid("type", "is not accepted on the uptime check PATCH; use PATCH /v1/checks/{check_id} to change the type")
+		// Real clients repeat the kind on the typed PATCH: accepted when it names the route's
+		// own kind (an extension); changing the type is the generic PATCH's job.
+		if t, ok := nonNull[string](o, "type").Value(); ok && t != b.kind.TypeName() {
+			o.Fail("type", "must be %s on this route; use PATCH /v1/checks/{check_id} to change the type", b.kind.TypeName())
+		}
 		return c.Spec.Kind
 	default:
 		// Typed routes, and the generic PATCH of DNS and TCP checks: `type` may only repeat
@@ -194,6 +202,10 @@ func decodeHTTP(o *object, b checkBody, s *check.Spec, required func(string) boo
 			}
 		}
 	} else {
+		if s.Kind == check.Browser {
+			// Extension for real clients: a scripted browser check's unset url comes as "".
+			o.emptyAsNull("url")
+		}
 		setNullable(o, "url", &h.URL)
 	}
 	decodeSpecFields(o, s, b.create, "url", "script")

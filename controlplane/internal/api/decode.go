@@ -125,6 +125,14 @@ func (o *object) IsNull(field string) bool {
 	return ok && string(bytes.TrimSpace(v)) == "null"
 }
 
+// emptyAsNull reads field as null when it is the empty string: a few fields take "" from real
+// clients (documented in docs/api-extensions.md) to mean "not set".
+func (o *object) emptyAsNull(field string) {
+	if v, ok := o.raw[field]; ok && string(bytes.TrimSpace(v)) == `""` {
+		o.raw[field] = json.RawMessage("null")
+	}
+}
+
 // Empty reports whether the object has no fields.
 func (o *object) Empty() bool { return len(o.raw) == 0 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -102,6 +103,7 @@ func toAPIError(c *gin.Context, err error) *apiError {
 	var fe fieldErrors
 	var ce *store.ConflictError
 	var ve *store.ValidationError
+	var pe *statuspage.PlanLimitError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -113,6 +115,8 @@ func toAPIError(c *gin.Context, err error) *apiError {
 		return &apiError{Status: http.StatusBadRequest, Items: items, Message: fe.Error()}
 	case errors.As(err, &ve):
 		return badRequest("%s", ve.Error())
+	case errors.As(err, &pe):
+		return &apiError{Status: http.StatusForbidden, Type: pe.Type, Message: pe.Message}
 	case errors.As(err, &ce):
 		return &apiError{Status: http.StatusConflict, Code: ce.Code, Type: ce.Type, Message: ce.Message}
 	case errors.Is(err, store.ErrNotFound):

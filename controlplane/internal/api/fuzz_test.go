@@ -33,6 +33,34 @@ var fuzzTargets = []fuzzTarget{
 	{http.MethodPatch, "/v1/env/%s", "env"},
 	{http.MethodPatch, "/v1/projects/%s", "project"},
 	{http.MethodPost, "/v1/checks/%s/move", "uptime"},
+	// Every other route with a body; {name} is the id of the resource created as name.
+	{http.MethodPost, "/v1/heartbeats", ""},
+	{http.MethodPatch, "/v1/heartbeats/{heartbeat}", ""},
+	{http.MethodPost, "/v1/heartbeats/{heartbeat}/move", ""},
+	{http.MethodPost, "/v1/maintenance-windows", ""},
+	{http.MethodPatch, "/v1/maintenance-windows/{window}", ""},
+	{http.MethodPost, "/v1/webhooks", ""},
+	{http.MethodPatch, "/v1/webhooks/{webhook}", ""},
+	{http.MethodPost, "/v1/status_pages", ""},
+	{http.MethodPost, "/v1/status_pages/{page}", ""},
+	{http.MethodPatch, "/v1/status_pages/{page}", ""},
+	{http.MethodPost, "/v1/status_pages/{page}/components", ""},
+	{http.MethodPut, "/v1/status_pages/{page}/components/sort-order", ""},
+	{http.MethodPatch, "/v1/status_pages/{page}/components/{component}", ""},
+	{http.MethodPost, "/v1/status_pages/{page}/groups", ""},
+	{http.MethodPut, "/v1/status_pages/{page}/groups/sort-order", ""},
+	{http.MethodPatch, "/v1/status_pages/{page}/component_groups/{group}", ""},
+	{http.MethodPut, "/v1/status_pages/{page}/groups/{group}/sort-order", ""},
+	{http.MethodPost, "/v1/status_pages/{page}/subscribers", ""},
+	{http.MethodPost, "/v1/status_pages/{page}/incidents", ""},
+	{http.MethodPatch, "/v1/status_pages/{page}/incidents/{incident}", ""},
+	{http.MethodPost, "/v1/status_pages/{page}/incidents/{incident}/updates", ""},
+	{http.MethodPatch, "/v1/status_pages/{page}/incidents/{incident}/updates/{update}", ""},
+	{http.MethodPost, "/v1/status_pages/{page}/scheduled_maintenance", ""},
+	{http.MethodPatch, "/v1/status_pages/{page}/scheduled_maintenance/{maintenance}", ""},
+	{http.MethodPost, "/v1/invitations", ""},
+	{http.MethodPost, "/v1/integrations", ""},
+	{http.MethodPatch, "/v1/integrations/{integration}", ""},
 }
 
 // fuzzTargetIndex finds a target by method and path pattern, for the seed corpus.
@@ -104,6 +132,35 @@ var fuzzSeeds = []struct {
 	{"POST", "/v1/checks/%s/move", `{"project_id":null}`},
 	{"POST", "/v1/checks/%s/move", `{"project_id":"short"}`},
 	{"POST", "/v1/checks/%s/move", `{}`},
+	{"POST", "/v1/heartbeats", `{"name":"h","report_period":60,"grace_period":60,"reminder_alert_interval_minutes":99999999999999999999999}`},
+	{"POST", "/v1/heartbeats", `{"name":"h","report_period_cron":"*/5 * * * *","timezone":"Europe/Berlin","grace_period":60}`},
+	{"PATCH", "/v1/heartbeats/{heartbeat}", `{"report_period":null,"report_period_cron":"@daily","paused":true}`},
+	{"POST", "/v1/heartbeats/{heartbeat}/move", `{"project_id":null}`},
+	{"POST", "/v1/maintenance-windows", `{"name":"w","start_date":"22:30","duration_minutes":90,"timezone":"Europe/Berlin","days_of_week":["MONDAY"]}`},
+	{"PATCH", "/v1/maintenance-windows/{window}", `{"start_date":"2026-01-05T22:30:00","timezone":"Asia/Tokyo","status":"DISABLED"}`},
+	{"POST", "/v1/webhooks", `{"url":"https://hooks.example.com/in","events":["uptime.down"],"check_ids":[]}`},
+	{"PATCH", "/v1/webhooks/{webhook}", `{"url":"http://[64:ff9b::7f00:1]/","events":[]}`},
+	{"POST", "/v1/status_pages", `{"name":"P","subdomain":"fuzz-p","custom_domain":"https://status.fuzz.test","password":"x","allowed_ips":["10.0.0.0/8"]}`},
+	{"POST", "/v1/status_pages/{page}", `{"name":"P","subdomain":"fuzz-page","description":"d","hide_from_search_engines":true}`},
+	{"PATCH", "/v1/status_pages/{page}", `{"name":"P","subdomain":"-bad-","custom_domain":"not a uri"}`},
+	{"POST", "/v1/status_pages/{page}/components", `{"name":"API","status":"OPERATIONAL","group_id":null,"check_ids":[]}`},
+	{"PUT", "/v1/status_pages/{page}/components/sort-order", `{"component_ids":["{component}"]}`},
+	{"PATCH", "/v1/status_pages/{page}/components/{component}", `{"status":"MAJOR_OUTAGE","override_status":true}`},
+	{"POST", "/v1/status_pages/{page}/groups", `{"name":"G","description":null}`},
+	{"PUT", "/v1/status_pages/{page}/groups/sort-order", `{"group_ids":[]}`},
+	{"PATCH", "/v1/status_pages/{page}/component_groups/{group}", `{"name":"Renamed"}`},
+	{"PUT", "/v1/status_pages/{page}/groups/{group}/sort-order", `{"component_ids":[]}`},
+	{"POST", "/v1/status_pages/{page}/subscribers", `{"email_address":"a@example.com","component_subscription_mode":"ALL_COMPONENTS"}`},
+	{"POST", "/v1/status_pages/{page}/incidents", `{"title":"Down","description":"d","status":"INVESTIGATING","components":[{"id":"x","status":"MAJOR_OUTAGE"}]}`},
+	{"PATCH", "/v1/status_pages/{page}/incidents/{incident}", `{"title":"x"}`},
+	{"POST", "/v1/status_pages/{page}/incidents/{incident}/updates", `{"status":"RESOLVED","description":"fixed","notify_subscribers":false}`},
+	{"PATCH", "/v1/status_pages/{page}/incidents/{incident}/updates/{update}", `{"description":"edited","date_happened":"2026-01-01T00:00:00Z"}`},
+	{"POST", "/v1/status_pages/{page}/scheduled_maintenance", `{"title":"m","description":"d","start_date":"2030-01-01T00:00:00.000Z","duration_minutes":60}`},
+	{"PATCH", "/v1/status_pages/{page}/scheduled_maintenance/{maintenance}", `{"description":"new","components_affected":[],"notifications":{"at_end":false}}`},
+	{"POST", "/v1/invitations", `{"email":"new@example.com","role":"ADMIN"}`},
+	{"POST", "/v1/integrations", `{"name":"chat","type":"TELEGRAM","settings":{"bot_token":"123456:ABC-DEF","chat_id":"-1001234567890"}}`},
+	{"POST", "/v1/integrations", `{"name":"s","type":"SLACK","settings":{"webhook_url":"http://[::ffff:127.0.0.1]/"},"status_page_ids":["{page}"]}`},
+	{"PATCH", "/v1/integrations/{integration}", `{"settings":{"webhook_url":null},"type":"SLACK"}`},
 }
 
 func jsonString(s string) string {
@@ -130,6 +187,16 @@ func FuzzDecode(f *testing.F) {
 	create("tcp", "/v1/checks/tcp", `{"name":"fuzz tcp","tcp_hostname":"example.com","tcp_port":443}`)
 	create("env", "/v1/env", `{"name":"FUZZ","type":"config","value":"v"}`)
 	create("project", "/v1/projects", `{"name":"fuzz"}`)
+	create("heartbeat", "/v1/heartbeats", `{"name":"fuzz","report_period":60,"grace_period":60}`)
+	create("window", "/v1/maintenance-windows", `{"name":"fuzz","start_date":"2026-01-05T22:30:00.000Z","duration_minutes":30,"timezone":"UTC","days_of_week":["MONDAY"]}`)
+	create("webhook", "/v1/webhooks", `{"url":"https://hooks.example.com/in","events":["uptime.down"],"check_ids":["`+ids["uptime"]+`"]}`)
+	create("page", "/v1/status_pages", `{"name":"fuzz","subdomain":"fuzz-page"}`)
+	create("component", "/v1/status_pages/"+ids["page"]+"/components", `{"name":"fuzz"}`)
+	create("group", "/v1/status_pages/"+ids["page"]+"/groups", `{"name":"fuzz"}`)
+	create("incident", "/v1/status_pages/"+ids["page"]+"/incidents", `{"title":"fuzz","description":"d","status":"INVESTIGATING"}`)
+	create("update", "/v1/status_pages/"+ids["page"]+"/incidents/"+ids["incident"]+"/updates", `{"status":"UPDATE","description":"d"}`)
+	create("integration", "/v1/integrations", `{"name":"fuzz","type":"SLACK","settings":{"webhook_url":"https://hooks.slack.com/services/T0/B0/x"}}`)
+	create("maintenance", "/v1/status_pages/"+ids["page"]+"/scheduled_maintenance", `{"title":"fuzz","description":"d","start_date":"2030-01-01T00:00:00.000Z","duration_minutes":60}`)
 
 	for _, s := range fuzzSeeds {
 		f.Add(fuzzTargetIndex(s.method, s.path), []byte(s.body))
@@ -140,6 +207,10 @@ func FuzzDecode(f *testing.F) {
 		path := tg.path
 		if tg.resource != "" {
 			path = strings.Replace(path, "%s", ids[tg.resource], 1)
+		}
+		for name, id := range ids {
+			path = strings.ReplaceAll(path, "{"+name+"}", id)
+			body = bytes.ReplaceAll(body, []byte("{"+name+"}"), []byte(id))
 		}
 		req := httptest.NewRequest(tg.method, path, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

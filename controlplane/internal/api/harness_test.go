@@ -41,8 +41,25 @@ type harness struct {
 	tokenA  string    // every permission in orgA
 	tokenB  string    // every permission in orgB
 
-	mu      sync.Mutex
-	changed []uuid.UUID // checks the API reported as changed (Deps.CheckChanged)
+	mu       sync.Mutex
+	changed  []uuid.UUID // checks the API reported as changed (Deps.CheckChanged)
+	fixedNow time.Time   // the API's clock (Deps.Now) when set; time.Now otherwise
+}
+
+// setNow stops the API's clock at t.
+func (h *harness) setNow(t time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fixedNow = t
+}
+
+func (h *harness) now() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fixedNow.IsZero() {
+		return time.Now()
+	}
+	return h.fixedNow
 }
 
 // changedChecks returns the checks reported through Deps.CheckChanged so far.
@@ -74,7 +91,7 @@ func newHarness(t testing.TB) *harness {
 		Store:        st,
 		Auth:         h.auth,
 		Registry:     prometheus.NewRegistry(),
-		Now:          time.Now,
+		Now:          h.now,
 		Ready:        st.Ping,
 		CheckChanged: func(id uuid.UUID) {
 			h.mu.Lock()

@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,10 +30,17 @@ var _ windowStore = (*store.Store)(nil)
 
 // windowsHandler serves /v1/maintenance-windows (supplement §2.4).
 type windowsHandler struct {
-	st windowStore
+	st  windowStore
+	now func() time.Time
 }
 
-func newWindowsHandler(d Deps) *windowsHandler { return &windowsHandler{st: d.Store} }
+func newWindowsHandler(d Deps) *windowsHandler {
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &windowsHandler{st: d.Store, now: now}
+}
 
 // mwJSON is a window as lists show it; mwFullJSON adds the member ids.
 type mwJSON struct {
@@ -96,12 +105,38 @@ func (h *windowsHandler) list(c *gin.Context) {
 	okList(c, out, p, total)
 }
 
+// timeOfDay matches a start_date given as HH:MM (24-hour).
+var timeOfDay = regexp.MustCompile(`^([01][0-9]|2[0-3]):([0-5][0-9])$`)
+
+// parseTimeOfDay reads HH:MM as minutes after midnight.
+func parseTimeOfDay(s string) (int, bool) {
+	m := timeOfDay.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	h, _ := strconv.Atoi(m[1])
+	mi, _ := strconv.Atoi(m[2])
+	return h*60 + mi, true
+}
+
+// nextTimeOfDay is the next occurrence (after now) of minutes after midnight, in loc. On a day
+// when that local time does not exist (a DST gap), time.Date moves it forward as the clock does.
+func nextTimeOfDay(now time.Time, minutes int, loc *time.Location) time.Time {
+	local := now.In(loc)
+	t := time.Date(local.Year(), local.Month(), local.Day(), minutes/60, minutes%60, 0, 0, loc)
+	if !t.After(now) {
+		t = time.Date(local.Year(), local.Month(), local.Day()+1, minutes/60, minutes%60, 0, 0, loc)
+	}
+	return t
+}
+
 // windowLocalTimestamp is a start_date without a zone, read in the window's time zone.
 const windowLocalTimestamp = "2006-01-02T15:04:05"
 
 // decodeWindow reads a create or PATCH body into p; cur is the stored window (nil on create),
 // needed to read a zoneless start_date in the window's (possibly unchanged) time zone.
-func decodeWindow(o *object, cur *store.MaintenanceWindow, create bool) store.WindowPatch {
+// now is the clock, for a start_date given as a time of day (HH:MM).
+func decodeWindow(o *object, cur *store.MaintenanceWindow, create bool, now time.Time) store.WindowPatch {
 	var p store.WindowPatch
 	if create {
 		for _, f := range []string{"name", "start_date", "duration_minutes", "timezone", "days_of_week"} {
@@ -132,6 +167,10 @@ func decodeWindow(o *object, cur *store.MaintenanceWindow, create bool) store.Wi
 	}
 	if v, ok := nonNull[string](o, "start_date").Value(); ok {
 		t, err := parseTimestamp("start_date", v)
+		if tod, ok := parseTimeOfDay(v); ok {
+			// Extension: the older form of this API gave the daily start as HH:MM.
+			t, err = nextTimeOfDay(now, tod, loc), nil
+		}
 		if err != nil {
 			// A date-time without a zone is read in the window's time zone.
 			lt, lerr := time.ParseInLocation(windowLocalTimestamp, strings.TrimSuffix(v, ".000"), loc)
@@ -203,7 +242,7 @@ func (h *windowsHandler) create(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	p := decodeWindow(o, nil, true)
+	p := decodeWindow(o, nil, true, h.now())
 	if err := o.Err(); err != nil {
 		fail(c, err)
 		return
@@ -263,7 +302,7 @@ func (h *windowsHandler) update(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	p := decodeWindow(o, &cur, false)
+	p := decodeWindow(o, &cur, false, h.now())
 	if err := o.Err(); err != nil {
 		fail(c, err)
 		return

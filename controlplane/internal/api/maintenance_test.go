@@ -97,7 +97,7 @@ func TestMaintenanceWindowValidation(t *testing.T) {
 		{"no name", "POST", "/v1/maintenance-windows", valid(map[string]any{"name": nil}), "name: is required"},
 		{"empty name", "POST", "/v1/maintenance-windows", valid(map[string]any{"name": " "}), "name"},
 		{"no start", "POST", "/v1/maintenance-windows", valid(map[string]any{"start_date": nil}), "start_date: is required"},
-		{"bad start", "POST", "/v1/maintenance-windows", valid(map[string]any{"start_date": "09:00"}), "start_date"},
+		{"bad start", "POST", "/v1/maintenance-windows", valid(map[string]any{"start_date": "9:00"}), "start_date"},
 		{"zero duration", "POST", "/v1/maintenance-windows", valid(map[string]any{"duration_minutes": 0}), "duration_minutes"},
 		{"no timezone", "POST", "/v1/maintenance-windows", valid(map[string]any{"timezone": nil}), "timezone: is required"},
 		{"bad timezone", "POST", "/v1/maintenance-windows", valid(map[string]any{"timezone": "Nowhere/City"}), "timezone"},

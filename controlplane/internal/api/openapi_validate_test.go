@@ -260,14 +260,14 @@ type schemaLeafList []schemaLeaf
 // failed; and under oneOf/anyOf, the alternatives that fail on a const (a success flag, a
 // check_type: another variant of the union) are left out unless every alternative does.
 func (ls schemaLeafList) meant() schemaLeafList {
-	var real schemaLeafList
+	var declared schemaLeafList
 	for _, l := range ls {
 		if !l.undeclared {
-			real = append(real, l)
+			declared = append(declared, l)
 		}
 	}
-	if len(real) > 0 {
-		ls = real
+	if len(declared) > 0 {
+		ls = declared
 	}
 	return ls
 }

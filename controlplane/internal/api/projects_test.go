@@ -181,9 +181,8 @@ func TestProjectsLifecycle(t *testing.T) {
 func TestProjectsPagination(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	var ids []string
 	for i := range 3 {
-		ids = append(ids, pvCreateProject(t, h, h.tokenA, fmt.Sprintf("p%d", i)))
+		pvCreateProject(t, h, h.tokenA, fmt.Sprintf("p%d", i))
 	}
 	cases := []struct {
 		name      string

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,10 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 	domain := "status.open.test"
 	pages := statusPages(t, st, nil)
 	if _, err := pages.CreateStatusPage(ctx, store.SystemActor, org.ID, store.StatusPageInput{Name: "Open", Subdomain: "open", CustomDomain: &domain}); err != nil {
+		t.Fatal(err)
+	}
+	// The domain's TXT record was verified (TestCustomDomainVerifiedByDNS does it through DNS).
+	if _, err := st.Pool().Exec(ctx, "UPDATE status_pages SET custom_domain_verified_at = now() WHERE custom_domain = $1", domain); err != nil {
 		t.Fatal(err)
 	}
 	ips := []string{"10.0.0.0/8"}
@@ -100,6 +105,15 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 			h := without
 			if tc.public {
 				h = withPublic
+			}
+			if tc.form != nil && strings.HasSuffix(tc.path, "/subscribe") {
+				// The subscribe form carries the token of the page it was rendered in.
+				page := call(h, http.MethodGet, tc.host, strings.TrimSuffix(tc.path, "/subscribe"), tc.xff, nil)
+				m := regexp.MustCompile(`name="token" value="([^"]+)"`).FindStringSubmatch(page.Body.String())
+				if m == nil {
+					t.Fatalf("no form token in the page: %.300s", page.Body.String())
+				}
+				tc.form.Set("token", m[1])
 			}
 			rec := call(h, tc.method, tc.host, tc.path, tc.xff, tc.form)
 			if rec.Code != tc.status || !strings.HasPrefix(rec.Header().Get("Content-Type"), tc.contentType) ||

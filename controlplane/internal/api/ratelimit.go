@@ -18,7 +18,7 @@ import (
 // generous defaults that only stop runaway scripts.
 const (
 	defaultOrgRate  rate.Limit = 20  // requests per second, sustained
-	defaultOrgBurst            = 100 // requests at once
+	defaultOrgBurst int        = 100 // requests at once
 )
 
 // orgRateIdle is how long an organization's bucket is kept without requests. A bucket idle for

@@ -29,6 +29,9 @@ type Deps struct {
 	// registry on its own listener (VANTAGE_METRICS_ADDR), away from the public API.
 	Registry prometheus.Registerer
 	Now      func() time.Time
+	// LookupTXT reads TXT records, to verify status pages' custom domains. Default: the system
+	// resolver's.
+	LookupTXT func(ctx context.Context, name string) ([]string, error)
 	// Ready reports whether every dependency answers; /readyz serves it.
 	Ready func(ctx context.Context) error
 	// RequestTimeout is the deadline of every request (its context's): a request that needs

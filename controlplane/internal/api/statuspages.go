@@ -29,7 +29,8 @@ var _ statusPageService = (*statuspage.Service)(nil)
 
 func newStatusPagesHandler(d Deps) *statusPagesHandler {
 	// New fails only without a store, and Deps always has one.
-	sp, _ := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: d.Store, Now: d.Now, Logger: d.Logger})
+	sp, _ := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: d.Store, Now: d.Now, Logger: d.Logger,
+		LookupTXT: d.LookupTXT})
 	return &statusPagesHandler{pages: sp}
 }
 
@@ -247,6 +248,38 @@ func (h *statusPagesHandler) update(c *gin.Context) {
 		return
 	}
 	ok(c, http.StatusOK, pageUpdated{Identity: page.Identity(), Description: page.Description, HideFromSearchEngines: page.HideFromSearchEngines})
+}
+
+// customDomain is GET /v1/status_pages/{id}/custom_domain (an extension): the record to
+// publish and whether the domain is verified.
+func (h *statusPagesHandler) customDomain(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	d, err := h.pages.CustomDomainStatus(c, orgID(c), id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, d)
+}
+
+// verifyCustomDomain is POST /v1/status_pages/{id}/custom_domain/verify (an extension): it
+// looks the challenge record up now.
+func (h *statusPagesHandler) verifyCustomDomain(c *gin.Context) {
+	id, err := pageParam(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	d, err := h.pages.VerifyCustomDomain(c, actor(c), orgID(c), id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ok(c, http.StatusOK, d)
 }
 
 func (h *statusPagesHandler) remove(c *gin.Context) {

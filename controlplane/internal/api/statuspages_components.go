@@ -276,7 +276,8 @@ func (h *statusPagesHandler) createGroup(c *gin.Context) {
 			name = v
 		}
 	}
-	desc := field[string](o, "description").Ptr()
+	// The create body's description is a string (null is for the PATCH, where it clears).
+	desc := nonNull[string](o, "description").Ptr()
 	o.Strict()
 	if err := o.Err(); err != nil {
 		fail(c, err)

@@ -384,19 +384,10 @@ func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
 	if list, ok := spIDList(o, "components_affected"); ok {
 		in.ComponentIDs = list
 	}
-	if items, set, null := objectField(o, "notifications"); set && !null {
-		n := &in.Notifications
-		if v := nonNull[bool](items, "an_hour_before"); v.Set {
-			n.AnHourBefore = v.V
-		}
-		if v := nonNull[bool](items, "at_start"); v.Set {
-			n.AtStart = v.V
-		}
-		if v := nonNull[bool](items, "at_end"); v.Set {
-			n.AtEnd = v.V
-		}
-		items.Strict()
-	}
+	n := decodeNotifications(o)
+	setIf(&in.Notifications.AnHourBefore, n.AnHourBefore)
+	setIf(&in.Notifications.AtStart, n.AtStart)
+	setIf(&in.Notifications.AtEnd, n.AtEnd)
 	o.Strict()
 	if err := o.Err(); err != nil {
 		fail(c, err)
@@ -408,6 +399,27 @@ func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
 		return
 	}
 	ok(c, http.StatusCreated, m)
+}
+
+// notificationFlags is the notifications object of maintenance bodies; nil flags are not given.
+type notificationFlags struct{ AnHourBefore, AtStart, AtEnd *bool }
+
+// decodeNotifications reads the notifications object (null or absent: nothing given).
+func decodeNotifications(o *object) notificationFlags {
+	var n notificationFlags
+	if items, set, null := objectField(o, "notifications"); set && !null {
+		n.AnHourBefore = nonNull[bool](items, "an_hour_before").Ptr()
+		n.AtStart = nonNull[bool](items, "at_start").Ptr()
+		n.AtEnd = nonNull[bool](items, "at_end").Ptr()
+		items.Strict()
+	}
+	return n
+}
+
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 // objectField decodes a nested object field, with its own prefix for messages.
@@ -443,7 +455,8 @@ func (h *statusPagesHandler) getMaintenance(c *gin.Context) {
 }
 
 // patchMaintenance changes title, start_date or duration_minutes of a maintenance that has
-// not started (400 once it has).
+// not started (400 once it has), and, as an extension, its description, components_affected
+// and notifications.
 func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
 	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
 	if err != nil {
@@ -462,6 +475,17 @@ func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
 	}
 	patch.StartDate = timestampField(o, "start_date")
 	patch.DurationMinutes = durationField(o, "duration_minutes")
+	// Extension (real clients send the create body's other fields on PATCH too): description,
+	// components_affected and notifications are applied as the change they describe.
+	if v := nonNull[string](o, "description"); v.Set {
+		minOne(o, "description", v.V)
+		patch.Description = &v.V
+	}
+	if list, ok := spIDList(o, "components_affected"); ok {
+		patch.ComponentIDs = list
+	}
+	n := decodeNotifications(o)
+	patch.AnHourBefore, patch.AtStart, patch.AtEnd = n.AnHourBefore, n.AtStart, n.AtEnd
 	o.Strict()
 	if err := o.Err(); err != nil {
 		fail(c, err)

@@ -16,6 +16,8 @@ type statusPageService interface {
 	GetStatusPage(ctx context.Context, orgID, id uuid.UUID) (statuspage.Page, error)
 	StatusPageInOtherOrg(ctx context.Context, orgID, id uuid.UUID) (bool, error)
 	CreateStatusPage(ctx context.Context, actor store.Actor, orgID uuid.UUID, in store.StatusPageInput) (statuspage.Page, error)
+	CustomDomainStatus(ctx context.Context, orgID, id uuid.UUID) (statuspage.DomainStatus, error)
+	VerifyCustomDomain(ctx context.Context, actor store.Actor, orgID, id uuid.UUID) (statuspage.DomainStatus, error)
 	UpdateStatusPage(ctx context.Context, actor store.Actor, orgID, id uuid.UUID, in store.StatusPageInput) (statuspage.Page, error)
 	DeleteStatusPage(ctx context.Context, actor store.Actor, orgID, id uuid.UUID) error
 	ListComponents(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]statuspage.ComponentDetail, int64, error)

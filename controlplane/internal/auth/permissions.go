@@ -46,6 +46,7 @@ var allAreas = append(append([]Area{}, Areas...), OperatorAreas...)
 // Level is READ or EDIT; EDIT implies READ.
 type Level string
 
+// The levels of a grant.
 const (
 	Read Level = "READ"
 	Edit Level = "EDIT"

@@ -24,6 +24,7 @@ type Config struct {
 	HTTPAddr        string        // VANTAGE_HTTP_ADDR, default ":8080": REST API, status pages, /healthz, /readyz
 	GRPCAddr        string        // VANTAGE_GRPC_ADDR, default ":9090": the agents' gRPC stream
 	SecretKey       []byte        // VANTAGE_SECRET_KEY (required): base64 of 32 random bytes; seals secrets at rest
+	PreviousKeys    [][]byte      // VANTAGE_SECRET_KEY_PREVIOUS, default none: comma-separated keys being rotated away from
 	BootstrapToken  string        // VANTAGE_BOOTSTRAP_TOKEN: ensures a default org and an all-permission token with this secret
 	LogLevel        slog.Level    // VANTAGE_LOG_LEVEL, default "info": debug, info, warn, error
 	TrustedProxies  []string      // VANTAGE_TRUSTED_PROXIES, default none: CIDRs/IPs whose X-Forwarded-For is believed
@@ -69,7 +70,8 @@ type Var struct{ Name, Default, Meaning string }
 // Vars lists every variable the control plane reads.
 var Vars = []Var{
 	{"VANTAGE_DATABASE_URL", "(required)", "PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/vantage?sslmode=disable"},
-	{"VANTAGE_SECRET_KEY", "(required)", "base64 of 32 random bytes (openssl rand -base64 32); encrypts variable values and check passwords"},
+	{"VANTAGE_SECRET_KEY", "(required)", "base64 of 32 random bytes (openssl rand -base64 32); encrypts variable values and check passwords; every replica must have the same (checked at start-up against the database's key fingerprint)"},
+	{"VANTAGE_SECRET_KEY_PREVIOUS", "(unset)", "while rotating VANTAGE_SECRET_KEY: the old key(s), comma-separated; values sealed with them still open (then run admin reencrypt-secrets)"},
 	{"VANTAGE_HTTP_ADDR", ":8080", "listen address of the REST API, the status pages, /healthz and /readyz"},
 	{"VANTAGE_METRICS_ADDR", "127.0.0.1:9100", "listen address of /metrics (Prometheus), apart from the public API; keep it private"},
 	{"VANTAGE_GRPC_ADDR", ":9090", "listen address of the agents' gRPC stream"},
@@ -129,6 +131,15 @@ func Load(getenv func(string) string) (Config, error) {
 		bad("VANTAGE_SECRET_KEY", "%v", err)
 	} else {
 		c.SecretKey = k
+	}
+	if s := getenv("VANTAGE_SECRET_KEY_PREVIOUS"); s != "" {
+		for i, part := range strings.Split(s, ",") {
+			if k, err := secrets.ParseKey(strings.TrimSpace(part)); err != nil {
+				bad("VANTAGE_SECRET_KEY_PREVIOUS", "key %d: %v", i+1, err)
+			} else {
+				c.PreviousKeys = append(c.PreviousKeys, k)
+			}
+		}
 	}
 	for _, a := range []struct {
 		name string

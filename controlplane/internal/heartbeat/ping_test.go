@@ -159,7 +159,8 @@ func TestPingRateLimitRefills(t *testing.T) {
 	clk := &clock{t: t0}
 	p := newPingHandler(t, PingConfig{Rate: 1, Burst: 2}, PingDeps{Store: unusedRecorder{}, Now: clk.Now})
 	id := "abcdefgh"
-	if p.reserve(id, clk.Now()) != 0 || p.reserve(id, clk.Now()) != 0 {
+	first, second := p.reserve(id, clk.Now()), p.reserve(id, clk.Now())
+	if first != 0 || second != 0 {
 		t.Fatal("burst refused")
 	}
 	if wait := p.reserve(id, clk.Now()); wait <= 0 || wait > time.Second {

@@ -87,11 +87,11 @@ func ScheduleOf(h store.Heartbeat) (Schedule, error) {
 type Health int
 
 const (
-	// Unknown: nothing to judge yet (never pinged with success, no failure either).
+	// Unknown means nothing to judge yet (never pinged with success, no failure either).
 	Unknown Health = iota
-	// Healthy: the last success ping is recent enough and no run failed or overran.
+	// Healthy means the last success ping is recent enough and no run failed or overran.
 	Healthy
-	// Failing: a fail ping, a run that started and did not finish within the grace period,
+	// Failing means a fail ping, a run that started and did not finish within the grace period,
 	// or no success ping by the next due time plus the grace period.
 	Failing
 )

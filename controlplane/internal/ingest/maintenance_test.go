@@ -24,7 +24,7 @@ func TestMaintenanceWindowHoldsAlerts(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := h.connect("a1", "cloud:us-east-1")
-	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	at := func(minute int) time.Time { return t0.Add(time.Duration(minute) * time.Minute) }
 
 	h.run(a, checkID, at(1), true, "UP")
 	h.run(a, checkID, at(2), false, "DOWN")

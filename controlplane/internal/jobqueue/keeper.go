@@ -13,7 +13,7 @@ import (
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
-// ErrTopologyMissing: the job stream or one of its consumers does not exist.
+// ErrTopologyMissing means the job stream or one of its consumers does not exist.
 var ErrTopologyMissing = errors.New("missing")
 
 // KeeperConfig configures a Keeper. Zero values take the documented defaults.

@@ -143,7 +143,7 @@ func pull(ctx context.Context, c *client, consumer string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for m := range batch.Messages() {
+	if m, ok := <-batch.Messages(); ok {
 		if err := m.InProgress(); err != nil {
 			return "", err
 		}

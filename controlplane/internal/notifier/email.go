@@ -32,7 +32,7 @@ type mailer struct {
 func newMailer(raw, from, publicURL string) (*mailer, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
-		return nil, errors.New("notifier: SMTP URL must be smtp://[user:pass@]host:port or smtps://...")
+		return nil, errors.New("notifier: SMTP URL must be smtp://[user:pass@]host:port or smtps://[user:pass@]host:port")
 	}
 	sender, err := mail.ParseAddress(from)
 	if err != nil {
@@ -81,7 +81,7 @@ func (m *mailer) transmit(ctx context.Context, rcpt string, msg []byte) error {
 		conn.Close()
 		return fmt.Errorf("SMTP greeting: %w", err)
 	}
-	defer c.Close()
+	defer c.Close() //nolint:errcheck // Quit below reports what matters; Close only frees the connection
 	if err := c.Hello("localhost"); err != nil {
 		return fmt.Errorf("SMTP EHLO: %w", err)
 	}

@@ -314,7 +314,7 @@ func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attem
 func (n *Notifier) backoff(tries int) time.Duration {
 	d := n.opts.Backoff[min(tries, len(n.opts.Backoff)-1)]
 	if n.opts.Jitter > 0 {
-		d = time.Duration(float64(d) * (1 + n.opts.Jitter*(2*rand.Float64()-1)))
+		d = time.Duration(float64(d) * (1 + n.opts.Jitter*(2*rand.Float64()-1))) //nolint:gosec // G404: retry jitter, not a secret
 	}
 	return d
 }

@@ -22,7 +22,7 @@ import (
 // Subscribers are e-mailed per the maintenance's notifications flags: an hour before the start,
 // at the start, at the end.
 
-// ErrMaintenanceStarted: a scheduled maintenance that has started can no longer be changed.
+// ErrMaintenanceStarted means a scheduled maintenance that has started can no longer be changed.
 var ErrMaintenanceStarted = &store.ValidationError{Field: "start_date", Message: "the maintenance has already started and can no longer be changed"}
 
 // ReminderLead is how long before its start a maintenance that asks for it announces itself.
@@ -126,7 +126,7 @@ func (s *Service) UpdateMaintenance(ctx context.Context, actor store.Actor, orgI
 			return ErrMaintenanceStarted
 		}
 		now := s.now()
-		if err := tx.EditMaintenance(ctx, orgID, id, p, now); err != nil {
+		if err := tx.EditMaintenance(ctx, orgID, pageID, id, p, now); err != nil {
 			return err
 		}
 		if err := announce(ctx, tx, orgID, pageID, id, event.TypeIncidentUpdated, now); err != nil {

@@ -34,7 +34,7 @@ func (s *Service) ListStatusPages(ctx context.Context, orgID uuid.UUID, search s
 	}
 	out := make([]ListItem, len(rows))
 	for i, p := range rows {
-		paid := p.Plan == "paid"
+		paid := entitled(p.Plan)
 		out[i] = ListItem{Page: PageOf(p), CustomDomainEntitled: paid, PrivateStatusPageEntitled: paid}
 	}
 	return out, total, nil
@@ -57,6 +57,9 @@ func (s *Service) CreateStatusPage(ctx context.Context, actor store.Actor, orgID
 	id := uuid.Must(uuid.NewV7())
 	var page Page
 	err := s.st.InStatusPageTx(ctx, func(tx *store.StatusPageTx) error {
+		if err := checkPagePlan(ctx, tx.StatusPageReader, orgID, in); err != nil {
+			return err
+		}
 		if err := tx.CreateStatusPage(ctx, orgID, id, in, s.now()); err != nil {
 			return err
 		}
@@ -75,6 +78,9 @@ func (s *Service) CreateStatusPage(ctx context.Context, actor store.Actor, orgID
 func (s *Service) UpdateStatusPage(ctx context.Context, actor store.Actor, orgID, id uuid.UUID, in store.StatusPageInput) (Page, error) {
 	var page Page
 	err := s.st.InStatusPageTx(ctx, func(tx *store.StatusPageTx) error {
+		if err := checkPagePlan(ctx, tx.StatusPageReader, orgID, in); err != nil {
+			return err
+		}
 		if err := tx.UpdateStatusPage(ctx, orgID, id, in, s.now()); err != nil {
 			return err
 		}

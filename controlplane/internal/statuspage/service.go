@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -36,6 +37,9 @@ type Deps struct {
 	Now func() time.Time
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
+	// LookupTXT reads the TXT records of a name, to verify custom domains (default: the
+	// system resolver's).
+	LookupTXT func(ctx context.Context, name string) ([]string, error)
 }
 
 // Service is the status pages' domain over their storage: the API, the public pages and the
@@ -46,6 +50,7 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	interval time.Duration
+	txt      func(ctx context.Context, name string) ([]string, error)
 }
 
 // New returns a Service.
@@ -53,7 +58,10 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Store == nil {
 		return nil, errors.New("statuspage: no store")
 	}
-	s := &Service{st: deps.Store, now: deps.Now, log: deps.Logger, interval: cfg.Interval}
+	s := &Service{st: deps.Store, now: deps.Now, log: deps.Logger, interval: cfg.Interval, txt: deps.LookupTXT}
+	if s.txt == nil {
+		s.txt = net.DefaultResolver.LookupTXT
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -40,6 +40,10 @@ func (s *Service) CreateSubscriber(ctx context.Context, actor store.Actor, orgID
 		if err != nil {
 			return err
 		}
+		// The page's row lock serializes creations, so the count cannot be raced past.
+		if err := checkSubscriberPlan(ctx, tx.StatusPageReader, orgID, pageID); err != nil {
+			return err
+		}
 		now := s.now()
 		id := uuid.Must(uuid.NewV7())
 		if err := tx.CreateSubscriber(ctx, orgID, pageID, id, in, now); err != nil {

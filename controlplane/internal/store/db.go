@@ -27,6 +27,8 @@ type Store struct {
 type Sealer interface {
 	Seal(plaintext []byte) ([]byte, error)
 	Open(sealed []byte) ([]byte, error)
+	// Fingerprint names the key Seal uses (CheckSecretKey, ReencryptSecrets).
+	Fingerprint() string
 }
 
 // Option configures a Store.

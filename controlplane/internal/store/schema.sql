@@ -464,6 +464,13 @@ CREATE TABLE public.region_unhealthy_periods (
     reason text NOT NULL
 );
 
+CREATE TABLE public.secret_key_fingerprint (
+    singleton boolean DEFAULT true NOT NULL,
+    fingerprint text NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT secret_key_fingerprint_singleton_check CHECK (singleton)
+);
+
 CREATE TABLE public.status_page_component_checks (
     org_id uuid NOT NULL,
     component_id uuid NOT NULL,
@@ -585,7 +592,9 @@ CREATE TABLE public.status_pages (
     logo_url text,
     dark_logo_url text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    custom_domain_token text,
+    custom_domain_verified_at timestamp with time zone
 );
 
 CREATE TABLE public.unserved_regions (
@@ -771,6 +780,9 @@ ALTER TABLE ONLY public.region_health
 
 ALTER TABLE ONLY public.region_unhealthy_periods
     ADD CONSTRAINT region_unhealthy_periods_pkey PRIMARY KEY (region, started_at);
+
+ALTER TABLE ONLY public.secret_key_fingerprint
+    ADD CONSTRAINT secret_key_fingerprint_pkey PRIMARY KEY (singleton);
 
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_pkey PRIMARY KEY (component_id, check_id);

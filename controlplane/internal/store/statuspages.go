@@ -211,7 +211,7 @@ func (t *StatusPageTx) LockStatusPage(ctx context.Context, orgID, id uuid.UUID) 
 // CreateStatusPage stores a new page.
 func (t *StatusPageTx) CreateStatusPage(ctx context.Context, orgID, id uuid.UUID, in StatusPageInput, now time.Time) error {
 	p := dbsqlc.CreateStatusPageParams{ID: id, OrgID: orgID, Name: in.Name, Subdomain: in.Subdomain, CustomDomain: in.CustomDomain,
-		Description: in.Description, HideFromSearchEngines: in.HideFromSearchEngines != nil && *in.HideFromSearchEngines, Now: now}
+		DomainToken: newDomainToken(), Description: in.Description, HideFromSearchEngines: in.HideFromSearchEngines != nil && *in.HideFromSearchEngines, Now: now}
 	if in.PasswordHash != nil {
 		p.PasswordHash = *in.PasswordHash
 	}
@@ -224,7 +224,7 @@ func (t *StatusPageTx) CreateStatusPage(ctx context.Context, orgID, id uuid.UUID
 // UpdateStatusPage replaces name and subdomain and the optional fields given.
 func (t *StatusPageTx) UpdateStatusPage(ctx context.Context, orgID, id uuid.UUID, in StatusPageInput, now time.Time) error {
 	p := dbsqlc.UpdateStatusPageParams{OrgID: orgID, ID: id, Name: in.Name, Subdomain: in.Subdomain, CustomDomain: in.CustomDomain,
-		Description: in.Description, HideFromSearchEngines: in.HideFromSearchEngines, Now: now}
+		DomainToken: newDomainToken(), Description: in.Description, HideFromSearchEngines: in.HideFromSearchEngines, Now: now}
 	if in.PasswordHash != nil {
 		p.SetPassword, p.PasswordHash = true, *in.PasswordHash
 	}

@@ -47,16 +47,50 @@ type MaintenancePatch struct {
 	Title           *string
 	StartDate       *time.Time
 	DurationMinutes *int
+	Description     *string     // the announcement's text (its SCHEDULED update)
+	ComponentIDs    []uuid.UUID // nil: unchanged; else the new affected components of the page
+	AnHourBefore    *bool
+	AtStart         *bool
+	AtEnd           *bool
 }
 
 // EditMaintenance applies p. A new start date re-arms the notice an hour before it.
-func (t *StatusPageTx) EditMaintenance(ctx context.Context, orgID, id uuid.UUID, p MaintenancePatch, now time.Time) error {
+func (t *StatusPageTx) EditMaintenance(ctx context.Context, orgID, pageID, id uuid.UUID, p MaintenancePatch, now time.Time) error {
 	var minutes *int32
 	if p.DurationMinutes != nil {
 		minutes = ptr(int32(*p.DurationMinutes))
 	}
-	return translate(t.q.EditMaintenance(ctx, dbsqlc.EditMaintenanceParams{OrgID: orgID, ID: id, Title: p.Title,
-		StartDate: p.StartDate, DurationMinutes: minutes, Now: now}))
+	if err := t.q.EditMaintenance(ctx, dbsqlc.EditMaintenanceParams{OrgID: orgID, ID: id, Title: p.Title,
+		StartDate: p.StartDate, DurationMinutes: minutes, Now: now}); err != nil {
+		return translate(err)
+	}
+	if p.AnHourBefore != nil || p.AtStart != nil || p.AtEnd != nil {
+		if err := t.q.EditMaintenanceNotifications(ctx, dbsqlc.EditMaintenanceNotificationsParams{OrgID: orgID, ID: id,
+			AnHourBefore: p.AnHourBefore, AtStart: p.AtStart, AtEnd: p.AtEnd, Now: now}); err != nil {
+			return translate(err)
+		}
+	}
+	if p.Description != nil {
+		if err := t.q.EditMaintenanceAnnouncement(ctx, dbsqlc.EditMaintenanceAnnouncementParams{OrgID: orgID, IncidentID: id,
+			Description: *p.Description, Now: now}); err != nil {
+			return translate(err)
+		}
+	}
+	if p.ComponentIDs == nil {
+		return nil
+	}
+	n, err := t.q.CountPageComponents(ctx, dbsqlc.CountPageComponentsParams{OrgID: orgID, StatusPageID: pageID, Ids: p.ComponentIDs})
+	if err != nil {
+		return translate(err)
+	}
+	if int(n) != len(p.ComponentIDs) {
+		return spValidation("components_affected", "every id must be a component of this status page")
+	}
+	if err := t.q.UnlinkIncidentComponents(ctx, dbsqlc.UnlinkIncidentComponentsParams{OrgID: orgID, IncidentID: id}); err != nil {
+		return translate(err)
+	}
+	return translate(t.q.LinkIncidentComponents(ctx, dbsqlc.LinkIncidentComponentsParams{OrgID: orgID, IncidentID: id,
+		ComponentIds: p.ComponentIDs}))
 }
 
 // IncidentKey names an incident across organizations.

@@ -101,3 +101,16 @@ func (t *StatusPageTx) DeleteSubscriber(ctx context.Context, orgID, pageID, id u
 	email, err := t.q.DeleteSubscriber(ctx, dbsqlc.DeleteSubscriberParams{OrgID: orgID, StatusPageID: pageID, ID: id})
 	return email, translate(err)
 }
+
+// OrganizationPlan returns the organization's plan ("free" or "paid"), for the plan limits of
+// status page features.
+func (r StatusPageReader) OrganizationPlan(ctx context.Context, orgID uuid.UUID) (string, error) {
+	plan, err := r.q.OrganizationPlan(ctx, orgID)
+	return plan, translate(err)
+}
+
+// CountPageSubscribers counts the page's subscribers, confirmed or not.
+func (r StatusPageReader) CountPageSubscribers(ctx context.Context, orgID, pageID uuid.UUID) (int64, error) {
+	n, err := r.q.CountSubscribers(ctx, dbsqlc.CountSubscribersParams{OrgID: orgID, StatusPageID: pageID})
+	return n, translate(err)
+}

@@ -8,6 +8,8 @@ import (
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -101,12 +103,20 @@ func (h *Handler) login(req *request) {
 		h.passwordForm(req, a, "The form could not be read. Please try again.", http.StatusBadRequest)
 		return
 	}
-	if !h.verify(req, a.PasswordHash, req.r.PostForm.Get("password")) {
+	if wait := h.attempts.reserve(a.Page.ID, h.opts.ClientIP(req.r), h.opts.Now()); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		req.w.Header().Set("Retry-After", strconv.Itoa(secs))
+		h.passwordForm(req, a, fmt.Sprintf("Too many attempts. Please try again in %d seconds.", secs), http.StatusTooManyRequests)
+		return
+	}
+	if !h.verify(req, a.Page.ID, a.PasswordHash, req.r.PostForm.Get("password")) {
 		h.passwordForm(req, a, "That password is not correct.", http.StatusUnauthorized)
 		return
 	}
 	exp := h.opts.Now().Add(cookieTTL).Unix()
-	http.SetCookie(req.w, &http.Cookie{
+	// Secure whenever the visitor came over HTTPS; a page served over plain HTTP (local runs)
+	// must still get its cookie.
+	http.SetCookie(req.w, &http.Cookie{ //nolint:gosec // G124: Secure is set for HTTPS, see above
 		Name:     cookieName,
 		Value:    strconv.FormatInt(exp, 10) + "." + base64.RawURLEncoding.EncodeToString(h.cookieMAC(a, exp)),
 		Path:     cookiePath(req),
@@ -119,16 +129,13 @@ func (h *Handler) login(req *request) {
 	http.Redirect(req.w, req.r, req.base+"/", http.StatusSeeOther)
 }
 
-// verify runs the (deliberately slow) password check, at most two at a time so that a flood
-// of attempts cannot take every core.
-func (h *Handler) verify(req *request, stored []byte, pw string) bool {
-	select {
-	case h.slots <- struct{}{}:
-	case <-req.r.Context().Done():
-		return false
-	}
-	defer func() { <-h.slots }()
-	return verifyPassword(stored, pw)
+// verify runs the (deliberately slow) password check of page, one at a time per page and a
+// bounded number in all (fairSlots), so that a flood of attempts on one page can take neither
+// every core nor the other pages' turn.
+func (h *Handler) verify(req *request, page string, stored []byte, pw string) bool {
+	ok := false
+	h.slots.do(req.r.Context(), page, func() { ok = verifyPassword(stored, pw) })
+	return ok
 }
 
 func (h *Handler) passwordForm(req *request, a statuspage.PublicPageAccess, problem string, status int) {

@@ -64,16 +64,38 @@ type Options struct {
 	// CacheTTL is how long a rendered public (not private) page is reused. Default 5s;
 	// negative disables the cache.
 	CacheTTL time.Duration
+	// PasswordAttemptsPerAddress is how many password attempts one client address may make on
+	// one page at once; then one more every PasswordAddressRefill. Defaults 5 and 12s. More is
+	// answered 429 with Retry-After.
+	PasswordAttemptsPerAddress int
+	PasswordAddressRefill      time.Duration
+	// PasswordAttemptsPerPage bounds the attempts on one page from every address together;
+	// then one more every PasswordPageRefill. Defaults 60 and 1s.
+	PasswordAttemptsPerPage int
+	PasswordPageRefill      time.Duration
+	// SubscribesPerAddress is how many subscribe requests one client address may send to one
+	// page at once; then one more every SubscribeAddressRefill. Defaults 3 and 1m.
+	// SubscribesPerPage bounds every address together; then one more every
+	// SubscribePageRefill. Defaults 30 and 10s. More is answered 429 with Retry-After.
+	SubscribesPerAddress   int
+	SubscribeAddressRefill time.Duration
+	SubscribesPerPage      int
+	SubscribePageRefill    time.Duration
+	// HashSlots is how many password hashes run at once, in all (one per page at most).
+	// Default: the number of CPUs, at least 2.
+	HashSlots int
 }
 
 // Handler serves the public status pages.
 type Handler struct {
-	st    Store
-	opts  Options
-	tpl   *templates
-	slots chan struct{} // concurrent password checks
-	gzips sync.Pool     // *gzip.Writer
-	cache pageCache
+	st       Store
+	opts     Options
+	tpl      *templates
+	slots    *fairSlots    // concurrent password checks, fair between pages
+	attempts attemptLimits // password attempts per page and address
+	subs     subscribeLimits
+	gzips    sync.Pool // *gzip.Writer
+	cache    pageCache
 }
 
 // NewHandler returns the handler of the public pages. It panics when CookieKey is shorter than
@@ -103,10 +125,34 @@ func NewHandler(st Store, opts Options) http.Handler {
 	if opts.CacheTTL == 0 {
 		opts.CacheTTL = 5 * time.Second
 	}
+	if opts.PasswordAttemptsPerAddress <= 0 {
+		opts.PasswordAttemptsPerAddress = defaultAttemptsPerAddress
+	}
+	if opts.PasswordAddressRefill <= 0 {
+		opts.PasswordAddressRefill = defaultAddressRefill
+	}
+	if opts.PasswordAttemptsPerPage <= 0 {
+		opts.PasswordAttemptsPerPage = defaultAttemptsPerPage
+	}
+	if opts.PasswordPageRefill <= 0 {
+		opts.PasswordPageRefill = defaultPageRefill
+	}
+	if opts.SubscribesPerAddress <= 0 {
+		opts.SubscribesPerAddress = defaultSubscribesPerAddress
+	}
+	if opts.SubscribeAddressRefill <= 0 {
+		opts.SubscribeAddressRefill = defaultSubscribeRefill
+	}
+	if opts.SubscribesPerPage <= 0 {
+		opts.SubscribesPerPage = defaultSubscribesPerPage
+	}
+	if opts.SubscribePageRefill <= 0 {
+		opts.SubscribePageRefill = defaultSubscribePageRefill
+	}
 	opts.StatusDomain = strings.ToLower(strings.Trim(opts.StatusDomain, "."))
 	opts.APIHost = strings.ToLower(strings.Trim(opts.APIHost, "."))
 	opts.Logger = opts.Logger.With("component", "statuspage_web")
-	return &Handler{st: st, opts: opts, tpl: mustTemplates(), slots: make(chan struct{}, 2),
+	return &Handler{st: st, opts: opts, tpl: mustTemplates(), slots: newFairSlots(opts.HashSlots), attempts: newAttemptLimits(opts), subs: newSubscribeLimits(opts),
 		cache: pageCache{ttl: opts.CacheTTL, m: map[string]cachedPage{}}}
 }
 

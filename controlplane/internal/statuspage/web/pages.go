@@ -3,8 +3,11 @@ package web
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/mail"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,6 +104,20 @@ func (h *Handler) subscribe(req *request) {
 			Message: "The form could not be read. Please try again.", Back: back, Noindex: a.Page.HideFromSearchEngines})
 		return
 	}
+	if !sameOrigin(req.r) || !h.validSubscribeToken(a.Page.ID, req.r.PostForm.Get("token"), h.opts.Now()) {
+		h.render(req, http.StatusForbidden, "message.html", messageView{Title: "Subscription failed",
+			Message: "This form has expired or was not sent from this page. Reload the page and try again.", Back: back,
+			Noindex: a.Page.HideFromSearchEngines})
+		return
+	}
+	if wait := h.subs.reserve(a.Page.ID, h.opts.ClientIP(req.r), h.opts.Now()); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		req.w.Header().Set("Retry-After", strconv.Itoa(secs))
+		h.render(req, http.StatusTooManyRequests, "message.html", messageView{Title: "Too many requests",
+			Message: fmt.Sprintf("Too many subscriptions from here. Please try again in %d seconds.", secs), Back: back,
+			Noindex: a.Page.HideFromSearchEngines})
+		return
+	}
 	email, valid := validEmail(req.r.PostForm.Get("email"))
 	if !valid {
 		h.render(req, http.StatusBadRequest, "message.html", messageView{Title: "Check the address",
@@ -111,7 +128,12 @@ func (h *Handler) subscribe(req *request) {
 	_, err := h.st.CreateSubscriber(req.r.Context(), actor, a.OrgID, a.PageID,
 		store.NewSubscriber{EmailAddress: email, Mode: statuspage.AllComponents})
 	var ce *store.ConflictError
+	var pe *statuspage.PlanLimitError
 	switch {
+	case errors.As(err, &pe):
+		h.render(req, http.StatusForbidden, "message.html", messageView{Title: "Subscriptions are full",
+			Message: "This status page cannot take more subscribers right now. Follow its Atom feed instead.",
+			Back:    back, Noindex: a.Page.HideFromSearchEngines})
 	case errors.As(err, &ce):
 		h.render(req, http.StatusOK, "message.html", messageView{Title: "Already subscribed",
 			Message: "This address is already subscribed, or waiting for its confirmation. Check your inbox for our e-mail.",

@@ -131,6 +131,7 @@ type pageView struct {
 	UptimeDays   int
 	Updated      string
 	UpdatedISO   string
+	Token        string // the subscribe form's token
 }
 
 type groupView struct {
@@ -343,7 +344,8 @@ func (h *Handler) pageViewOf(req *request, a statuspage.PublicPageAccess, p stat
 	v := pageView{Name: a.Page.Name, Noindex: a.Page.HideFromSearchEngines, Base: req.base,
 		Overall: statuspage.Description(a.Page.Status), OverallClass: overallClass(a.Page.Status),
 		Active: incidentsOf(p.Active), Maintenance: incidentsOf(p.Maintenance), History: incidentsOf(p.History),
-		HistoryDays: h.opts.HistoryDays, UptimeDays: h.opts.UptimeDays, Updated: fmtTime(now), UpdatedISO: isoTime(now)}
+		HistoryDays: h.opts.HistoryDays, UptimeDays: h.opts.UptimeDays, Updated: fmtTime(now), UpdatedISO: isoTime(now),
+		Token: h.subscribeToken(a.Page.ID, now)}
 	if a.Page.Description != nil {
 		v.Description = *a.Page.Description
 	}

@@ -58,7 +58,7 @@ func (s *mailSinkSession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	var body io.Reader = m.Body
+	body := m.Body
 	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
 		body = quotedprintable.NewReader(body)
 	}

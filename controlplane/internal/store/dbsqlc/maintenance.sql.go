@@ -254,6 +254,57 @@ func (q *Queries) EditMaintenance(ctx context.Context, arg EditMaintenanceParams
 	return err
 }
 
+const editMaintenanceAnnouncement = `-- name: EditMaintenanceAnnouncement :exec
+UPDATE status_page_incident_updates SET description = $1, updated_at = $2
+WHERE org_id = $3 AND incident_id = $4 AND status = 'SCHEDULED'
+`
+
+type EditMaintenanceAnnouncementParams struct {
+	Description string
+	Now         time.Time
+	OrgID       uuid.UUID
+	IncidentID  uuid.UUID
+}
+
+// The description of a scheduled maintenance is its announcement, the SCHEDULED update.
+func (q *Queries) EditMaintenanceAnnouncement(ctx context.Context, arg EditMaintenanceAnnouncementParams) error {
+	_, err := q.db.Exec(ctx, editMaintenanceAnnouncement,
+		arg.Description,
+		arg.Now,
+		arg.OrgID,
+		arg.IncidentID,
+	)
+	return err
+}
+
+const editMaintenanceNotifications = `-- name: EditMaintenanceNotifications :exec
+UPDATE status_page_incidents SET notify_an_hour_before = coalesce($1::bool, notify_an_hour_before),
+    notify_at_start = coalesce($2::bool, notify_at_start),
+    notify_at_end = coalesce($3::bool, notify_at_end), updated_at = $4
+WHERE org_id = $5 AND id = $6
+`
+
+type EditMaintenanceNotificationsParams struct {
+	AnHourBefore *bool
+	AtStart      *bool
+	AtEnd        *bool
+	Now          time.Time
+	OrgID        uuid.UUID
+	ID           uuid.UUID
+}
+
+func (q *Queries) EditMaintenanceNotifications(ctx context.Context, arg EditMaintenanceNotificationsParams) error {
+	_, err := q.db.Exec(ctx, editMaintenanceNotifications,
+		arg.AnHourBefore,
+		arg.AtStart,
+		arg.AtEnd,
+		arg.Now,
+		arg.OrgID,
+		arg.ID,
+	)
+	return err
+}
+
 const incidentNotice = `-- name: IncidentNotice :one
 SELECT i.title, i.impact, i.start_date, i.duration_minutes, u.status, u.description, u.date_happened
 FROM status_page_incidents i JOIN status_page_incident_updates u ON u.incident_id = i.id
@@ -491,5 +542,19 @@ func (q *Queries) SetMaintenanceState(ctx context.Context, arg SetMaintenanceSta
 		arg.OrgID,
 		arg.ID,
 	)
+	return err
+}
+
+const unlinkIncidentComponents = `-- name: UnlinkIncidentComponents :exec
+DELETE FROM status_page_incident_components WHERE org_id = $1 AND incident_id = $2
+`
+
+type UnlinkIncidentComponentsParams struct {
+	OrgID      uuid.UUID
+	IncidentID uuid.UUID
+}
+
+func (q *Queries) UnlinkIncidentComponents(ctx context.Context, arg UnlinkIncidentComponentsParams) error {
+	_, err := q.db.Exec(ctx, unlinkIncidentComponents, arg.OrgID, arg.IncidentID)
 	return err
 }

@@ -421,21 +421,29 @@ type RegionUnhealthyPeriod struct {
 	Reason    string
 }
 
+type SecretKeyFingerprint struct {
+	Singleton   bool
+	Fingerprint string
+	UpdatedAt   time.Time
+}
+
 type StatusPage struct {
-	ID                    uuid.UUID
-	OrgID                 uuid.UUID
-	Name                  string
-	Subdomain             string
-	CustomDomain          *string
-	PasswordHash          []byte
-	Description           *string
-	HideFromSearchEngines bool
-	AllowedIps            []string
-	FaviconUrl            *string
-	LogoUrl               *string
-	DarkLogoUrl           *string
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	ID                     uuid.UUID
+	OrgID                  uuid.UUID
+	Name                   string
+	Subdomain              string
+	CustomDomain           *string
+	PasswordHash           []byte
+	Description            *string
+	HideFromSearchEngines  bool
+	AllowedIps             []string
+	FaviconUrl             *string
+	LogoUrl                *string
+	DarkLogoUrl            *string
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+	CustomDomainToken      *string
+	CustomDomainVerifiedAt *time.Time
 }
 
 type StatusPageComponent struct {

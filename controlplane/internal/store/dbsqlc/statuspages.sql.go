@@ -32,9 +32,10 @@ func (q *Queries) CountStatusPages(ctx context.Context, arg CountStatusPagesPara
 
 const createStatusPage = `-- name: CreateStatusPage :exec
 INSERT INTO status_pages (id, org_id, name, subdomain, custom_domain, password_hash, description,
-    hide_from_search_engines, allowed_ips, created_at, updated_at)
+    hide_from_search_engines, allowed_ips, created_at, updated_at, custom_domain_token)
 VALUES ($1, $2, $3, $4, nullif($5::text, ''), $6::bytea,
-    nullif($7::text, ''), $8, $9::text[], $10, $10)
+    nullif($7::text, ''), $8, $9::text[], $10, $10,
+    CASE WHEN nullif($5::text, '') IS NULL THEN NULL ELSE $11::text END)
 `
 
 type CreateStatusPageParams struct {
@@ -48,6 +49,7 @@ type CreateStatusPageParams struct {
 	HideFromSearchEngines bool
 	AllowedIps            []string
 	Now                   time.Time
+	DomainToken           string
 }
 
 func (q *Queries) CreateStatusPage(ctx context.Context, arg CreateStatusPageParams) error {
@@ -62,8 +64,32 @@ func (q *Queries) CreateStatusPage(ctx context.Context, arg CreateStatusPagePara
 		arg.HideFromSearchEngines,
 		arg.AllowedIps,
 		arg.Now,
+		arg.DomainToken,
 	)
 	return err
+}
+
+const customDomainVerification = `-- name: CustomDomainVerification :one
+SELECT custom_domain, custom_domain_token, custom_domain_verified_at FROM status_pages
+WHERE org_id = $1 AND id = $2
+`
+
+type CustomDomainVerificationParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type CustomDomainVerificationRow struct {
+	CustomDomain           *string
+	CustomDomainToken      *string
+	CustomDomainVerifiedAt *time.Time
+}
+
+func (q *Queries) CustomDomainVerification(ctx context.Context, arg CustomDomainVerificationParams) (CustomDomainVerificationRow, error) {
+	row := q.db.QueryRow(ctx, customDomainVerification, arg.OrgID, arg.ID)
+	var i CustomDomainVerificationRow
+	err := row.Scan(&i.CustomDomain, &i.CustomDomainToken, &i.CustomDomainVerifiedAt)
+	return i, err
 }
 
 const deleteStatusPage = `-- name: DeleteStatusPage :one
@@ -250,8 +276,37 @@ func (q *Queries) LockStatusPage(ctx context.Context, arg LockStatusPageParams) 
 	return i, err
 }
 
+const markCustomDomainVerified = `-- name: MarkCustomDomainVerified :execrows
+UPDATE status_pages SET custom_domain_verified_at = $1
+WHERE org_id = $2 AND id = $3 AND custom_domain = $4 AND custom_domain_token = $5
+`
+
+type MarkCustomDomainVerifiedParams struct {
+	Now          *time.Time
+	OrgID        uuid.UUID
+	ID           uuid.UUID
+	CustomDomain *string
+	Token        *string
+}
+
+// Only the domain and token that were checked: a change meanwhile wins.
+func (q *Queries) MarkCustomDomainVerified(ctx context.Context, arg MarkCustomDomainVerifiedParams) (int64, error) {
+	result, err := q.db.Exec(ctx, markCustomDomainVerified,
+		arg.Now,
+		arg.OrgID,
+		arg.ID,
+		arg.CustomDomain,
+		arg.Token,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const statusPageByCustomDomain = `-- name: StatusPageByCustomDomain :one
 SELECT org_id, id FROM status_pages WHERE custom_domain = lower($1::text)
+  AND custom_domain_verified_at IS NOT NULL
 `
 
 type StatusPageByCustomDomainRow struct {
@@ -259,7 +314,8 @@ type StatusPageByCustomDomainRow struct {
 	ID    uuid.UUID
 }
 
-// The page served at a custom domain (stored in lower case), whichever organization owns it.
+// The page served at a custom domain (stored in lower case), whichever organization owns it,
+// once the domain is verified.
 func (q *Queries) StatusPageByCustomDomain(ctx context.Context, customDomain string) (StatusPageByCustomDomainRow, error) {
 	row := q.db.QueryRow(ctx, statusPageByCustomDomain, customDomain)
 	var i StatusPageByCustomDomainRow
@@ -341,19 +397,27 @@ func (q *Queries) StatusPageName(ctx context.Context, arg StatusPageNameParams) 
 
 const updateStatusPage = `-- name: UpdateStatusPage :execrows
 UPDATE status_pages SET name = $1, subdomain = $2,
+    custom_domain_token = CASE WHEN $3::text IS NULL THEN custom_domain_token
+        WHEN nullif($3::text, '') IS NULL THEN NULL
+        WHEN custom_domain IS DISTINCT FROM $3::text THEN $4::text
+        ELSE custom_domain_token END,
+    custom_domain_verified_at = CASE WHEN $3::text IS NULL THEN custom_domain_verified_at
+        WHEN custom_domain IS DISTINCT FROM nullif($3::text, '') THEN NULL
+        ELSE custom_domain_verified_at END,
     custom_domain = CASE WHEN $3::text IS NULL THEN custom_domain ELSE nullif($3::text, '') END,
-    password_hash = CASE WHEN $4::bool THEN $5::bytea ELSE password_hash END,
-    description = CASE WHEN $6::text IS NULL THEN description ELSE nullif($6::text, '') END,
-    hide_from_search_engines = coalesce($7::bool, hide_from_search_engines),
-    allowed_ips = CASE WHEN $8::bool THEN $9::text[] ELSE allowed_ips END,
-    updated_at = $10
-WHERE org_id = $11 AND id = $12
+    password_hash = CASE WHEN $5::bool THEN $6::bytea ELSE password_hash END,
+    description = CASE WHEN $7::text IS NULL THEN description ELSE nullif($7::text, '') END,
+    hide_from_search_engines = coalesce($8::bool, hide_from_search_engines),
+    allowed_ips = CASE WHEN $9::bool THEN $10::text[] ELSE allowed_ips END,
+    updated_at = $11
+WHERE org_id = $12 AND id = $13
 `
 
 type UpdateStatusPageParams struct {
 	Name                  string
 	Subdomain             string
 	CustomDomain          *string
+	DomainToken           string
 	SetPassword           bool
 	PasswordHash          []byte
 	Description           *string
@@ -366,12 +430,14 @@ type UpdateStatusPageParams struct {
 }
 
 // custom_domain and description: NULL keeps, ” clears. password_hash and allowed_ips are
-// replaced (NULL removes) only when their set_ flag is true.
+// replaced (NULL removes) only when their set_ flag is true. A changed custom domain takes
+// domain_token and must be verified again.
 func (q *Queries) UpdateStatusPage(ctx context.Context, arg UpdateStatusPageParams) (int64, error) {
 	result, err := q.db.Exec(ctx, updateStatusPage,
 		arg.Name,
 		arg.Subdomain,
 		arg.CustomDomain,
+		arg.DomainToken,
 		arg.SetPassword,
 		arg.PasswordHash,
 		arg.Description,

@@ -20,6 +20,20 @@ UPDATE status_page_incidents SET title = coalesce(sqlc.narg(title)::text, title)
         AND sqlc.narg(start_date)::timestamptz <> start_date THEN NULL ELSE reminded_at END
 WHERE org_id = @org_id AND id = @id;
 
+-- name: EditMaintenanceNotifications :exec
+UPDATE status_page_incidents SET notify_an_hour_before = coalesce(sqlc.narg(an_hour_before)::bool, notify_an_hour_before),
+    notify_at_start = coalesce(sqlc.narg(at_start)::bool, notify_at_start),
+    notify_at_end = coalesce(sqlc.narg(at_end)::bool, notify_at_end), updated_at = @now
+WHERE org_id = @org_id AND id = @id;
+
+-- name: EditMaintenanceAnnouncement :exec
+-- The description of a scheduled maintenance is its announcement, the SCHEDULED update.
+UPDATE status_page_incident_updates SET description = @description, updated_at = @now
+WHERE org_id = @org_id AND incident_id = @incident_id AND status = 'SCHEDULED';
+
+-- name: UnlinkIncidentComponents :exec
+DELETE FROM status_page_incident_components WHERE org_id = @org_id AND incident_id = @incident_id;
+
 -- name: DueMaintenance :many
 -- Maintenance whose start (SCHEDULED) or end (IN_PROGRESS) has come, across organizations.
 SELECT org_id, status_page_id, id FROM status_page_incidents

@@ -36,8 +36,19 @@ WHERE p.org_id = @org_id AND p.id = @id;
 SELECT org_id, id FROM status_pages WHERE lower(subdomain) = lower(@subdomain::text);
 
 -- name: StatusPageByCustomDomain :one
--- The page served at a custom domain (stored in lower case), whichever organization owns it.
-SELECT org_id, id FROM status_pages WHERE custom_domain = lower(@custom_domain::text);
+-- The page served at a custom domain (stored in lower case), whichever organization owns it,
+-- once the domain is verified.
+SELECT org_id, id FROM status_pages WHERE custom_domain = lower(@custom_domain::text)
+  AND custom_domain_verified_at IS NOT NULL;
+
+-- name: CustomDomainVerification :one
+SELECT custom_domain, custom_domain_token, custom_domain_verified_at FROM status_pages
+WHERE org_id = @org_id AND id = @id;
+
+-- name: MarkCustomDomainVerified :execrows
+-- Only the domain and token that were checked: a change meanwhile wins.
+UPDATE status_pages SET custom_domain_verified_at = @now
+WHERE org_id = @org_id AND id = @id AND custom_domain = @custom_domain AND custom_domain_token = @token;
 
 -- name: StatusPageInOtherOrg :one
 -- The one status page query that looks across organizations: the subscriber routes answer 403
@@ -56,14 +67,23 @@ SELECT name, subdomain FROM status_pages WHERE org_id = @org_id AND id = @id FOR
 
 -- name: CreateStatusPage :exec
 INSERT INTO status_pages (id, org_id, name, subdomain, custom_domain, password_hash, description,
-    hide_from_search_engines, allowed_ips, created_at, updated_at)
+    hide_from_search_engines, allowed_ips, created_at, updated_at, custom_domain_token)
 VALUES (@id, @org_id, @name, @subdomain, nullif(sqlc.narg(custom_domain)::text, ''), sqlc.narg(password_hash)::bytea,
-    nullif(sqlc.narg(description)::text, ''), @hide_from_search_engines, sqlc.narg(allowed_ips)::text[], @now, @now);
+    nullif(sqlc.narg(description)::text, ''), @hide_from_search_engines, sqlc.narg(allowed_ips)::text[], @now, @now,
+    CASE WHEN nullif(sqlc.narg(custom_domain)::text, '') IS NULL THEN NULL ELSE @domain_token::text END);
 
 -- name: UpdateStatusPage :execrows
 -- custom_domain and description: NULL keeps, '' clears. password_hash and allowed_ips are
--- replaced (NULL removes) only when their set_ flag is true.
+-- replaced (NULL removes) only when their set_ flag is true. A changed custom domain takes
+-- domain_token and must be verified again.
 UPDATE status_pages SET name = @name, subdomain = @subdomain,
+    custom_domain_token = CASE WHEN sqlc.narg(custom_domain)::text IS NULL THEN custom_domain_token
+        WHEN nullif(sqlc.narg(custom_domain)::text, '') IS NULL THEN NULL
+        WHEN custom_domain IS DISTINCT FROM sqlc.narg(custom_domain)::text THEN @domain_token::text
+        ELSE custom_domain_token END,
+    custom_domain_verified_at = CASE WHEN sqlc.narg(custom_domain)::text IS NULL THEN custom_domain_verified_at
+        WHEN custom_domain IS DISTINCT FROM nullif(sqlc.narg(custom_domain)::text, '') THEN NULL
+        ELSE custom_domain_verified_at END,
     custom_domain = CASE WHEN sqlc.narg(custom_domain)::text IS NULL THEN custom_domain ELSE nullif(sqlc.narg(custom_domain)::text, '') END,
     password_hash = CASE WHEN @set_password::bool THEN sqlc.narg(password_hash)::bytea ELSE password_hash END,
     description = CASE WHEN sqlc.narg(description)::text IS NULL THEN description ELSE nullif(sqlc.narg(description)::text, '') END,

@@ -1,0 +1,108 @@
+package web
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
+)
+
+// The password form is the one place where an anonymous client makes the server do expensive
+// work (PBKDF2, ~100 ms of a core), so it is bounded twice: attempts are rate-limited per page
+// and client address (guessing), and the hashing itself is shared fairly between pages (one
+// page flooded cannot hold every hashing slot and stall the private pages of other tenants).
+
+// Defaults of the password attempt limits (Options).
+const (
+	defaultAttemptsPerAddress = 5                // burst per page and client address
+	defaultAddressRefill      = 12 * time.Second // one more attempt per page and address every 12 s (5 a minute)
+	defaultAttemptsPerPage    = 60               // burst per page, every address together
+	defaultPageRefill         = time.Second      // one more attempt per page every second
+)
+
+// attemptKey is a page and a client address.
+type attemptKey struct{ page, addr string }
+
+// attemptLimits holds the token buckets of password attempts.
+type attemptLimits struct {
+	perAddress *ratelimit.Keyed[attemptKey]
+	perPage    *ratelimit.Keyed[string]
+}
+
+func newAttemptLimits(o Options) attemptLimits {
+	return attemptLimits{
+		perAddress: ratelimit.New[attemptKey](rate.Every(o.PasswordAddressRefill), o.PasswordAttemptsPerAddress,
+			time.Duration(o.PasswordAttemptsPerAddress+1)*o.PasswordAddressRefill),
+		perPage: ratelimit.New[string](rate.Every(o.PasswordPageRefill), o.PasswordAttemptsPerPage,
+			time.Duration(o.PasswordAttemptsPerPage+1)*o.PasswordPageRefill),
+	}
+}
+
+// reserve takes one attempt for page from addr at now; it returns 0 when the attempt may go
+// on, else how long to wait (and takes nothing from the page's bucket then).
+func (l attemptLimits) reserve(page, addr string, now time.Time) time.Duration {
+	if wait := l.perAddress.Reserve(attemptKey{page, addr}, now); wait > 0 {
+		return wait
+	}
+	return l.perPage.Reserve(page, now)
+}
+
+// fairSlots bounds concurrent password hashing: at most one hash per page at a time, and at
+// most cap(global) in all. A page's waiting attempts queue on their page's slot, not on the
+// global ones, so the other pages always find a free global slot soon.
+type fairSlots struct {
+	global chan struct{}
+	mu     sync.Mutex
+	pages  map[string]*pageSlot
+}
+
+type pageSlot struct {
+	ch   chan struct{}
+	refs int
+}
+
+// newFairSlots allows n hashes at once (default: the number of CPUs, at least 2).
+func newFairSlots(n int) *fairSlots {
+	if n <= 0 {
+		n = max(2, runtime.GOMAXPROCS(0))
+	}
+	return &fairSlots{global: make(chan struct{}, n), pages: map[string]*pageSlot{}}
+}
+
+// do runs fn holding page's slot and a global one; it returns false without running fn when ctx
+// ends first.
+func (s *fairSlots) do(ctx context.Context, page string, fn func()) bool {
+	s.mu.Lock()
+	ps := s.pages[page]
+	if ps == nil {
+		ps = &pageSlot{ch: make(chan struct{}, 1)}
+		s.pages[page] = ps
+	}
+	ps.refs++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if ps.refs--; ps.refs == 0 {
+			delete(s.pages, page)
+		}
+		s.mu.Unlock()
+	}()
+	select {
+	case ps.ch <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-ps.ch }()
+	select {
+	case s.global <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-s.global }()
+	fn()
+	return true
+}

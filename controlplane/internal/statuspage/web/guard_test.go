@@ -1,0 +1,214 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// testClock is a clock a test moves by hand.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *testClock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// clientFromHeader is the client address a test sets per request.
+func clientFromHeader(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+
+// TestPasswordAttemptsLimited guesses a page's password: past the burst, one address gets 429
+// with Retry-After (the right password included) while another address still may try; the
+// bucket refills with time, and another page is not affected.
+func TestPasswordAttemptsLimited(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	hash := hashPassword(t, "correct horse")
+	f := newFixture(t, st, store.StatusPageInput{Name: "Guarded", Subdomain: "guarded", PasswordHash: &hash})
+	newFixture(t, st, store.StatusPageInput{Name: "Other", Subdomain: "other-guarded", PasswordHash: &hash})
+	clk := &testClock{t: time.Now()}
+	h := NewHandler(f.sp, Options{CookieKey: testKey, Now: clk.Now, ClientIP: clientFromHeader,
+		PasswordAttemptsPerAddress: 3, PasswordAddressRefill: 10 * time.Second})
+	srv := serve(t, h)
+	try := func(page, client, pw string) *http.Response {
+		resp, _ := get(t, http.MethodPost, srv.URL+"/status/"+page+"/login", "", url.Values{"password": {pw}}, map[string]string{"X-Test-Client": client})
+		return resp
+	}
+	for i := range 3 {
+		if resp := try("guarded", "198.51.100.1", "wrong"); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d", i+1, resp.StatusCode)
+		}
+	}
+	resp := try("guarded", "198.51.100.1", "correct horse")
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("4th attempt: %d, want 429", resp.StatusCode)
+	}
+	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 10 {
+		t.Fatalf("Retry-After %q", resp.Header.Get("Retry-After"))
+	}
+	if resp := try("guarded", "198.51.100.2", "wrong"); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("another address: %d", resp.StatusCode)
+	}
+	if resp := try("other-guarded", "198.51.100.1", "correct horse"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("another page: %d", resp.StatusCode)
+	}
+	clk.Add(10 * time.Second)
+	if resp := try("guarded", "198.51.100.1", "correct horse"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("after the refill: %d", resp.StatusCode)
+	}
+}
+
+// TestPasswordHashingFairBetweenPages floods one page with password attempts from many
+// addresses and times a login to another page meanwhile: it waits for about one hash,
+// not behind the flood (with one global pool of 2 slots it waited for the whole queue).
+func TestPasswordHashingFairBetweenPages(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	hash := hashPassword(t, "correct horse")
+	f := newFixture(t, st, store.StatusPageInput{Name: "Flooded", Subdomain: "flooded", PasswordHash: &hash})
+	newFixture(t, st, store.StatusPageInput{Name: "Quiet", Subdomain: "quiet", PasswordHash: &hash})
+	h := NewHandler(f.sp, Options{CookieKey: testKey, ClientIP: clientFromHeader, HashSlots: 2})
+	srv := serve(t, h)
+	login := func(page, client, pw string) (int, time.Duration) {
+		start := time.Now()
+		resp, _ := get(t, http.MethodPost, srv.URL+"/status/"+page+"/login", "", url.Values{"password": {pw}}, map[string]string{"X-Test-Client": client})
+		return resp.StatusCode, time.Since(start)
+	}
+	// One hash, alone: the unit of the comparison (best of three).
+	single := time.Hour
+	for i := range 3 {
+		code, d := login("quiet", "203.0.113."+strconv.Itoa(100+i), "correct horse")
+		if code != http.StatusSeeOther {
+			t.Fatalf("quiet login: %d", code)
+		}
+		single = min(single, d)
+	}
+	const attackers = 32
+	var wg sync.WaitGroup
+	for i := range attackers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			login("flooded", "198.51.100."+strconv.Itoa(i+1), "wrong")
+		}()
+	}
+	time.Sleep(3 * single) // the flood is queued
+	code, took := login("quiet", "203.0.113.1", "correct horse")
+	wg.Wait()
+	if code != http.StatusSeeOther {
+		t.Fatalf("quiet login during the flood: %d", code)
+	}
+	t.Logf("one hash %s; a login to another page during a flood of %d attempts took %s (%.1f×)", single, attackers, took,
+		float64(took)/float64(single))
+	// Behind the flood it would wait attackers/2 = 16 hashes; fair, about one (and the cores
+	// it shares with the flood and the machine's other work).
+	if took > 8*single {
+		t.Fatalf("a login to another page took %s during the flood, more than 8 × one hash (%s)", took, single)
+	}
+}
+
+func TestFairSlotsForgetIdlePages(t *testing.T) {
+	t.Parallel()
+	s := newFairSlots(2)
+	for _, p := range []string{"a", "b", "a"} {
+		if !s.do(t.Context(), p, func() {}) {
+			t.Fatal("not run")
+		}
+	}
+	if n := len(s.pages); n != 0 {
+		t.Fatalf("%d page slots kept after use", n)
+	}
+}
+
+var formTokenPattern = regexp.MustCompile(`name="token" value="([^"]+)"`)
+
+// formToken is the subscribe form's token in a rendered page.
+func formToken(t *testing.T, page string) string {
+	t.Helper()
+	m := formTokenPattern.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no subscribe form token in the page:\n%s", page)
+	}
+	return m[1]
+}
+
+// TestSubscribeFormProtected submits the public subscribe form without its token, with a
+// forged or another page's token, from another site (Origin, Sec-Fetch-Site), and in bulk: each
+// is refused (403, then 429 with Retry-After per page and address), and nothing is created.
+func TestSubscribeFormProtected(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	f := newFixture(t, st, store.StatusPageInput{Name: "Acme", Subdomain: "subguard"})
+	other := newFixture(t, st, store.StatusPageInput{Name: "Other", Subdomain: "subguard-other"})
+	clk := &testClock{t: time.Now()}
+	srv := serve(t, NewHandler(f.sp, Options{CookieKey: testKey, Now: clk.Now, ClientIP: clientFromHeader, SubscribesPerAddress: 2,
+		SubscribeAddressRefill: time.Minute, SubscribesPerPage: 4, SubscribePageRefill: time.Minute, CacheTTL: -1}))
+	_, page := get(t, http.MethodGet, srv.URL+"/status/subguard", "", nil, nil)
+	token := formToken(t, page)
+	_, otherPage := get(t, http.MethodGet, srv.URL+"/status/subguard-other", "", nil, nil)
+	otherToken := formToken(t, otherPage)
+	post := func(email, tok, client string, hdr map[string]string) *http.Response {
+		h := map[string]string{"X-Test-Client": client}
+		for k, v := range hdr {
+			h[k] = v
+		}
+		form := url.Values{"email": {email}}
+		if tok != "" {
+			form.Set("token", tok)
+		}
+		resp, _ := get(t, http.MethodPost, srv.URL+"/status/subguard/subscribe", "", form, h)
+		return resp
+	}
+	for name, resp := range map[string]*http.Response{
+		"no token":              post("a@example.com", "", "192.0.2.1", nil),
+		"forged token":          post("a@example.com", "1700000000.AAAA", "192.0.2.1", nil),
+		"another page's token":  post("a@example.com", otherToken, "192.0.2.1", nil),
+		"another site (Origin)": post("a@example.com", token, "192.0.2.1", map[string]string{"Origin": "https://evil.example"}),
+		"cross-site fetch":      post("a@example.com", token, "192.0.2.1", map[string]string{"Sec-Fetch-Site": "cross-site"}),
+	} {
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", name, resp.StatusCode)
+		}
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if resp := post("a@example.com", token, "192.0.2.1", map[string]string{"Origin": "http://" + host, "Sec-Fetch-Site": "same-origin"}); resp.StatusCode != 200 {
+		t.Fatalf("the page's own form: %d", resp.StatusCode)
+	}
+	if resp := post("b@example.com", token, "192.0.2.1", nil); resp.StatusCode != 200 {
+		t.Fatalf("second subscription: %d", resp.StatusCode)
+	}
+	resp := post("c@example.com", token, "192.0.2.1", nil)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("third from one address: %d %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	// Per page: other addresses share the page's budget (4).
+	post("d@example.com", token, "192.0.2.2", nil)
+	post("e@example.com", token, "192.0.2.3", nil)
+	if resp := post("f@example.com", token, "192.0.2.4", nil); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("past the page's budget: %d", resp.StatusCode)
+	}
+	clk.Add(2 * time.Minute)
+	if resp := post("g@example.com", token, "192.0.2.1", nil); resp.StatusCode != 200 {
+		t.Fatalf("after the refill: %d", resp.StatusCode)
+	}
+	// An expired form.
+	clk.Add(25 * time.Hour)
+	if resp := post("h@example.com", token, "192.0.2.9", nil); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a day-old form: %d", resp.StatusCode)
+	}
+	if _, total, _ := f.sp.ListSubscribers(context.Background(), f.org, f.page, "", 50, 0); total != 5 {
+		t.Fatalf("%d subscribers, want 5", total)
+	}
+	if _, total, _ := other.sp.ListSubscribers(context.Background(), other.org, other.page, "", 50, 0); total != 0 {
+		t.Fatalf("other page: %d subscribers", total)
+	}
+}
