@@ -263,8 +263,8 @@ func TestControlPlaneRestart(t *testing.T) {
 	restart := func(how string) {
 		t.Helper()
 		before := s.checkRow(t, id)
-		if before.lastQueued == nil {
-			t.Fatal("last_queued is NULL after several runs")
+		if before.progress == nil {
+			t.Fatal("no scheduler progress after several runs")
 		}
 		switch how {
 		case "SIGTERM":
@@ -286,8 +286,8 @@ func TestControlPlaneRestart(t *testing.T) {
 
 		checkFor(t, 3*fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
 			now := s.checkRow(t, id)
-			if now.lastQueued == nil || !now.lastQueued.After(*before.lastQueued) {
-				return fmt.Errorf("last_queued %v, not after %v from before the restart", now.lastQueued, before.lastQueued)
+			if now.progress == nil || !now.progress.After(*before.progress) {
+				return fmt.Errorf("scheduler progress %v, not after %v from before the restart", now.progress, before.progress)
 			}
 			if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND is_final_attempt AND checked_at > $2`, id, restarted); n < 3 {
 				return fmt.Errorf("%d final results since the restart, want 3", n)
@@ -396,11 +396,11 @@ func TestRegionWithoutAgent(t *testing.T) {
 	}
 }
 
-// checkRowState is what the checks table says about a check's schedule and state.
+// checkRowState is what the database says about a check's state and the schedule.
 type checkRowState struct {
 	state          string
 	stateChangedAt time.Time
-	lastQueued     *time.Time
+	progress       *time.Time // the scheduler's: runs due up to it were handled
 	lastRunAt      *time.Time
 }
 
@@ -410,8 +410,8 @@ func (s *stack) checkRow(t *testing.T, id uuid.UUID) checkRowState {
 	defer cancel()
 	var r checkRowState
 	var changed *time.Time
-	if err := s.db.QueryRow(ctx, `SELECT state, state_changed_at, last_queued, last_run_at FROM checks WHERE id = $1`, id).
-		Scan(&r.state, &changed, &r.lastQueued, &r.lastRunAt); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT state, state_changed_at, (SELECT handled_through FROM scheduler_progress), last_run_at
+		FROM checks WHERE id = $1`, id).Scan(&r.state, &changed, &r.progress, &r.lastRunAt); err != nil {
 		t.Fatal(err)
 	}
 	if changed != nil {

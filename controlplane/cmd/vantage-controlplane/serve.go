@@ -162,8 +162,13 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	// Runs that did not run count in one metric, whoever skipped them (agents, the scheduler).
+	runsSkipped := ingest.NewRunsSkipped()
+	if err := reg.Register(runsSkipped); err != nil {
+		return nil, err
+	}
 	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
-		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now, Guard: guard})
+		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now, Guard: guard, RunsSkipped: runsSkipped})
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +178,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{})
+	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{RunsSkipped: runsSkipped})
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,9 @@ type checkCommonJSON struct {
 	Version    *string           `json:"version"`
 	ProjectID  *string           `json:"project_id"`
 	Assertions []check.Assertion `json:"assertions"`
+	// SkippedRuns24h is an extension (docs/api-extensions.md): runs of the last 24 hours, one
+	// per region, that did not run (overload, a dead agent, a scheduler that fell behind).
+	SkippedRuns24h int64 `json:"skipped_runs_24h"`
 }
 
 // The kinds' own fields are the model's (pkg/check), rendered under their json names: a field
@@ -117,6 +120,7 @@ func renderCheck(c store.Check, withScript bool) any {
 		Version:                      version,
 		ProjectID:                    uuidString(c.ProjectID),
 		Assertions:                   s.Assertions,
+		SkippedRuns24h:               c.SkippedRuns24h,
 	}
 	switch {
 	case s.DNS != nil:
@@ -153,12 +157,15 @@ type checkListItemJSON struct {
 	TCPHostname   *string `json:"tcp_hostname"`
 	TCPPort       *int    `json:"tcp_port"`
 	TCPIPFamily   *string `json:"tcp_ip_family"`
+	// SkippedRuns24h is an extension, as on checkCommonJSON.
+	SkippedRuns24h int64 `json:"skipped_runs_24h"`
 }
 
 func renderCheckListItem(c store.CheckSummary) checkListItemJSON {
 	out := checkListItemJSON{
 		ProjectID: uuidString(c.ProjectID), ID: c.ID.String(), Name: c.Name, URL: c.URL, CheckType: string(c.Kind),
 		LastQueued: formatTimePtr(c.LastQueued), Status: checkStatus(c.State, c.Paused, c.Muted, c.InMaintenance),
+		SkippedRuns24h: c.SkippedRuns24h,
 	}
 	if d := c.DNS; d != nil {
 		out.DNSDomain, out.DNSRecordType, out.DNSResolver, out.DNSProtocol = &d.Domain, &d.RecordType, d.Resolver, &d.Protocol

@@ -41,6 +41,9 @@ type BatcherOptions struct {
 	QueueSize int
 	// WriteTimeout bounds one batch transaction. Default 30s.
 	WriteTimeout time.Duration
+	// RunsSkipped is vantage_runs_skipped_total (NewRunsSkipped), registered by the caller.
+	// Nil: the Batcher makes and registers its own.
+	RunsSkipped *prometheus.CounterVec
 }
 
 func (o *BatcherOptions) defaults() {
@@ -79,6 +82,7 @@ type Batcher struct {
 	batchSeconds prometheus.Histogram
 	batchSize    prometheus.Histogram
 	results      *prometheus.CounterVec
+	runs         *runMetrics
 }
 
 type lane struct {
@@ -103,7 +107,11 @@ func NewBatcher(log *slog.Logger, reg prometheus.Registerer, sink Sink, opts Bat
 		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vantage_ingest_batch_size",
 			Help: "Results per batch.", Buckets: prometheus.ExponentialBuckets(1, 2, 11)}),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_results_total",
-			Help: "Results received from agents, by outcome (stored, duplicate, dropped, failed)."}, []string{"outcome"}),
+			Help: "Results received from agents, by outcome (stored, skipped, duplicate, dropped, failed)."}, []string{"outcome"}),
+		runs: newRunMetrics(opts.RunsSkipped),
+	}
+	if opts.RunsSkipped == nil {
+		b.runs.skipped = NewRunsSkipped()
 	}
 	for range opts.Lanes {
 		b.lanes = append(b.lanes, &lane{in: make(chan item, opts.QueueSize), batches: make(chan []item)})
@@ -117,7 +125,11 @@ func NewBatcher(log *slog.Logger, reg prometheus.Registerer, sink Sink, opts Bat
 			}
 			return float64(n)
 		})
-		for _, c := range []prometheus.Collector{b.batchSeconds, b.batchSize, b.results, queued} {
+		cs := []prometheus.Collector{b.batchSeconds, b.batchSize, b.results, queued, b.runs.late, b.runs.lateness}
+		if opts.RunsSkipped == nil {
+			cs = append(cs, b.runs.skipped)
+		}
+		for _, c := range cs {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("ingest batcher metrics: %w", err)
 			}
@@ -251,6 +263,8 @@ func (b *Batcher) write(ctx context.Context, batch []item) {
 		err = fmt.Errorf("store results: %w", err)
 	} else {
 		b.results.WithLabelValues("stored").Add(float64(stats.Stored))
+		b.results.WithLabelValues("skipped").Add(float64(stats.Skipped))
+		b.runs.account(stats.Accepted)
 		b.results.WithLabelValues("duplicate").Add(float64(stats.Duplicates))
 		b.results.WithLabelValues("dropped").Add(float64(stats.Dropped))
 	}

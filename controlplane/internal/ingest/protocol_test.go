@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -111,8 +110,8 @@ func TestBatchedResultsAndNotRun(t *testing.T) {
 	if n := h.count(`SELECT count(*) FROM check_results WHERE check_id = $1`, checkID); n != 40 {
 		t.Errorf("%d rows stored, want 40 (the duplicate once, the not-run result and the refused one not as probes)", n)
 	}
-	if n := testutil.ToFloat64(h.srv.skipped.WithLabelValues("cloud:us-east-1", wire.NotRunExpired)); n != 1 {
-		t.Errorf("vantage_runs_skipped_total{EXPIRED} = %v, want 1", n)
+	if n := h.count(`SELECT count(*) FROM skipped_runs WHERE check_id = $1 AND reason = 'EXPIRED'`, checkID); n != 1 {
+		t.Errorf("%d skipped runs recorded, want the not-run result's", n)
 	}
 }
 

@@ -25,8 +25,10 @@
 // That is protocol version 1. On version 2 (agreed in Register/Registered: the lower of both
 // sides' versions) results come many to a message (ResultBatch) and acks likewise
 // (ResultAckBatch: every ack ready when the stream's writer is free goes in one message), and
-// a result may report a run the agent did not run (not_run_reason): it is counted as skipped
-// (vantage_runs_skipped_total) and acked as stored, never judged.
+// a result may report a run the agent did not run (not_run_reason): it goes through the
+// batcher like any result, is recorded as a skipped run (skipped_runs, once however often it
+// is delivered) and counted in vantage_runs_skipped_total, is acked once committed, and is
+// never judged.
 //
 // Acks may come out of order (batches commit concurrently); the agent matches them by seq.
 // When the agent closes its side, the stream ends after the last pending ack is sent. When the
@@ -89,7 +91,6 @@ type Server struct {
 
 	streams  prometheus.Gauge
 	rejected *prometheus.CounterVec
-	skipped  *prometheus.CounterVec
 
 	draining  chan struct{} // closed by Drain
 	drainOnce sync.Once
@@ -122,15 +123,13 @@ func NewServer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer
 			Help: "Open agent streams on this replica."}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_rejected_total",
 			Help: "Streams and results turned away, by reason (unauthenticated, forbidden_region, protocol, invalid_result, unsigned_result)."}, []string{"reason"}),
-		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_runs_skipped_total",
-			Help: "Runs an agent reported as not run, by region and reason (EXPIRED: past their deadline when the agent got them; SHUTDOWN: the agent stopped on their last delivery)."}, []string{"region", "reason"}),
 	}
 	if opts.AgentToken != "" {
 		h := sha256.Sum256([]byte(opts.AgentToken))
 		s.sharedHash = h[:]
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.skipped, s.registry.gauge, s.registry.browsers} {
+		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge, s.registry.browsers} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("ingest metrics: %w", err)
 			}
@@ -410,12 +409,8 @@ func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnv
 		return nil
 	}
 	agent.Stats.observe(res)
-	if reason := res.GetNotRunReason(); reason != "" {
-		// Counted here; the run itself is not a probe and is never judged.
-		s.skipped.WithLabelValues(row.Region, reason).Inc()
-		acks.push(&vantagev1.ResultAck{Seq: seq, Stored: true})
-		return nil
-	}
+	// A run the agent did not run is stored as a skipped run, counted once stored, never judged.
+	row.NotRunReason = res.GetNotRunReason()
 	done := func(err error) {
 		ack := &vantagev1.ResultAck{Seq: seq, Stored: err == nil}
 		if err != nil {

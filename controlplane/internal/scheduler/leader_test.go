@@ -154,7 +154,7 @@ func TestLeaderStepsDownWhenItsSessionDies(t *testing.T) {
 	assertContiguousRuns(t, got, ids)
 }
 
-// A leader that queued a run but died before recording it in last_queued: its successor
+// A leader that queued a run but died before recording it in its progress: its successor
 // publishes the run again, with the same job id, and JetStream keeps one copy.
 func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	t.Parallel()
@@ -169,7 +169,7 @@ func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	stopA() // right after a run, long before the next one
 	js := got.of(id)
 	last := js[len(js)-1].job.ScheduledAtUnixMs
-	e.exec(t, `UPDATE checks SET last_queued = $2 WHERE id = $1`, id, msTime(last-1000))
+	e.exec(t, `UPDATE scheduler_progress SET handled_through = $1`, msTime(last-1000))
 
 	_, regB, _ := e.startScheduler(t, Config{}, "b")
 	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
 // batchLimit caps the runs published between two looks at the loop's other inputs, so that a
@@ -40,7 +42,14 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	defer sub.Unsubscribe() //nolint:errcheck // the connection may be gone; nothing to do about it
 
 	start := time.Now()
-	sched := newSchedule(s.cfg.CatchUp, s.cfg.MinConfirmationCadence)
+	through := int64(noTime)
+	if t, ok, err := s.store.SchedulerProgress(ctx); err != nil {
+		return fmt.Errorf("read scheduler progress: %w", err)
+	} else if ok {
+		through = unixMs(t)
+	}
+	s.handled.Store(through)
+	sched := newSchedule(through, s.cfg.MinConfirmationCadence)
 	bad := 0
 	err = s.loadFull(ctx, false, func(r loadResult) bool {
 		sched.upsertFull(r.plans, r.seq, unixMs(s.now()))
@@ -65,7 +74,7 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.reload(bg, feed, loads, resyncNow) })
 	wg.Go(func() { s.resync(bg, loads, resyncNow) })
-	wg.Go(func() { s.flushLastQueued(bg, pub.marks) })
+	wg.Go(func() { s.recordProgress(bg) })
 	collected := make(chan struct{})
 	go func() { pub.collect(); close(collected) }()
 
@@ -75,8 +84,9 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	wg.Wait()
 	pub.drain(drainTimeout)
 	<-collected
+	// Every publish is acknowledged or abandoned now: a clean step-down records all it did.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	s.flushOnce(fctx, pub.marks)
+	s.writeProgress(fctx, s.handled.Load())
 	cancel()
 	s.m.scheduled.Set(0)
 	return nil
@@ -100,10 +110,15 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 			wait = 100 * time.Millisecond
 		} else if more, blocked := s.publishDue(sched, pub, now); blocked {
 			wait = retryWait
+			s.markHandled(sched, sched.peek().next-1)
 		} else if more {
 			wait = 0 // more are due: look at the other inputs, then carry on
-		} else if e := sched.peek(); e != nil {
-			wait = time.Duration(e.next-unixMs(s.now())) * time.Millisecond
+			s.markHandled(sched, sched.peek().next-1)
+		} else {
+			s.markHandled(sched, now)
+			if e := sched.peek(); e != nil {
+				wait = time.Duration(e.next-unixMs(s.now())) * time.Millisecond
+			}
 		}
 		if len(full) > 0 {
 			// Apply a chunk of the oldest part; a whole part of 1,000 plans would hold due runs
@@ -150,15 +165,34 @@ func (s *Scheduler) publishDue(sched *schedule, pub *publisher, now int64) (more
 			return false, false
 		}
 		p := e.plan
-		if now > jobDeadline(e.next, e.spacing(), p.timeout, p.attempts) {
-			s.m.skipped.WithLabelValues("late").Add(float64(len(p.regions)))
-		} else if !pub.publish(p, e.next, e.confirm, e.spacing()) {
+		if deadline := e.deadline(); now > deadline {
+			s.skipRun(p, e.next)
+		} else if !pub.publish(p, e.next, deadline, e.confirm) {
 			return true, true
 		}
 		sched.advance(e, now)
 	}
 	e := sched.peek()
 	return e != nil && e.next <= now, false
+}
+
+// skipRun counts and keeps for recording the run of p due at due, which could not be queued
+// before its deadline (NATS slow or unreachable, or the loop behind).
+func (s *Scheduler) skipRun(p *plan, due int64) {
+	s.m.skipped.WithLabelValues("late").Add(float64(len(p.regions)))
+	at := time.UnixMilli(due).UTC()
+	for _, r := range p.regions {
+		if s.runsSkipped != nil {
+			s.runsSkipped.WithLabelValues(r, store.SkipNotQueued).Inc()
+		}
+		s.skips.add(store.SkippedRun{OrgID: p.orgID, CheckID: p.id, Region: r, ScheduledAt: at, Reason: store.SkipNotQueued})
+	}
+}
+
+// markHandled records that every run due at or before t was handled.
+func (s *Scheduler) markHandled(sched *schedule, t int64) {
+	sched.handled(t)
+	s.handled.Store(sched.through)
 }
 
 // apply folds a load of some checks into the schedule.

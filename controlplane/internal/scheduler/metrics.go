@@ -6,16 +6,16 @@ import (
 
 // metrics are the scheduler's Prometheus series.
 type metrics struct {
-	published        *prometheus.CounterVec // by region
-	duplicates       prometheus.Counter
-	publishErrs      prometheus.Counter
-	skipped          *prometheus.CounterVec // by reason
-	lateness         prometheus.Histogram
-	scheduled        prometheus.Gauge
-	leader           prometheus.Gauge
-	loadErrs         *prometheus.CounterVec // by kind of load
-	unrunnable       prometheus.Gauge
-	lastQueuedWrites prometheus.Counter
+	published      *prometheus.CounterVec // by region
+	duplicates     prometheus.Counter
+	publishErrs    prometheus.Counter
+	skipped        *prometheus.CounterVec // by reason
+	lateness       prometheus.Histogram
+	scheduled      prometheus.Gauge
+	leader         prometheus.Gauge
+	loadErrs       *prometheus.CounterVec // by kind of load
+	unrunnable     prometheus.Gauge
+	progressWrites prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -57,13 +57,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "vantage_scheduler_unrunnable_checks",
 			Help: "Active checks the last full load could not turn into jobs (see the log).",
 		}),
-		lastQueuedWrites: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "vantage_scheduler_last_queued_updates_total",
-			Help: "Checks whose last_queued was written.",
+		progressWrites: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vantage_scheduler_progress_writes_total",
+			Help: "Writes of the scheduler's progress (how far runs were handled; one row).",
 		}),
 	}
 	for _, c := range []prometheus.Collector{m.published, m.duplicates, m.publishErrs, m.skipped, m.lateness,
-		m.scheduled, m.leader, m.loadErrs, m.unrunnable, m.lastQueuedWrites} {
+		m.scheduled, m.leader, m.loadErrs, m.unrunnable, m.progressWrites} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -40,7 +40,8 @@ type plan struct {
 	state      string
 	anchor     int64 // state_changed_at in ms; noTime when the state never changed
 	period     time.Duration
-	lastQueued int64 // noTime when never queued
+	lastQueued int64 // the legacy last_queued column; noTime when none
+	createdAt  int64
 	timeout    time.Duration
 	attempts   uint32
 	// job carries every field that is the same for all of the check's jobs; the per-run and
@@ -83,6 +84,7 @@ func buildPlan(c store.SchedCheck, guard JobGuard) (*plan, error) {
 		state:      c.State,
 		anchor:     noTime,
 		lastQueued: noTime,
+		createdAt:  unixMs(c.CreatedAt),
 		timeout:    defaultTimeout,
 		attempts:   attemptsProbe,
 	}

@@ -18,11 +18,10 @@ import (
 
 // publisher queues jobs with asynchronous JetStream publishes — at most maxInFlight awaiting
 // their ack — and a collector goroutine that takes the acks in order, counts them, measures
-// lateness and marks the checks queued for the last_queued flush.
+// and lateness.
 type publisher struct {
 	js        jetstream.JetStream
 	inflight  chan inflight
-	marks     *marks
 	m         *metrics
 	now       func() time.Time
 	stallWait time.Duration
@@ -43,7 +42,6 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 	return &publisher{
 		js:        js,
 		inflight:  make(chan inflight, 2*maxInFlight),
-		marks:     newMarks(),
 		m:         m,
 		now:       now,
 		stallWait: stallWait,
@@ -56,9 +54,8 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 // cannot take them now (no free in-flight slot within stallWait, or the connection is down):
 // the caller retries the run later, until its deadline, and JetStream drops the regions
 // already queued as duplicates.
-func (pb *publisher) publish(p *plan, due int64, confirmation bool, spacing time.Duration) bool {
+func (pb *publisher) publish(p *plan, due, deadline int64, confirmation bool) bool {
 	id := jobID(p.id, due)
-	deadline := jobDeadline(due, spacing, p.timeout, p.attempts)
 	for _, region := range p.regions {
 		job := p.newJob(id, region, due, deadline, confirmation)
 		data, err := proto.Marshal(job)
@@ -96,7 +93,6 @@ func (pb *publisher) collect() {
 				c.Inc()
 				pb.m.lateness.Observe(float64(unixMs(at)-f.due) / 1000)
 			}
-			pb.marks.add(f.orgID, f.check, at)
 		case err := <-f.fut.Err():
 			pb.m.publishErrs.Inc()
 			pb.errs.report("job not acknowledged", err, "check_id", f.check.String(), "region", f.region)
@@ -115,70 +111,65 @@ func (pb *publisher) drain(timeout time.Duration) {
 	pb.js.CleanupPublisher()
 }
 
-// marks collects the newest queue time of each check between last_queued flushes.
-type marks struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]store.QueuedMark
-}
-
-func newMarks() *marks { return &marks{m: map[uuid.UUID]store.QueuedMark{}} }
-
-func (k *marks) add(orgID, checkID uuid.UUID, at time.Time) {
-	k.mu.Lock()
-	if cur, ok := k.m[checkID]; !ok || cur.At.Before(at) {
-		k.m[checkID] = store.QueuedMark{OrgID: orgID, CheckID: checkID, At: at}
-	}
-	k.mu.Unlock()
-}
-
-// take removes and returns every mark.
-func (k *marks) take() []store.QueuedMark {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if len(k.m) == 0 {
-		return nil
-	}
-	out := make([]store.QueuedMark, 0, len(k.m))
-	for _, v := range k.m {
-		out = append(out, v)
-	}
-	k.m = make(map[uuid.UUID]store.QueuedMark, len(out))
-	return out
-}
-
-// putBack returns marks a failed flush could not write, keeping any newer ones.
-func (k *marks) putBack(ms []store.QueuedMark) {
-	for _, v := range ms {
-		k.add(v.OrgID, v.CheckID, v.At)
-	}
-}
-
-// flushLastQueued writes the collected marks every interval until ctx ends, then once more
-// with a bounded grace so that a clean step-down leaves last_queued true.
-func (s *Scheduler) flushLastQueued(ctx context.Context, k *marks) {
+// recordProgress writes the scheduler's progress every FlushInterval until ctx ends: the
+// handled-through time the loop had reached one interval before, by when the publishes of
+// those runs have been acknowledged. A successor starts from it and publishes the runs of
+// the last interval or two again; JetStream drops them as duplicates by their message ids.
+func (s *Scheduler) recordProgress(ctx context.Context) {
 	t := time.NewTicker(s.cfg.FlushInterval)
 	defer t.Stop()
+	prev := s.handled.Load()
 	for {
 		select {
 		case <-t.C:
-			s.flushOnce(ctx, k)
+			s.writeProgress(ctx, prev)
+			prev = s.handled.Load()
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-func (s *Scheduler) flushOnce(ctx context.Context, k *marks) {
-	batch := k.take()
-	if len(batch) == 0 {
+func (s *Scheduler) writeProgress(ctx context.Context, through int64) {
+	if runs := s.skips.take(); len(runs) > 0 {
+		if _, err := s.store.RecordSkippedRuns(ctx, runs); err != nil {
+			s.flushErrs.report("record skipped runs", err, "runs", len(runs))
+		}
+	}
+	if through == noTime {
 		return
 	}
-	if err := s.store.SetLastQueued(ctx, batch); err != nil {
-		k.putBack(batch)
-		s.flushErrs.report("write last_queued", err, "checks", len(batch))
+	if err := s.store.SetSchedulerProgress(ctx, time.UnixMilli(through).UTC()); err != nil {
+		s.flushErrs.report("write scheduler progress", err)
 		return
 	}
-	s.m.lastQueuedWrites.Add(float64(len(batch)))
+	s.m.progressWrites.Inc()
+}
+
+// maxSkipLog bounds the skipped runs waiting to be recorded; past it (the database is away
+// while NATS is too) they are only counted.
+const maxSkipLog = 100_000
+
+// skipLog holds skipped runs between two progress writes.
+type skipLog struct {
+	mu   sync.Mutex
+	runs []store.SkippedRun
+}
+
+func (l *skipLog) add(r store.SkippedRun) {
+	l.mu.Lock()
+	if len(l.runs) < maxSkipLog {
+		l.runs = append(l.runs, r)
+	}
+	l.mu.Unlock()
+}
+
+func (l *skipLog) take() []store.SkippedRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.runs
+	l.runs = nil
+	return out
 }
 
 // errorLog logs a recurring error at most once per period, with how many occurred between.

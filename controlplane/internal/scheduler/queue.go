@@ -3,6 +3,7 @@ package scheduler
 import (
 	"bytes"
 	"container/heap"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,13 +22,26 @@ type entry struct {
 	// anchor is the confirmation grid's origin in effect (the plan's state change time, or
 	// when the schedule learned of the state when the database has none).
 	anchor int64
-	// lastDone is the due time of the last run queued (or last_queued from the database when
-	// the entry was loaded); noTime for none.
+	// lastDone is the due time of the last run handled (or, when the entry was loaded, what
+	// the database says was handled: see schedule.through); noTime for none.
 	lastDone int64
-	index    int // in the heap
+	// release is when a catch-up run (next in the past when it was placed) was taken up: its
+	// deadline counts from then, not from its long-gone due time. noTime otherwise.
+	release int64
+	index   int // in the heap
 }
 
 func (e *entry) spacing() time.Duration { return time.Duration(e.g.step) * time.Millisecond }
+
+// deadline is the deadline of e's next run (jobDeadline). A catch-up run's counts from its
+// release and may overlap the next regular run: capped by the next point, it would expire
+// at once whenever that point is near, and the check would go without its catch-up.
+func (e *entry) deadline() int64 {
+	if e.release != noTime {
+		return jobDeadline(e.release, time.Duration(math.MaxInt64), e.plan.timeout, e.plan.attempts)
+	}
+	return jobDeadline(e.next, e.spacing(), e.plan.timeout, e.plan.attempts)
+}
 
 // queue is a min-heap of entries by next due time (ties by check id, so that the order is
 // deterministic), for container/heap.
@@ -77,13 +91,20 @@ type schedule struct {
 	// and unknown since may only be added by a newer load.
 	fullSeq uint64
 
-	catchUp    time.Duration // how far back a missed run is still published (late)
+	// through is how far runs were handled: by this leader (the loop moves it as it publishes)
+	// or, at the start of its term, by its predecessors (the progress in the database); noTime
+	// when unknown. A check loaded later than that missed nothing it could run before
+	// through: runs are due only after max(through, its creation).
+	through    int64
 	minCadence time.Duration // floor of the confirmation cadence
 }
 
-func newSchedule(catchUp, minCadence time.Duration) *schedule {
-	return &schedule{entries: map[uuid.UUID]*entry{}, tombs: map[uuid.UUID]uint64{}, catchUp: catchUp, minCadence: minCadence}
+func newSchedule(through int64, minCadence time.Duration) *schedule {
+	return &schedule{entries: map[uuid.UUID]*entry{}, tombs: map[uuid.UUID]uint64{}, through: through, minCadence: minCadence}
 }
+
+// handled records that every run due at or before t was handled.
+func (s *schedule) handled(t int64) { s.through = max(s.through, t) }
 
 // Len is the number of scheduled checks.
 func (s *schedule) Len() int { return len(s.entries) }
@@ -97,10 +118,11 @@ func (s *schedule) peek() *entry {
 }
 
 // upsert adds p (loaded with sequence number seq) or updates its check's entry. A new check
-// gets its first run at the next point of its grid — or, when the database says an earlier
-// run was queued and the point just passed is unqueued and within the catch-up window, at
-// that point, at once (a fail-over must not lose runs). An updated check keeps its next run
-// unless its rhythm changed: a new interval, or entering or leaving confirmation.
+// gets its first run at the next point of its grid — or, when a point passed unhandled since
+// the runs known handled (schedule.through, the check's creation, its legacy last_queued), at
+// the newest such point, at once (downtime and fail-overs must not lose runs, nor burst). An
+// updated check keeps its next run unless its rhythm changed: a new interval, or entering or
+// leaving confirmation.
 func (s *schedule) upsert(p *plan, seq uint64, now int64) {
 	if t, ok := s.tombs[p.id]; ok {
 		if t > seq {
@@ -113,12 +135,11 @@ func (s *schedule) upsert(p *plan, seq uint64, now int64) {
 		if seq < s.fullSeq {
 			return
 		}
-		e = &entry{plan: p, seq: seq, lastDone: p.lastQueued, anchor: noTime}
-		catchUp := s.catchUp
-		if p.lastQueued == noTime {
-			catchUp = 0
+		e = &entry{plan: p, seq: seq, lastDone: noTime, anchor: noTime}
+		if s.through != noTime || p.lastQueued != noTime {
+			e.lastDone = max(s.through, p.lastQueued, p.createdAt)
 		}
-		s.place(e, now, catchUp)
+		s.place(e, now, true)
 		s.entries[p.id] = e
 		heap.Push(&s.q, e)
 		return
@@ -132,7 +153,7 @@ func (s *schedule) upsert(p *plan, seq uint64, now int64) {
 		if p.confirming() && (!old.confirming() || old.anchor != p.anchor) {
 			e.anchor = noTime // a new confirmation: re-anchor
 		}
-		s.place(e, now, 0)
+		s.place(e, now, false)
 		heap.Fix(&s.q, e.index)
 	}
 }
@@ -148,9 +169,9 @@ func rhythmChanged(old, p *plan) bool {
 	return old.interval != p.interval
 }
 
-// place computes e's grid and next run from its plan: the first point after its last run, not
-// before now − catchUp.
-func (s *schedule) place(e *entry, now int64, catchUp time.Duration) {
+// place computes e's grid and next run from its plan: with catchUp, the newest missed point
+// since its last run (grid.firstDue), otherwise the first point from now on.
+func (s *schedule) place(e *entry, now int64, catchUp bool) {
 	p := e.plan
 	if p.confirming() {
 		if e.anchor == noTime {
@@ -166,7 +187,15 @@ func (s *schedule) place(e *entry, now int64, catchUp time.Duration) {
 		e.g = regularGrid(p.id, p.interval)
 		e.confirm = false
 	}
-	e.next = e.g.firstDue(e.lastDone, now, catchUp)
+	lastDone := e.lastDone
+	if !catchUp {
+		lastDone = noTime
+	}
+	e.next = e.g.firstDue(lastDone, now)
+	e.release = noTime
+	if e.next < now {
+		e.release = now
+	}
 }
 
 // advance records that e's run due at e.next was handled (queued or skipped) at now and moves
@@ -175,6 +204,7 @@ func (s *schedule) place(e *entry, now int64, catchUp time.Duration) {
 func (s *schedule) advance(e *entry, now int64) {
 	e.lastDone = e.next
 	e.next = e.g.after(max(e.lastDone, now-1))
+	e.release = noTime
 	heap.Fix(&s.q, e.index)
 }
 

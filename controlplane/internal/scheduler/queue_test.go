@@ -36,7 +36,7 @@ const t0 = int64(1_800_000_000_000) // a Unix ms timestamp, 30s-aligned
 
 func TestScheduleRunsEachCheckOnItsGrid(t *testing.T) {
 	t.Parallel()
-	s := newSchedule(time.Minute, 10*time.Second)
+	s := newSchedule(noTime, 10*time.Second)
 	var ids []uuid.UUID
 	for i := range 50 {
 		id := uuid.Must(uuid.NewV7())
@@ -77,28 +77,33 @@ func TestScheduleCatchUpAtTakeOver(t *testing.T) {
 	g5m := regularGrid(id, 5*time.Minute)
 	p5m := g5m.after(t0)
 	cases := []struct {
-		name       string
-		interval   time.Duration
-		lastQueued int64
-		now        int64
-		want       int64
+		name     string
+		interval time.Duration
+		through  int64 // the scheduler's progress
+		created  int64
+		now      int64
+		want     int64
 	}{
-		{"never queued: the next point from now", 30 * time.Second, noTime, p30 + 2000, p30 + 30000},
-		{"the point just passed unqueued: publish it at once", 30 * time.Second, p30 - 29000, p30 + 2000, p30},
-		{"the point just passed was queued: the next one", 30 * time.Second, p30 + 5, p30 + 2000, p30 + 30000},
-		{"of two missed points, the older one within catch-up", 30 * time.Second, p30 - 29000, p30 + 65000, p30 + 30000},
-		{"a point missed more than catch-up ago is lost", 5 * time.Minute, p5m - 1000, p5m + 61000, p5m + 300000},
-		{"a long interval's point missed within catch-up", 5 * time.Minute, p5m - 1000, p5m + 59000, p5m},
+		{"no progress known: the next point from now", 30 * time.Second, noTime, t0 - 3_600_000, p30 + 2000, p30 + 30000},
+		{"the point just passed unhandled: publish it at once", 30 * time.Second, p30 - 29000, t0 - 3_600_000, p30 + 2000, p30},
+		{"the point just passed was handled: the next one", 30 * time.Second, p30 + 5, t0 - 3_600_000, p30 + 2000, p30 + 30000},
+		{"of three missed points, the newest", 30 * time.Second, p30 - 29000, t0 - 3_600_000, p30 + 65000, p30 + 60000},
+		{"a point missed long ago still runs, once", 5 * time.Minute, p5m - 1000, t0 - 3_600_000, p5m + 290_000, p5m},
+		{"a check created after the missed point does not run it", 30 * time.Second, p30 - 29000, p30 + 1000, p30 + 2000, p30 + 30000},
 	}
 	for _, tc := range cases {
-		s := newSchedule(time.Minute, 10*time.Second)
-		s.upsert(with(testPlan(id, tc.interval), func(p *plan) { p.lastQueued = tc.lastQueued }), 1, tc.now)
+		s := newSchedule(tc.through, 10*time.Second)
+		s.upsert(with(testPlan(id, tc.interval), func(p *plan) { p.createdAt = tc.created }), 1, tc.now)
 		e := s.entries[id]
 		if e.next != tc.want {
 			t.Errorf("%s: next %d, want %d (offset %+dms)", tc.name, e.next, tc.want, e.next-tc.want)
 		}
-		// Published at once, it is followed by the next point from now: one catch-up run only.
 		if e.next < tc.now {
+			// A catch-up run's deadline counts from when it was taken up, not its due time.
+			if d := e.deadline(); d <= tc.now {
+				t.Errorf("%s: catch-up deadline %d is not after now %d", tc.name, d, tc.now)
+			}
+			// Published at once, it is followed by the next point from now: one catch-up run only.
 			s.advance(e, tc.now)
 			if want := regularGrid(id, tc.interval).after(tc.now - 1); e.next != want {
 				t.Errorf("%s: after the catch-up run next is %d, want %d", tc.name, e.next, want)
@@ -110,9 +115,8 @@ func TestScheduleCatchUpAtTakeOver(t *testing.T) {
 func TestScheduleConfirmationCadence(t *testing.T) {
 	t.Parallel()
 	id := uuid.Must(uuid.NewV7())
-	s := newSchedule(time.Minute, 10*time.Second)
+	s := newSchedule(noTime, 10*time.Second)
 	up := testPlan(id, 5*time.Minute)
-	up.lastQueued = t0 - 1000
 	s.upsert(up, 1, t0)
 	regular := s.entries[id].next
 
@@ -149,7 +153,7 @@ func TestScheduleConfirmationCadence(t *testing.T) {
 func TestScheduleIntervalChangeMovesToTheNewGrid(t *testing.T) {
 	t.Parallel()
 	id := uuid.Must(uuid.NewV7())
-	s := newSchedule(time.Minute, 10*time.Second)
+	s := newSchedule(noTime, 10*time.Second)
 	p := testPlan(id, time.Hour)
 	s.upsert(p, 1, t0)
 	s.upsert(with(p, func(p *plan) { p.interval = 30 * time.Second }), 2, t0+1000)
@@ -171,7 +175,7 @@ func TestScheduleIntervalChangeMovesToTheNewGrid(t *testing.T) {
 func TestScheduleLoadOrdering(t *testing.T) {
 	t.Parallel()
 	a, b := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	s := newSchedule(time.Minute, 10*time.Second)
+	s := newSchedule(noTime, 10*time.Second)
 	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute)}, 1, t0)
 	if s.Len() != 2 {
 		t.Fatalf("scheduled %d, want 2", s.Len())
@@ -217,7 +221,7 @@ func TestScheduleLoadOrdering(t *testing.T) {
 func TestScheduleFullLoadAppliedInParts(t *testing.T) {
 	t.Parallel()
 	a, b, c := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	s := newSchedule(time.Minute, 10*time.Second)
+	s := newSchedule(noTime, 10*time.Second)
 	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute), testPlan(c, time.Minute)}, 1, t0)
 
 	// Full load 2 (a and b; c was deleted) is applied in two parts; between them a by-id load

@@ -23,8 +23,12 @@ type Store interface {
 	SchedulableChecksPage(ctx context.Context, after uuid.UUID, limit int) ([]store.SchedCheck, error)
 	// SchedulableChecksByID returns those of ids that exist and are active.
 	SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([]store.SchedCheck, error)
-	// SetLastQueued moves last_queued forward.
-	SetLastQueued(ctx context.Context, marks []store.QueuedMark) error
+	// SchedulerProgress returns how far runs were handled (false: never recorded).
+	SchedulerProgress(ctx context.Context) (time.Time, bool, error)
+	// SetSchedulerProgress moves the handled-through time forward.
+	SetSchedulerProgress(ctx context.Context, through time.Time) error
+	// RecordSkippedRuns records runs that did not run (shown per check in the API).
+	RecordSkippedRuns(ctx context.Context, runs []store.SkippedRun) (int64, error)
 	// OpenLeaseSession opens the dedicated session that holds the leader lease.
 	OpenLeaseSession(ctx context.Context, applicationName string, idleTimeout time.Duration) (*store.LeaseSession, error)
 }
@@ -56,11 +60,9 @@ type Config struct {
 	// connection. The leader publishes only while its last successful ping is younger than
 	// half of it. Default 10s.
 	LeaseTTL time.Duration
-	// FlushInterval is how often last_queued is written (one batched UPDATE). Default 1s.
+	// FlushInterval is how often the leader records how far it handled runs (one row, the
+	// scheduler's progress). Default 1s.
 	FlushInterval time.Duration
-	// CatchUp is how far back a run missed while no scheduler led (a fail-over) is still
-	// published, late, when a leader takes over. Default 1m.
-	CatchUp time.Duration
 	// MinConfirmationCadence is the shortest spacing of confirmation runs of VERIFYING and
 	// RECOVERING checks (see confirmCadence). Default 10s.
 	MinConfirmationCadence time.Duration
@@ -82,7 +84,6 @@ func (c *Config) setDefaults() {
 	def(&c.LeaderPing, time.Second)
 	def(&c.LeaseTTL, 10*time.Second)
 	def(&c.FlushInterval, time.Second)
-	def(&c.CatchUp, time.Minute)
 	def(&c.MinConfirmationCadence, 10*time.Second)
 	def(&c.AckTimeout, 10*time.Second)
 	if c.MaxInFlight <= 0 {
@@ -101,6 +102,10 @@ type Deps struct {
 	// Now is the clock of due times and lateness. Default time.Now. (The lease is timed with
 	// the monotonic clock regardless.)
 	Now func() time.Time
+	// RunsSkipped is vantage_runs_skipped_total{region,reason}, shared with ingest: the
+	// scheduler adds the runs it could not queue before their deadline (reason NOT_QUEUED).
+	// Nil: they are counted only in vantage_scheduler_jobs_skipped_total.
+	RunsSkipped *prometheus.CounterVec
 	// Guard signs every job and seals its secrets for its region's agents. Nil publishes jobs
 	// unsigned, with their secrets in clear: only for tests of the scheduler alone — ingest
 	// refuses the results of unsigned jobs.
@@ -117,8 +122,13 @@ type Scheduler struct {
 	now   func() time.Time
 	m     *metrics
 	guard JobGuard
+	// runsSkipped: see Deps.RunsSkipped; skips holds the skipped runs not recorded yet.
+	runsSkipped *prometheus.CounterVec
+	skips       skipLog
 
-	seq        atomic.Uint64 // load sequence numbers
+	seq atomic.Uint64 // load sequence numbers
+	// handled is the loop's schedule.through, for the progress writer.
+	handled    atomic.Int64
 	leading    atomic.Bool
 	flushErrs  *errorLog
 	loadErrLog *errorLog
@@ -145,8 +155,9 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 	}
 	return &Scheduler{
 		cfg: cfg, store: deps.Store, nc: deps.NATS, log: deps.Logger, now: deps.Now, m: m, guard: deps.Guard,
-		flushErrs:  &errorLog{log: deps.Logger, every: 10 * time.Second},
-		loadErrLog: &errorLog{log: deps.Logger, every: 10 * time.Second},
+		runsSkipped: deps.RunsSkipped,
+		flushErrs:   &errorLog{log: deps.Logger, every: 10 * time.Second},
+		loadErrLog:  &errorLog{log: deps.Logger, every: 10 * time.Second},
 	}, nil
 }
 

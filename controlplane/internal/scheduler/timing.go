@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
 )
 
 // Times inside the schedule are Unix milliseconds: the unit of CheckJob.scheduled_at_unix_ms,
@@ -17,17 +19,9 @@ const noTime = math.MinInt64
 
 func unixMs(t time.Time) int64 { return t.UnixMilli() }
 
-// phase is the check's deterministic offset within its interval: a hash of its id modulo the
-// interval. The ids are UUIDv7s, whose leading bits are a timestamp, so the hash covers the
-// whole id. Every replica computes the same phase, so a new leader keeps each check's rhythm.
-func phase(id uuid.UUID, interval time.Duration) int64 {
-	step := interval.Milliseconds()
-	if step <= 0 {
-		return 0
-	}
-	sum := sha256.Sum256(id[:])
-	return int64(binary.BigEndian.Uint64(sum[:8]) % uint64(step))
-}
+// phase is the check's deterministic offset within its interval (rungrid.Phase). Every
+// replica computes the same phase, so a new leader keeps each check's rhythm.
+func phase(id uuid.UUID, interval time.Duration) int64 { return rungrid.Phase(id, interval) }
 
 // grid is an arithmetic sequence of due times: base + k·step, restricted to points ≥ min.
 type grid struct {
@@ -45,11 +39,26 @@ func (g grid) after(t int64) int64 {
 	return p
 }
 
-// firstDue is the first point of g that is after lastDone (the last run queued, noTime for
-// none) and not older than now − catchUp. A result before now is a missed run to publish at
-// once (late); catchUp 0 means the first point from now on.
-func (g grid) firstDue(lastDone, now int64, catchUp time.Duration) int64 {
-	return g.after(max(lastDone, now-catchUp.Milliseconds()-1))
+// firstDue is the first run of g to publish for a check whose runs due up to lastDone were
+// handled (noTime: none known). A check that missed runs — due after lastDone and by now —
+// runs once, at once and late: the newest missed point, not a burst of all of them and not
+// none. Otherwise, and without history, it is the first point from now on.
+func (g grid) firstDue(lastDone, now int64) int64 {
+	if lastDone != noTime {
+		if p := g.atOrBefore(now); p > lastDone {
+			return p
+		}
+	}
+	return g.after(now - 1)
+}
+
+// atOrBefore is the last point of g at or before t, or noTime when g has none.
+func (g grid) atOrBefore(t int64) int64 {
+	p := g.base + floorDiv(t-g.base, g.step)*g.step
+	if p < g.min {
+		return noTime
+	}
+	return p
 }
 
 func floorDiv(a, b int64) int64 {
@@ -85,7 +94,8 @@ const deadlineGrace = 10 * time.Second
 
 // jobDeadline is when a job stops being worth starting: when the check's next run is due
 // (spacing), or when its attempts could no longer finish near their due time, whichever comes
-// first.
+// first. due is when the job could first be published: its due time, or for a catch-up run,
+// when the leader took it up.
 func jobDeadline(due int64, spacing, timeout time.Duration, attempts uint32) int64 {
 	budget := time.Duration(attempts)*timeout + deadlineGrace
 	return due + min(spacing, budget).Milliseconds()

@@ -43,14 +43,15 @@ func TestGrid(t *testing.T) {
 		{"after a point is the next point", g.after(17), 27},
 		{"after a time between points", g.after(20), 27},
 		{"after a negative time", g.after(-5), -3},
-		{"first due without history is the next point from now", g.firstDue(noTime, 20, 0), 27},
-		{"a point exactly now is due now", g.firstDue(noTime, 17, 0), 17},
-		{"a missed point within catch-up is due (late)", g.firstDue(5, 20, 5*time.Millisecond), 17},
-		{"a missed point beyond catch-up is not", g.firstDue(5, 35, 5*time.Millisecond), 37},
-		{"a point already done is not due again", g.firstDue(17, 20, time.Second), 27},
+		{"first due without history is the next point from now", g.firstDue(noTime, 20), 27},
+		{"a point exactly now is due now", g.firstDue(noTime, 17), 17},
+		{"a missed point is due (late)", g.firstDue(5, 20), 17},
+		{"of several missed points, the newest only", g.firstDue(5, 35), 27},
+		{"a point already done is not due again", g.firstDue(17, 20), 27},
 		{"confirmation grid starts one cadence after its anchor", c.after(0), 1020},
 		{"confirmation grid steps by the cadence", c.after(1020), 1040},
-		{"confirmation catch-up from an old anchor", c.firstDue(noTime, 1100, 0), 1100},
+		{"confirmation catch-up from an old anchor", c.firstDue(noTime, 1100), 1100},
+		{"no confirmation point before the first one", c.atOrBefore(1010), noTime},
 	}
 	for _, tc := range cases {
 		if tc.got != tc.want {

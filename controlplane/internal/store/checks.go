@@ -25,8 +25,11 @@ type Check struct {
 	Paused     bool
 	Muted      bool
 	LastQueued *time.Time
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// SkippedRuns24h counts the regions' runs of the last 24 hours that did not run
+	// (skipped_runs; set by GetCheck and UpdateCheck).
+	SkippedRuns24h int64
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 	// InMaintenance: an active, enabled maintenance window lists the check (set by GetCheck
 	// and UpdateCheck, as of the store's clock; false elsewhere).
 	InMaintenance bool
@@ -154,6 +157,12 @@ func (s *Store) GetCheck(ctx context.Context, orgID, id uuid.UUID, withScript bo
 	if !withScript && c.Spec.HTTP != nil {
 		c.Spec.HTTP.Script = nil
 	}
+	c.LastQueued = lastQueued(c.ID, time.Duration(c.Spec.TestInterval)*time.Second, c.Paused, c.CreatedAt, c.LastQueued, s.schedulerProgress(ctx))
+	skipped, err := s.skippedRunCounts(ctx, s.q, orgID, []uuid.UUID{id})
+	if err != nil {
+		return c, err
+	}
+	c.SkippedRuns24h = skipped[id]
 	c.InMaintenance, err = windowsActive(row.MaintenanceWindows, s.now())
 	return c, err
 }
@@ -246,6 +255,12 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "updated", AuditableType: "Check",
 			AuditableID: id.String(), AuditableDisplayName: sp.Name, Metadata: map[string]any{"check_type": string(sp.Kind)}})
 	})
+	if err != nil {
+		return out, err
+	}
+	out.LastQueued = lastQueued(out.ID, time.Duration(out.Spec.TestInterval)*time.Second, out.Paused, out.CreatedAt, out.LastQueued, s.schedulerProgress(ctx))
+	skipped, err := s.skippedRunCounts(ctx, s.q, orgID, []uuid.UUID{id})
+	out.SkippedRuns24h = skipped[id]
 	return out, err
 }
 

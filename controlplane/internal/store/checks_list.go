@@ -35,6 +35,8 @@ type CheckSummary struct {
 	Paused     bool
 	Muted      bool
 	LastQueued *time.Time
+	// SkippedRuns24h counts the regions' runs of the last 24 hours that did not run.
+	SkippedRuns24h int64
 	// InMaintenance: an active, enabled maintenance window lists the check (store's clock).
 	InMaintenance bool
 	// The specification of a DNS or a TCP check (nil for other kinds, whose list item shows only
@@ -78,6 +80,15 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 		return nil, 0, translate(err)
 	}
 	now := s.now()
+	progress := s.schedulerProgress(ctx)
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	skipped, err := s.skippedRunCounts(ctx, s.q, orgID, ids)
+	if err != nil {
+		return nil, 0, err
+	}
 	items := make([]CheckSummary, len(rows))
 	for i, r := range rows {
 		sp := check.Spec{Kind: check.Kind(r.Kind)}
@@ -91,8 +102,9 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 			return nil, 0, err
 		}
 		items[i] = CheckSummary{ID: r.ID, ProjectID: r.ProjectID, Kind: sp.Kind, Name: r.Name, URL: r.Url, State: r.State,
-			Paused: r.Paused, Muted: r.Muted, LastQueued: r.LastQueued, InMaintenance: inWindow,
-			DNS: sp.DNS, TCP: sp.TCP}
+			Paused: r.Paused, Muted: r.Muted, InMaintenance: inWindow,
+			LastQueued:     lastQueued(r.ID, time.Duration(r.TestInterval)*time.Second, r.Paused, r.CreatedAt, r.LastQueued, progress),
+			SkippedRuns24h: skipped[r.ID], DNS: sp.DNS, TCP: sp.TCP}
 	}
 	return items, total, nil
 }

@@ -20,6 +20,8 @@ type Store struct {
 	q      *dbsqlc.Queries // the generated queries, on the pool; q.WithTx(tx) inside a transaction
 	sealer Sealer
 	now    func() time.Time
+	// progress caches the scheduler's progress, from which last_queued is derived.
+	progress cachedProgress
 }
 
 // Sealer encrypts values that must be stored encrypted at rest (variable values, check

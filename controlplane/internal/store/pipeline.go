@@ -47,6 +47,9 @@ type ResultRow struct {
 	DataTimeMs       *float64
 	Details          json.RawMessage // timings, TLS expiry, assertion outcomes, agent; nil for NULL
 	Screenshot       []byte          // a browser run's page at the failure (PNG or JPEG); nil for NULL
+	// NotRunReason, when set, says the agent did not run the job and why (SkipExpired,
+	// SkipShutdown): the row is recorded in skipped_runs, not in check_results, and not judged.
+	NotRunReason string
 }
 
 // ResultKey is what makes a result unique: one attempt of one job in one region.
@@ -62,12 +65,17 @@ func (r *ResultRow) Key() ResultKey {
 	return ResultKey{JobID: r.JobID, Region: r.Region, AttemptNumber: r.AttemptNumber, IsFinal: r.IsFinalAttempt}
 }
 
-// IngestStats counts what happened to a batch's rows. Received = Stored + Duplicates + Dropped.
+// IngestStats counts what happened to a batch's rows. Received = Stored + Skipped +
+// Duplicates + Dropped.
 type IngestStats struct {
 	Received   int
 	Stored     int // new rows written to check_results
+	Skipped    int // new not-run rows (NotRunReason) recorded in skipped_runs
 	Duplicates int // already stored (a redelivered job) or repeated within the batch
 	Dropped    int // their check does not exist (deleted) in the result's organization
+	// Accepted are the new rows, stored or skipped, for the caller's accounting (lateness,
+	// skips per region).
+	Accepted []ResultRow
 }
 
 // PipelineCheck is a check as the evaluator reads it, locked for the transaction.
@@ -152,19 +160,25 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 			}
 		}
 		stats.Dropped = len(fresh) - len(accepted)
-		if err := copyResults(ctx, q, accepted); err != nil {
+		stats.Accepted = accepted
+		probes, skipped := splitNotRun(accepted)
+		if _, err := recordSkippedRuns(ctx, q, skipped, s.now()); err != nil {
 			return err
 		}
-		if err := saveRegionResults(ctx, q, accepted); err != nil {
+		stats.Skipped = len(skipped)
+		if err := copyResults(ctx, q, probes); err != nil {
 			return err
 		}
-		stats.Stored = len(accepted)
+		if err := saveRegionResults(ctx, q, probes); err != nil {
+			return err
+		}
+		stats.Stored = len(probes)
 		if judge == nil {
 			return nil
 		}
 		var finals []ResultRow
 		withFinals := map[uuid.UUID]bool{}
-		for _, r := range accepted {
+		for _, r := range probes {
 			if r.IsFinalAttempt {
 				finals = append(finals, r)
 				withFinals[r.CheckID] = true
@@ -187,6 +201,21 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 	stats.Received += repeats
 	stats.Duplicates += repeats
 	return stats, nil
+}
+
+// splitNotRun separates the rows of probes from those of runs the agent did not run. probes
+// is a new slice: rows is the caller's accounting.
+func splitNotRun(rows []ResultRow) (probes []ResultRow, skipped []SkippedRun) {
+	probes = make([]ResultRow, 0, len(rows))
+	for _, r := range rows {
+		if r.NotRunReason == "" {
+			probes = append(probes, r)
+			continue
+		}
+		skipped = append(skipped, SkippedRun{OrgID: r.OrgID, CheckID: r.CheckID, Region: r.Region,
+			ScheduledAt: r.ScheduledAt, Reason: r.NotRunReason})
+	}
+	return probes, skipped
 }
 
 // uniqueResults keeps the first row of each key and reports how many repeats it removed.

@@ -4,17 +4,19 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // The scheduler's queries are the one place where the store reads across organizations: the
 // scheduler serves every tenant at once. They never return a row to a tenant; each row carries
-// its org_id, and SetLastQueued matches on (org_id, id).
+// its org_id.
 
 // SchedCheck is an active (not paused) check as the scheduler needs it to build jobs: the
 // stored check with its Basic-auth password opened and its {{NAME}} references resolved in
@@ -179,23 +181,61 @@ func resolveCheckVars(c *SchedCheck, vals map[varKey]ResolvedVar) {
 	}
 }
 
-// QueuedMark records that a check's job was queued at At.
-type QueuedMark struct {
-	OrgID, CheckID uuid.UUID
-	At             time.Time
+// SchedulerProgress returns how far the leading scheduler has handled its runs (every run due
+// at or before it was published or skipped), false when no scheduler has recorded any.
+func (s *Store) SchedulerProgress(ctx context.Context) (time.Time, bool, error) {
+	rows, err := s.q.SchedulerProgress(ctx)
+	if err != nil || len(rows) == 0 {
+		return time.Time{}, false, translate(err)
+	}
+	return rows[0], true, nil
 }
 
-// SetLastQueued moves last_queued of each marked check forward to its mark (never back), in
-// one statement. Rows are locked in id order, the order the evaluator locks checks in, so the
-// two never deadlock. A mark of a deleted check is ignored.
-func (s *Store) SetLastQueued(ctx context.Context, marks []QueuedMark) error {
-	if len(marks) == 0 {
-		return nil
+// SetSchedulerProgress moves the scheduler's progress forward to through (never back).
+func (s *Store) SetSchedulerProgress(ctx context.Context, through time.Time) error {
+	return translate(s.q.SetSchedulerProgress(ctx, through))
+}
+
+// progressTTL is how long the store reuses the scheduler's progress it read for deriving
+// last_queued: one read per second at most, whatever the request rate.
+const progressTTL = time.Second
+
+// cachedProgress is the scheduler's progress as last read.
+type cachedProgress struct {
+	mu      sync.Mutex
+	at      time.Time // when it was read (zero: never)
+	through *time.Time
+}
+
+// schedulerProgress returns the scheduler's progress, read at most once per progressTTL; nil
+// when none is recorded or it cannot be read now (last_queued then falls back to the column).
+func (s *Store) schedulerProgress(ctx context.Context) *time.Time {
+	c := &s.progress
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < progressTTL {
+		return c.through
 	}
-	p := dbsqlc.SetLastQueuedParams{
-		OrgIds: make([]uuid.UUID, len(marks)), Ids: make([]uuid.UUID, len(marks)), Ats: make([]time.Time, len(marks))}
-	for i, m := range marks {
-		p.OrgIds[i], p.Ids[i], p.Ats[i] = m.OrgID, m.CheckID, m.At
+	t, ok, err := s.SchedulerProgress(ctx)
+	if err != nil || !ok {
+		return c.through // none yet is read again next time: the first leader records it soon
 	}
-	return translate(s.q.SetLastQueued(ctx, p))
+	c.at, c.through = time.Now(), &t
+	return c.through
+}
+
+// lastQueued is when a check's newest run was queued as far as the database knows: the newest
+// due time of its regular schedule that the scheduler has handled (progress, not older than
+// the check), or the last_queued column that versions before migration 0014 wrote per run when that is
+// newer or no progress is recorded. Confirmation runs between the regular ones are not
+// reflected; a paused check shows the column.
+func lastQueued(id uuid.UUID, interval time.Duration, paused bool, createdAt time.Time, column, progress *time.Time) *time.Time {
+	if progress == nil || paused {
+		return column
+	}
+	due, ok := rungrid.LastDue(id, interval, createdAt, *progress)
+	if !ok || column != nil && column.After(due) {
+		return column
+	}
+	return &due
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 	"github.com/vantagehq/vantage/pkg/check"
@@ -141,35 +142,41 @@ func TestSchedulableChecksResolveVariablesInTheCheckScope(t *testing.T) {
 	}
 }
 
-func TestSetLastQueuedOnlyMovesForward(t *testing.T) {
+// The scheduler's progress only moves forward, and last_queued of a check is derived from it
+// and the check's schedule — without a write per run.
+func TestSchedulerProgressDerivesLastQueued(t *testing.T) {
 	t.Parallel()
 	st, _, org := schedSetup(t)
 	ctx := context.Background()
 	a := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
-	b := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
-	t1 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	t2 := t1.Add(time.Second)
-	err := st.SetLastQueued(ctx, []store.QueuedMark{
-		{OrgID: org, CheckID: a, At: t2},
-		{OrgID: org, CheckID: b, At: t1},
-		{OrgID: org, CheckID: b, At: t2},                                    // the newest mark of a check wins
-		{OrgID: uuid.Must(uuid.NewV7()), CheckID: a, At: t2.Add(time.Hour)}, // another org's id: ignored
-		{OrgID: org, CheckID: uuid.Must(uuid.NewV7()), At: t2},              // deleted check: ignored
-	})
+	before, err := st.GetCheck(ctx, org, a, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetLastQueued(ctx, []store.QueuedMark{{OrgID: org, CheckID: a, At: t1}}); err != nil {
+	if before.LastQueued != nil {
+		t.Fatalf("last_queued %v before any progress, want null", before.LastQueued)
+	}
+	t2 := before.CreatedAt.Add(time.Hour)
+	if err := st.SetSchedulerProgress(ctx, t2); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []uuid.UUID{a, b} {
-		var lq time.Time
-		if err := st.Pool().QueryRow(ctx, `SELECT last_queued FROM checks WHERE id = $1`, id).Scan(&lq); err != nil {
-			t.Fatal(err)
-		}
-		if !lq.Equal(t2) {
-			t.Errorf("last_queued %v, want %v", lq, t2)
-		}
+	if err := st.SetSchedulerProgress(ctx, t2.Add(-time.Minute)); err != nil { // a deposed leader, late
+		t.Fatal(err)
+	}
+	if got, ok, err := st.SchedulerProgress(ctx); err != nil || !ok || !got.Equal(t2) {
+		t.Fatalf("progress %v (%v, %v), want %v", got, ok, err, t2)
+	}
+	c, err := st.GetCheck(ctx, org, a, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := rungrid.LastDue(a, time.Duration(c.Spec.TestInterval)*time.Second, c.CreatedAt, t2)
+	if c.LastQueued == nil || !c.LastQueued.Equal(want) || want.After(t2) || t2.Sub(want) >= time.Duration(c.Spec.TestInterval)*time.Second {
+		t.Fatalf("last_queued %v, want the newest due time %v at or before the progress %v", c.LastQueued, want, t2)
+	}
+	list, _, err := st.ListChecks(ctx, org, store.CheckFilter{}, 10, 0)
+	if err != nil || len(list) != 1 || list[0].LastQueued == nil || !list[0].LastQueued.Equal(want) {
+		t.Fatalf("listed last_queued %+v (%v), want %v", list, err, want)
 	}
 }
 
@@ -203,5 +210,41 @@ func TestLeaseSessionIsReleasedWhenItsHolderGoesSilent(t *testing.T) {
 	}
 	if _, err := a.Holds(ctx, key); err == nil {
 		t.Error("the silent holder's session still answers")
+	}
+}
+
+// The list's total comes from the per-organization counter the triggers keep: inserts and
+// deletes of checks, one statement or many rows at a time, in several organizations.
+func TestCheckCountsFollowChecks(t *testing.T) {
+	t.Parallel()
+	st, _, org := schedSetup(t)
+	ctx := context.Background()
+	other, err := st.CreateOrganization(ctx, "other", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := func(o uuid.UUID) int64 {
+		t.Helper()
+		_, n, err := st.ListChecks(ctx, o, store.CheckFilter{}, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := total(org); n != 0 {
+		t.Fatalf("total %d before any check", n)
+	}
+	a := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+	schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+	schedInsertCheck(t, st, other.ID, nil, "UPTIME", false, "", nil, nil)
+	if _, err := st.Pool().Exec(ctx, `DELETE FROM checks WHERE id = $1`, a); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := total(org), total(other.ID); n != 1 || m != 1 {
+		t.Fatalf("totals %d and %d, want 1 and 1", n, m)
+	}
+	var counted, actual int64
+	if err := st.Pool().QueryRow(ctx, `SELECT (SELECT sum(checks) FROM org_check_counts), (SELECT count(*) FROM checks)`).Scan(&counted, &actual); err != nil || counted != actual {
+		t.Fatalf("counters sum to %d, %d checks (%v)", counted, actual, err)
 	}
 }

@@ -21,6 +21,20 @@ BEGIN
     RETURN NULL;
 END $$;
 
+CREATE FUNCTION public.count_org_checks() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO org_check_counts AS c (org_id, shard, checks) VALUES (NEW.org_id, abs(hashtext(NEW.id::text)) % 16, 1)
+        ON CONFLICT (org_id, shard) DO UPDATE SET checks = c.checks + 1;
+    ELSE
+        UPDATE org_check_counts SET checks = checks - 1
+        WHERE org_id = OLD.org_id AND shard = abs(hashtext(OLD.id::text)) % 16;
+    END IF;
+    RETURN NULL;
+END $$;
+
 CREATE FUNCTION public.outbox_notify() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -414,6 +428,12 @@ CREATE TABLE public.memberships (
     CONSTRAINT memberships_role_check CHECK ((role = ANY (ARRAY['ADMIN'::text, 'STANDARD'::text])))
 );
 
+CREATE TABLE public.org_check_counts (
+    org_id uuid NOT NULL,
+    shard smallint NOT NULL,
+    checks bigint NOT NULL
+);
+
 CREATE TABLE public.organizations (
     id uuid NOT NULL,
     name text NOT NULL,
@@ -464,11 +484,26 @@ CREATE TABLE public.region_unhealthy_periods (
     reason text NOT NULL
 );
 
+CREATE TABLE public.scheduler_progress (
+    singleton boolean DEFAULT true NOT NULL,
+    handled_through timestamp with time zone NOT NULL,
+    CONSTRAINT scheduler_progress_singleton_check CHECK (singleton)
+);
+
 CREATE TABLE public.secret_key_fingerprint (
     singleton boolean DEFAULT true NOT NULL,
     fingerprint text NOT NULL,
     updated_at timestamp with time zone NOT NULL,
     CONSTRAINT secret_key_fingerprint_singleton_check CHECK (singleton)
+);
+
+CREATE TABLE public.skipped_runs (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    region text NOT NULL,
+    scheduled_at timestamp with time zone NOT NULL,
+    reason text NOT NULL,
+    recorded_at timestamp with time zone NOT NULL
 );
 
 CREATE TABLE public.status_page_component_checks (
@@ -763,6 +798,9 @@ ALTER TABLE ONLY public.maintenance_windows
 ALTER TABLE ONLY public.memberships
     ADD CONSTRAINT memberships_pkey PRIMARY KEY (org_id, user_id);
 
+ALTER TABLE ONLY public.org_check_counts
+    ADD CONSTRAINT org_check_counts_pkey PRIMARY KEY (org_id, shard);
+
 ALTER TABLE ONLY public.organizations
     ADD CONSTRAINT organizations_pkey PRIMARY KEY (id);
 
@@ -781,8 +819,14 @@ ALTER TABLE ONLY public.region_health
 ALTER TABLE ONLY public.region_unhealthy_periods
     ADD CONSTRAINT region_unhealthy_periods_pkey PRIMARY KEY (region, started_at);
 
+ALTER TABLE ONLY public.scheduler_progress
+    ADD CONSTRAINT scheduler_progress_pkey PRIMARY KEY (singleton);
+
 ALTER TABLE ONLY public.secret_key_fingerprint
     ADD CONSTRAINT secret_key_fingerprint_pkey PRIMARY KEY (singleton);
+
+ALTER TABLE ONLY public.skipped_runs
+    ADD CONSTRAINT skipped_runs_pkey PRIMARY KEY (check_id, scheduled_at, region);
 
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_pkey PRIMARY KEY (component_id, check_id);
@@ -922,6 +966,8 @@ CREATE INDEX outbox_org ON public.outbox USING btree (org_id, created_at DESC);
 
 CREATE INDEX projects_org ON public.projects USING btree (org_id, created_at DESC, id DESC);
 
+CREATE INDEX skipped_runs_scheduled_at ON public.skipped_runs USING btree (scheduled_at);
+
 CREATE INDEX status_page_component_checks_check ON public.status_page_component_checks USING btree (check_id);
 
 CREATE INDEX status_page_components_heartbeat ON public.status_page_components USING btree (heartbeat_id) WHERE (heartbeat_id IS NOT NULL);
@@ -965,6 +1011,10 @@ ALTER INDEX public.ingest_dedupe_pkey ATTACH PARTITION public.ingest_dedupe_defa
 CREATE TRIGGER check_daily_stats_monthly_insert AFTER INSERT ON public.check_daily_stats REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
 
 CREATE TRIGGER check_daily_stats_monthly_update AFTER UPDATE ON public.check_daily_stats REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
+
+CREATE CONSTRAINT TRIGGER checks_count_delete AFTER DELETE ON public.checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.count_org_checks();
+
+CREATE CONSTRAINT TRIGGER checks_count_insert AFTER INSERT ON public.checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.count_org_checks();
 
 CREATE TRIGGER outbox_notify AFTER INSERT ON public.outbox FOR EACH STATEMENT EXECUTE FUNCTION public.outbox_notify();
 
@@ -1061,11 +1111,17 @@ ALTER TABLE ONLY public.memberships
 ALTER TABLE ONLY public.memberships
     ADD CONSTRAINT memberships_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY public.org_check_counts
+    ADD CONSTRAINT org_check_counts_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.skipped_runs
+    ADD CONSTRAINT skipped_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

@@ -100,7 +100,7 @@ func (q *Queries) ClearCheckVarRefs(ctx context.Context, arg ClearCheckVarRefsPa
 
 const countChecks = `-- name: CountChecks :one
 
-SELECT count(*) FROM checks WHERE org_id = $1
+SELECT coalesce(sum(checks), 0)::bigint AS checks FROM org_check_counts WHERE org_id = $1
 `
 
 // The list: a count, and a page as a deferred join: the page's ids come from an index, so the
@@ -113,11 +113,12 @@ SELECT count(*) FROM checks WHERE org_id = $1
 // each filter once: a project (project_id), Unassigned checks (unassigned), a case-insensitive
 // substring of name or url (search, lower-cased by the caller, ” for none), a status (status:
 // ” for all, PAUSED, MUTED, or a state of a check neither paused nor muted).
+// Kept by triggers on checks, in shards (0013).
 func (q *Queries) CountChecks(ctx context.Context, orgID uuid.UUID) (int64, error) {
 	row := q.db.QueryRow(ctx, countChecks, orgID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	var checks int64
+	err := row.Scan(&checks)
+	return checks, err
 }
 
 const countFilteredChecks = `-- name: CountFilteredChecks :one
@@ -319,7 +320,7 @@ func (q *Queries) KeepCheckVarRefs(ctx context.Context, arg KeepCheckVarRefsPara
 }
 
 const listChecks = `-- name: ListChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
@@ -327,10 +328,10 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
         WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
 FROM checks c
-JOIN (SELECT p.id FROM checks p WHERE p.org_id = $1
+WHERE c.org_id = $1 AND c.id = ANY(ARRAY(
+      SELECT p.id FROM checks p WHERE p.org_id = $1
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT $3::bigint OFFSET $2::bigint) AS page ON page.id = c.id
-WHERE c.org_id = $1
+      LIMIT $3::bigint OFFSET $2::bigint))
 ORDER BY c.created_at DESC, c.id DESC
 `
 
@@ -350,10 +351,16 @@ type ListChecksRow struct {
 	Paused             bool
 	Muted              bool
 	LastQueued         *time.Time
+	TestInterval       int32
+	CreatedAt          time.Time
 	Spec               json.RawMessage
 	MaintenanceWindows json.RawMessage
 }
 
+// The page's ids come from the index alone (an index-only scan, however deep the offset), and
+// their rows by key: as an array, which the planner looks up in (org_id, id). Joined to a
+// subquery instead, it hashed a sequential scan of every check of the organization (3-4 ms
+// at 10,000 checks, against 0.3 ms).
 func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListChecksRow, error) {
 	rows, err := q.db.Query(ctx, listChecks, arg.OrgID, arg.PageOffset, arg.PageLimit)
 	if err != nil {
@@ -373,6 +380,8 @@ func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListC
 			&i.Paused,
 			&i.Muted,
 			&i.LastQueued,
+			&i.TestInterval,
+			&i.CreatedAt,
 			&i.Spec,
 			&i.MaintenanceWindows,
 		); err != nil {
@@ -387,7 +396,7 @@ func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListC
 }
 
 const listFilteredChecks = `-- name: ListFilteredChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
@@ -395,7 +404,8 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
         WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
 FROM checks c
-JOIN (SELECT p.id FROM checks p
+WHERE c.org_id = $1 AND c.id = ANY(ARRAY(
+      SELECT p.id FROM checks p
       WHERE p.org_id = $1
       AND ($2::uuid IS NULL OR p.project_id = $2::uuid)
       AND (NOT $3::boolean OR p.project_id IS NULL)
@@ -407,8 +417,7 @@ JOIN (SELECT p.id FROM checks p
             ELSE p.state = $5::text AND NOT p.paused AND NOT p.muted
           END
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT $7::bigint OFFSET $6::bigint) AS page ON page.id = c.id
-WHERE c.org_id = $1
+      LIMIT $7::bigint OFFSET $6::bigint))
 ORDER BY c.created_at DESC, c.id DESC
 `
 
@@ -432,6 +441,8 @@ type ListFilteredChecksRow struct {
 	Paused             bool
 	Muted              bool
 	LastQueued         *time.Time
+	TestInterval       int32
+	CreatedAt          time.Time
 	Spec               json.RawMessage
 	MaintenanceWindows json.RawMessage
 }
@@ -463,6 +474,8 @@ func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecks
 			&i.Paused,
 			&i.Muted,
 			&i.LastQueued,
+			&i.TestInterval,
+			&i.CreatedAt,
 			&i.Spec,
 			&i.MaintenanceWindows,
 		); err != nil {

@@ -88,7 +88,7 @@ type SchedulableChecksPageRow struct {
 
 // The scheduler's queries: the one place where the store reads across organizations (the
 // scheduler serves every tenant at once). They never return a row to a tenant; each row
-// carries its org_id, and SetLastQueued matches on (org_id, id).
+// carries its org_id.
 func (q *Queries) SchedulableChecksPage(ctx context.Context, arg SchedulableChecksPageParams) ([]SchedulableChecksPageRow, error) {
 	rows, err := q.db.Query(ctx, schedulableChecksPage, arg.After, arg.PageLimit)
 	if err != nil {
@@ -141,34 +141,38 @@ func (q *Queries) SchedulableChecksPage(ctx context.Context, arg SchedulableChec
 	return items, nil
 }
 
-const setLastQueued = `-- name: SetLastQueued :exec
-WITH m AS (
-    SELECT u.org_id, u.id, max(u.at) AS at
-    FROM (SELECT unnest($1::uuid[]) AS org_id, unnest($2::uuid[]) AS id,
-                 unnest($3::timestamptz[]) AS at) AS u
-    GROUP BY u.org_id, u.id
-), locked AS MATERIALIZED (
-    SELECT c.id FROM checks c JOIN m ON c.org_id = m.org_id AND c.id = m.id
-    WHERE c.last_queued IS NULL OR c.last_queued < m.at
-    ORDER BY c.id
-    FOR NO KEY UPDATE OF c
-)
-UPDATE checks c SET last_queued = m.at
-FROM m, locked
-WHERE c.id = locked.id AND c.org_id = m.org_id AND c.id = m.id
-  AND (c.last_queued IS NULL OR c.last_queued < m.at)
+const schedulerProgress = `-- name: SchedulerProgress :many
+SELECT handled_through FROM scheduler_progress
 `
 
-type SetLastQueuedParams struct {
-	OrgIds []uuid.UUID
-	Ids    []uuid.UUID
-	Ats    []time.Time
+func (q *Queries) SchedulerProgress(ctx context.Context) ([]time.Time, error) {
+	rows, err := q.db.Query(ctx, schedulerProgress)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []time.Time{}
+	for rows.Next() {
+		var handled_through time.Time
+		if err := rows.Scan(&handled_through); err != nil {
+			return nil, err
+		}
+		items = append(items, handled_through)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
-// Moves last_queued forward (never back). Rows are locked in id order, the order the evaluator
-// locks checks in, so the two never deadlock.
-func (q *Queries) SetLastQueued(ctx context.Context, arg SetLastQueuedParams) error {
-	_, err := q.db.Exec(ctx, setLastQueued, arg.OrgIds, arg.Ids, arg.Ats)
+const setSchedulerProgress = `-- name: SetSchedulerProgress :exec
+INSERT INTO scheduler_progress (singleton, handled_through) VALUES (true, $1)
+ON CONFLICT (singleton) DO UPDATE SET handled_through = GREATEST(scheduler_progress.handled_through, EXCLUDED.handled_through)
+`
+
+// Moves the scheduler's progress forward (never back: a deposed leader's late write loses).
+func (q *Queries) SetSchedulerProgress(ctx context.Context, handledThrough time.Time) error {
+	_, err := q.db.Exec(ctx, setSchedulerProgress, handledThrough)
 	return err
 }
 

@@ -373,6 +373,12 @@ type Membership struct {
 	CreatedAt time.Time
 }
 
+type OrgCheckCount struct {
+	OrgID  uuid.UUID
+	Shard  int16
+	Checks int64
+}
+
 type Organization struct {
 	ID        uuid.UUID
 	Name      string
@@ -421,10 +427,24 @@ type RegionUnhealthyPeriod struct {
 	Reason    string
 }
 
+type SchedulerProgress struct {
+	Singleton      bool
+	HandledThrough time.Time
+}
+
 type SecretKeyFingerprint struct {
 	Singleton   bool
 	Fingerprint string
 	UpdatedAt   time.Time
+}
+
+type SkippedRun struct {
+	OrgID       uuid.UUID
+	CheckID     uuid.UUID
+	Region      string
+	ScheduledAt time.Time
+	Reason      string
+	RecordedAt  time.Time
 }
 
 type StatusPage struct {

@@ -57,10 +57,11 @@ RETURNING name, kind;
 -- '' for all, PAUSED, MUTED, or a state of a check neither paused nor muted).
 
 -- name: CountChecks :one
-SELECT count(*) FROM checks WHERE org_id = @org_id;
+-- Kept by triggers on checks, in shards (0013).
+SELECT coalesce(sum(checks), 0)::bigint AS checks FROM org_check_counts WHERE org_id = @org_id;
 
 -- name: ListChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
@@ -68,10 +69,14 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
         WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
 FROM checks c
-JOIN (SELECT p.id FROM checks p WHERE p.org_id = @org_id
+-- The page's ids come from the index alone (an index-only scan, however deep the offset), and
+-- their rows by key: as an array, which the planner looks up in (org_id, id). Joined to a
+-- subquery instead, it hashed a sequential scan of every check of the organization (3-4 ms
+-- at 10,000 checks, against 0.3 ms).
+WHERE c.org_id = @org_id AND c.id = ANY(ARRAY(
+      SELECT p.id FROM checks p WHERE p.org_id = @org_id
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT @page_limit::bigint OFFSET @page_offset::bigint) AS page ON page.id = c.id
-WHERE c.org_id = @org_id
+      LIMIT @page_limit::bigint OFFSET @page_offset::bigint))
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- name: CountFilteredChecks :one
@@ -88,7 +93,7 @@ WHERE p.org_id = @org_id
       END;
 
 -- name: ListFilteredChecks :many
-SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued,
+SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.last_queued, c.test_interval, c.created_at,
     (CASE WHEN c.kind IN ('DNS', 'TCP') THEN c.spec END)::jsonb AS spec,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
@@ -96,7 +101,8 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
         WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
 FROM checks c
-JOIN (SELECT p.id FROM checks p
+WHERE c.org_id = @org_id AND c.id = ANY(ARRAY(
+      SELECT p.id FROM checks p
       WHERE p.org_id = @org_id
       AND (sqlc.narg(project_id)::uuid IS NULL OR p.project_id = sqlc.narg(project_id)::uuid)
       AND (NOT @unassigned::boolean OR p.project_id IS NULL)
@@ -108,8 +114,7 @@ JOIN (SELECT p.id FROM checks p
             ELSE p.state = @status::text AND NOT p.paused AND NOT p.muted
           END
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT @page_limit::bigint OFFSET @page_offset::bigint) AS page ON page.id = c.id
-WHERE c.org_id = @org_id
+      LIMIT @page_limit::bigint OFFSET @page_offset::bigint))
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- name: LockCheckForMove :one

@@ -1,0 +1,633 @@
+// Command vantage-benchload is `make bench-load`: the whole pipeline under load on this
+// machine. It starts the real binaries with their default settings (one control plane, one
+// agent, the machine's PostgreSQL and NATS), local HTTP, TCP and DNS targets, creates checks
+// through the API and measures, for each kind and each level of demand (probes/s): runs
+// stored per second, on time (started within 1s of their due time) or not, lateness p50/p99,
+// stored and skipped runs against the runs due, CPU-seconds per probe of each process (from
+// /proc), their RSS, and the same probes made by a bare Go loop in the same run (the ceiling),
+// as ratios. After the levels it runs each kind at twice its peak (overload).
+//
+// Settings (environment): VANTAGE_LOAD_LEVELS (probes/s, default "1000,5000,10000"),
+// VANTAGE_LOAD_KINDS (default "http,tcp,dns"), VANTAGE_LOAD_SECONDS (measured window per
+// level, default 20), VANTAGE_LOAD_INTERVAL (the checks' test_interval in seconds, set below
+// the API's minimum as the tests do, default 10), VANTAGE_LOAD_OVERLOAD (default true),
+// VANTAGE_LOAD_PG (default postgres://postgres@127.0.0.1:5432), VANTAGE_LOAD_NATS (default
+// nats://127.0.0.1:4222), VANTAGE_LOAD_BIN (directory of the binaries, default bin).
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/miekg/dns"
+	"github.com/nats-io/nats.go"
+
+	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
+	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
+	"github.com/vantagehq/vantage/pkg/check"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-load:", err)
+		os.Exit(1)
+	}
+}
+
+type settings struct {
+	levels   []int
+	kinds    []string
+	window   time.Duration
+	interval int
+	overload bool
+	pg, nats string
+	bin      string
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func load() (settings, error) {
+	s := settings{kinds: strings.Split(env("VANTAGE_LOAD_KINDS", "http,tcp,dns"), ","),
+		pg: env("VANTAGE_LOAD_PG", "postgres://postgres@127.0.0.1:5432"), nats: env("VANTAGE_LOAD_NATS", "nats://127.0.0.1:4222"),
+		bin: env("VANTAGE_LOAD_BIN", "bin"), overload: env("VANTAGE_LOAD_OVERLOAD", "true") == "true"}
+	for _, l := range strings.Split(env("VANTAGE_LOAD_LEVELS", "1000,5000,10000"), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(l))
+		if err != nil || n <= 0 {
+			return s, fmt.Errorf("VANTAGE_LOAD_LEVELS: %q is not a positive number", l)
+		}
+		s.levels = append(s.levels, n)
+	}
+	secs, err := strconv.Atoi(env("VANTAGE_LOAD_SECONDS", "20"))
+	if err != nil || secs <= 0 {
+		return s, errors.New("VANTAGE_LOAD_SECONDS must be a positive number")
+	}
+	s.window = time.Duration(secs) * time.Second
+	if s.interval, err = strconv.Atoi(env("VANTAGE_LOAD_INTERVAL", "10")); err != nil || s.interval <= 0 {
+		return s, errors.New("VANTAGE_LOAD_INTERVAL must be a positive number")
+	}
+	return s, nil
+}
+
+// regions: each measured level serves its own region, so that jobs left over from a level
+// (in the stream until they expire) never load the next.
+var regions = check.Regions
+
+func run() error {
+	cfg, err := load()
+	if err != nil {
+		return err
+	}
+	tg, err := startTargets()
+	if err != nil {
+		return err
+	}
+	defer tg.close()
+	db := "vantage_benchload_" + strconv.Itoa(os.Getpid())
+	if err := psql(cfg.pg+"/postgres", "CREATE DATABASE "+db); err != nil {
+		return err
+	}
+	defer psql(cfg.pg+"/postgres", "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") //nolint:errcheck // best effort
+	dbURL := cfg.pg + "/" + db + "?sslmode=disable"
+	nc, err := nats.Connect(cfg.nats)
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	defer nc.Close()
+
+	token, agentToken := "vtg_load_"+randHex(16), randHex(16)
+	httpAddr, grpcAddr := freeAddr(), freeAddr()
+	cp, err := startProc(filepath.Join(cfg.bin, "vantage-controlplane"), []string{"serve"}, map[string]string{
+		"VANTAGE_DATABASE_URL": dbURL, "VANTAGE_SECRET_KEY": randKey(), "VANTAGE_BOOTSTRAP_TOKEN": token,
+		"VANTAGE_HTTP_ADDR": httpAddr, "VANTAGE_GRPC_ADDR": grpcAddr, "VANTAGE_PING_ADDR": "127.0.0.1:0",
+		"VANTAGE_METRICS_ADDR": "127.0.0.1:0", "VANTAGE_AGENT_TOKEN": agentToken, "VANTAGE_NATS_URL": cfg.nats,
+		"VANTAGE_LOG_LEVEL": "warn"}, "/tmp/vantage-benchload-cp.log")
+	if err != nil {
+		return err
+	}
+	defer cp.stop()
+	api := &apiClient{base: "http://" + httpAddr, token: token, c: &http.Client{Timeout: 30 * time.Second}}
+	if err := waitOK(api.base+"/readyz", time.Minute); err != nil {
+		return fmt.Errorf("control plane: %w (log /tmp/vantage-benchload-cp.log)", err)
+	}
+	// One agent serving every region, with its default settings.
+	ag, err := startProc(filepath.Join(cfg.bin, "vantage-agent"), nil, map[string]string{
+		"VANTAGE_NATS_URL": cfg.nats, "VANTAGE_CONTROLPLANE_ADDR": grpcAddr, "VANTAGE_AGENT_TOKEN": agentToken,
+		"VANTAGE_REGIONS": strings.Join(regions, ","), "VANTAGE_HTTP_ADDR": "127.0.0.1:0", "VANTAGE_METRICS_ADDR": "127.0.0.1:0",
+		"VANTAGE_BROWSER_PATH": "none", "VANTAGE_LOG_LEVEL": "warn"}, "/tmp/vantage-benchload-agent.log")
+	if err != nil {
+		return err
+	}
+	defer ag.stop()
+	time.Sleep(3 * time.Second) // the agent registers and sets its consumers up
+
+	fmt.Printf("bench-load: %d cores, interval %ds, window %s; control plane, agent, PostgreSQL, NATS, targets and the ceiling loop share the machine\n",
+		numCPU(), cfg.interval, cfg.window)
+	fmt.Printf("%-5s %8s %9s %9s %8s %8s %8s %8s %9s %9s %9s %9s %8s %8s %9s %9s\n", "kind", "demand/s", "stored/s", "ontime/s",
+		"p50 ms", "p99 ms", "stored%", "skipped%", "cp µs/pr", "ag µs/pr", "pg µs/pr", "nats µs/pr", "cp MiB", "ag MiB", "ceil/s", "ontime/ceil")
+	b := &bench{cfg: cfg, api: api, nc: nc, db: dbURL, tg: tg, cp: cp, ag: ag}
+	for _, kind := range cfg.kinds {
+		ceiling, ceilCPU := b.ceiling(kind)
+		peak := 0.0
+		for _, level := range cfg.levels {
+			r, err := b.level(kind, level)
+			if err != nil {
+				return err
+			}
+			r.print(ceiling, ceilCPU)
+			peak = max(peak, r.onTime)
+		}
+		if cfg.overload && peak > 0 {
+			r, err := b.level(kind, int(2*peak))
+			if err != nil {
+				return err
+			}
+			r.print(ceiling, ceilCPU)
+			fmt.Printf("      %s at 2× its peak (%.0f/s): %.0f/s on time = %.0f%% of the peak\n", kind, peak, r.onTime, 100*r.onTime/peak)
+		}
+		fmt.Printf("      ceiling (bare Go loop, 64 goroutines): %s %.0f probes/s, %.0f µs CPU per probe\n", kind, ceiling, ceilCPU*1e6)
+	}
+	return nil
+}
+
+type bench struct {
+	cfg    settings
+	api    *apiClient
+	nc     *nats.Conn
+	db     string
+	tg     *targets
+	cp, ag *proc
+	region int
+}
+
+type result struct {
+	kind                      string
+	demand                    int
+	stored, onTime            float64 // per second
+	p50, p99                  float64 // ms
+	storedPct, skippedPct     float64
+	cpCPU, agCPU, pgCPU, nCPU float64 // seconds per probe
+	cpRSS, agRSS              float64 // MiB
+}
+
+func (r result) print(ceiling, ceilCPU float64) {
+	fmt.Printf("%-5s %8d %9.0f %9.0f %8.1f %8.1f %7.1f%% %7.1f%% %9.0f %9.0f %9.0f %9.0f %8.0f %8.0f %9.0f %9.2f\n", r.kind, r.demand,
+		r.stored, r.onTime, r.p50, r.p99, r.storedPct, r.skippedPct, r.cpCPU*1e6, r.agCPU*1e6, r.pgCPU*1e6, r.nCPU*1e6,
+		r.cpRSS, r.agRSS, ceiling, r.onTime/ceiling)
+	if ceilCPU > 0 && r.cpCPU+r.agCPU > 0 {
+		fmt.Printf("      CPU per probe: control plane + agent %.0f µs = %.1f× the bare loop's %.0f µs\n",
+			(r.cpCPU+r.agCPU)*1e6, (r.cpCPU+r.agCPU)/ceilCPU, ceilCPU*1e6)
+	}
+}
+
+// level creates demand×interval checks of kind in a fresh region and measures a window.
+func (b *bench) level(kind string, demand int) (result, error) {
+	region := regions[b.region%len(regions)]
+	b.region++
+	n := demand * b.cfg.interval
+	ids, err := b.createChecks(kind, region, n)
+	if err != nil {
+		return result{}, err
+	}
+	// The API's minimum interval is 30s; the tests and this benchmark set a shorter one in SQL
+	// and tell the scheduler, as the API does after a change.
+	if err := updateChecks(b.db, fmt.Sprintf("test_interval = %d", b.cfg.interval), region); err != nil {
+		return result{}, err
+	}
+	for _, id := range ids {
+		if err := scheduler.Notify(b.nc, id); err != nil {
+			return result{}, err
+		}
+	}
+	_ = b.nc.Flush()
+	time.Sleep(time.Duration(b.cfg.interval)*time.Second + 2*time.Second) // one whole interval on the new rhythm
+	cpu0 := b.cpuNow()
+	t0 := time.Now()
+	time.Sleep(b.cfg.window)
+	t1 := time.Now()
+	cpu1 := b.cpuNow()
+	cpRSS, agRSS := rssMiB(b.cp.cmd.Process.Pid), rssMiB(b.ag.cmd.Process.Pid)
+	// Pause the level's checks, then let the runs of the window finish and be stored.
+	if err := updateChecks(b.db, "paused = true", region); err != nil {
+		return result{}, err
+	}
+	for _, id := range ids {
+		_ = scheduler.Notify(b.nc, id)
+	}
+	time.Sleep(15 * time.Second)
+
+	due := 0
+	for _, id := range ids {
+		due += dueIn(id, time.Duration(b.cfg.interval)*time.Second, t0, t1)
+	}
+	// A run's due time is its job id's UUIDv7 timestamp.
+	dueMs := `(('x' || substr(replace(job_id::text, '-', ''), 1, 12))::bit(48)::bigint)`
+	q := fmt.Sprintf(`SELECT count(*), count(*) FILTER (WHERE dispatched_at - to_timestamp(%[1]s / 1000.0) <= interval '1 second'),
+		coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - to_timestamp(%[1]s / 1000.0))), 0) * 1000,
+		coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - to_timestamp(%[1]s / 1000.0))), 0) * 1000
+		FROM check_results WHERE region = '%[2]s' AND attempt_number = 1 AND %[1]s >= %[3]d AND %[1]s < %[4]d`,
+		dueMs, region, t0.UnixMilli(), t1.UnixMilli())
+	out, err := psqlOut(b.db, q)
+	if err != nil {
+		return result{}, err
+	}
+	f := strings.Split(strings.TrimSpace(out), "|")
+	if len(f) != 4 {
+		return result{}, fmt.Errorf("unexpected %q", out)
+	}
+	stored, _ := strconv.ParseFloat(f[0], 64)
+	onTime, _ := strconv.ParseFloat(f[1], 64)
+	p50, _ := strconv.ParseFloat(f[2], 64)
+	p99, _ := strconv.ParseFloat(f[3], 64)
+	sk, err := psqlOut(b.db, fmt.Sprintf(`SELECT count(*) FROM skipped_runs WHERE region = '%s' AND scheduled_at >= to_timestamp(%d / 1000.0) AND scheduled_at < to_timestamp(%d / 1000.0)`,
+		region, t0.UnixMilli(), t1.UnixMilli()))
+	if err != nil {
+		return result{}, err
+	}
+	skipped, _ := strconv.ParseFloat(strings.TrimSpace(sk), 64)
+	secs := t1.Sub(t0).Seconds()
+	per := func(d float64) float64 {
+		if stored == 0 {
+			return 0
+		}
+		return d / stored
+	}
+	return result{kind: kind, demand: demand, stored: stored / secs, onTime: onTime / secs, p50: p50, p99: p99,
+		storedPct: 100 * stored / float64(max(due, 1)), skippedPct: 100 * skipped / float64(max(due, 1)),
+		cpCPU: per(cpu1.cp - cpu0.cp), agCPU: per(cpu1.ag - cpu0.ag), pgCPU: per(cpu1.pg - cpu0.pg), nCPU: per(cpu1.nats - cpu0.nats),
+		cpRSS: cpRSS, agRSS: agRSS}, nil
+}
+
+// updateChecks sets columns of the checks of a region, locking them in id order as the
+// evaluator does (a bulk UPDATE in physical order deadlocks with ingest).
+func updateChecks(db, set, region string) error {
+	return psql(db, fmt.Sprintf(`UPDATE checks SET %s WHERE id IN (SELECT id FROM checks WHERE test_regions = ARRAY['%s'] ORDER BY id FOR UPDATE)`, set, region))
+}
+
+// dueIn counts the due times of a check's regular schedule in [t0, t1).
+func dueIn(id uuid.UUID, interval time.Duration, t0, t1 time.Time) int {
+	last, ok := rungrid.LastDue(id, interval, time.Time{}, t1.Add(-time.Millisecond))
+	n := 0
+	for ok && !last.Before(t0) {
+		n++
+		last = last.Add(-interval)
+	}
+	return n
+}
+
+func (b *bench) createChecks(kind, region string, n int) ([]uuid.UUID, error) {
+	body := func(i int) (string, map[string]any) {
+		common := map[string]any{"name": fmt.Sprintf("load %s %d", kind, i), "test_regions": []string{region}, "timeout": 5000,
+			"confirmation_period_seconds": 0, "recovery_period_seconds": 0, "reminder_alert_interval_minutes": -1}
+		switch kind {
+		case "tcp":
+			common["tcp_hostname"], common["tcp_port"] = "127.0.0.1", b.tg.tcpPort
+			return "/v1/checks/tcp", common
+		case "dns":
+			common["dns_domain"], common["dns_record_type"], common["dns_resolver"], common["dns_protocol"] = "load.example.", "A", b.tg.dnsAddr, "UDP"
+			return "/v1/checks/dns", common
+		}
+		common["url"] = b.tg.httpURL
+		return "/v1/checks", common
+	}
+	ids := make([]uuid.UUID, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				path, bd := body(i)
+				id, err := b.api.create(path, bd)
+				if err != nil {
+					mu.Lock()
+					firstErr = cmpErr(firstErr, err)
+					mu.Unlock()
+					return
+				}
+				ids[i] = id
+			}
+		})
+	}
+	wg.Wait()
+	return ids, firstErr
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// cpuSample is the CPU seconds used so far by the processes of the pipeline.
+type cpuSample struct{ cp, ag, pg, nats float64 }
+
+func (b *bench) cpuNow() cpuSample {
+	s := cpuSample{cp: cpuSeconds(b.cp.cmd.Process.Pid), ag: cpuSeconds(b.ag.cmd.Process.Pid)}
+	// PostgreSQL and NATS are the machine's: every process of theirs counts (other users of
+	// them on the machine count too, so these are upper bounds).
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		switch strings.TrimSpace(string(comm)) {
+		case "postgres":
+			s.pg += cpuSeconds(pid)
+		case "nats-server":
+			s.nats += cpuSeconds(pid)
+		}
+	}
+	return s
+}
+
+// clockTicks is USER_HZ, 100 on Linux.
+const clockTicks = 100
+
+// cpuSeconds is utime + stime of a process, from /proc/<pid>/stat.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command (which may hold spaces) start after the last ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	s, _ := strconv.ParseFloat(f[12], 64)
+	return (u + s) / clockTicks
+}
+
+func rssMiB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// ceiling makes the kind's probe against the same target in a bare loop for 5s (64
+// goroutines, a new connection per probe as the agent makes) and returns probes/s and CPU
+// seconds per probe of this process.
+func (b *bench) ceiling(kind string) (float64, float64) {
+	probe := func() error {
+		switch kind {
+		case "tcp":
+			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", b.tg.tcpPort), 5*time.Second)
+			if err == nil {
+				c.Close()
+			}
+			return err
+		case "dns":
+			m := new(dns.Msg)
+			m.SetQuestion("load.example.", dns.TypeA)
+			_, err := dns.Exchange(m, b.tg.dnsAddr)
+			return err
+		}
+		tr := &http.Transport{DisableKeepAlives: true}
+		resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get(b.tg.httpURL)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		tr.CloseIdleConnections()
+		return err
+	}
+	var n atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cpu0 := cpuSeconds(os.Getpid())
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if probe() == nil {
+					n.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	secs := time.Since(start).Seconds()
+	cpu := cpuSeconds(os.Getpid()) - cpu0
+	if n.Load() == 0 {
+		return 0, 0
+	}
+	return float64(n.Load()) / secs, cpu / float64(n.Load())
+}
+
+// targets are the local HTTP, TCP and DNS servers the checks probe.
+type targets struct {
+	httpURL string
+	tcpPort int
+	dnsAddr string
+	closers []func()
+}
+
+func (t *targets) close() {
+	for _, c := range t.closers {
+		c()
+	}
+}
+
+func startTargets() (*targets, error) {
+	t := &targets{}
+	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }),
+		ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(hl) //nolint:errcheck // ends when closed
+	t.httpURL = "http://" + hl.Addr().String() + "/"
+	t.closers = append(t.closers, func() { _ = srv.Close() })
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := tl.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	t.tcpPort = tl.Addr().(*net.TCPAddr).Port
+	t.closers = append(t.closers, func() { tl.Close() })
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	ds := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		if len(r.Question) == 1 {
+			rr, _ := dns.NewRR(r.Question[0].Name + " 60 IN A 192.0.2.1")
+			m.Answer = append(m.Answer, rr)
+		}
+		_ = w.WriteMsg(m)
+	})}
+	go ds.ActivateAndServe() //nolint:errcheck // ends when shut down
+	t.dnsAddr = pc.LocalAddr().String()
+	t.closers = append(t.closers, func() { _ = ds.Shutdown() })
+	return t, nil
+}
+
+type proc struct{ cmd *exec.Cmd }
+
+func startProc(bin string, args []string, envs map[string]string, logPath string) (*proc, error) {
+	cmd := exec.Command(bin, args...) //nolint:gosec // the benchmark runs the binaries it was pointed at
+	cmd.Env = os.Environ()
+	for k, v := range envs {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	f, err := os.Create(logPath) //nolint:gosec // a fixed log path of the benchmark
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	return &proc{cmd: cmd}, nil
+}
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+type apiClient struct {
+	base, token string
+	c           *http.Client
+}
+
+func (a *apiClient) create(path string, body map[string]any) (uuid.UUID, error) {
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, a.base+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := a.c.Do(req)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result struct {
+			ID uuid.UUID `json:"id"`
+		} `json:"result"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated {
+		return uuid.Nil, fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, raw)
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return uuid.Nil, err
+	}
+	return out.Result.ID, nil
+}
+
+func waitOK(u string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		resp, err := http.Get(u) //nolint:noctx,gosec // the local control plane's readiness
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not ready within %s", u, within)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// psql runs SQL through the psql client (the benchmark has no database driver of its own).
+func psql(url, sql string) error {
+	_, err := psqlOut(url, sql)
+	return err
+}
+
+func psqlOut(url, sql string) (string, error) {
+	out, err := exec.Command("psql", "-qtAX", url, "-c", sql).CombinedOutput() //nolint:gosec // the benchmark's own SQL
+	if err != nil {
+		return "", fmt.Errorf("psql: %v: %s", err, out)
+	}
+	return string(out), nil
+}
+
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:0"
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func randKey() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return max(strings.Count(string(b), "processor\t:"), 1)
+}
