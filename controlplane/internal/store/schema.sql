@@ -914,9 +914,9 @@ CREATE INDEX check_incidents_check ON public.check_incidents USING btree (check_
 
 CREATE UNIQUE INDEX check_incidents_one_open ON public.check_incidents USING btree (check_id) WHERE (ended_at IS NULL);
 
-CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org_id, started_at);
+CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org_id, started_at) INCLUDE (check_id, ended_at);
 
-CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month);
+CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month) INCLUDE (check_id, runs, failed_runs);
 
 CREATE INDEX check_runs_deadline ON public.check_runs USING btree (deadline);
 
