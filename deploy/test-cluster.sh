@@ -28,8 +28,15 @@ if [ ! -x "$nats_server" ]; then
 fi
 
 dir=$(mktemp -d /tmp/vantage-cluster.XXXXXX)
+testpid=
 cleanup() {
   local rc=$?
+  # Interrupted: end the test binary (a child of go test); its processes die with it.
+  if [ -n "$testpid" ] && kill -0 "$testpid" 2>/dev/null; then
+    pkill -TERM -P "$testpid" 2>/dev/null || true
+    kill "$testpid" 2>/dev/null || true
+    sleep 1
+  fi
   for ns in $(ip netns list | awk '/^vtc-/ {print $1}'); do
     for pid in $(ip netns pids "$ns"); do kill -9 "$pid" 2>/dev/null || true; done
     ip netns del "$ns" 2>/dev/null || true
@@ -52,4 +59,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 VANTAGE_CLUSTER_DIR=$dir VANTAGE_CLUSTER_BIN=$root/bin VANTAGE_CLUSTER_NATS_SERVER=$nats_server \
-  go test -tags cluster -count=1 -timeout 30m -v -run '^TestCluster$' ./controlplane/e2e/cluster/
+  go test -tags cluster -count=1 -timeout 30m -v -run '^TestCluster$' ./controlplane/e2e/cluster/ &
+testpid=$!
+wait "$testpid"

@@ -13,10 +13,11 @@ import (
 	"time"
 )
 
-// publicAddr stands for a public server in TestPrivateTargetPolicy: an address of the
-// documentation range (TEST-NET-1), which the policy treats as public, put on the loopback
-// interface of a network namespace of the test's own, so that no packet leaves the machine.
-const publicAddr = "192.0.2.10"
+// publicAddr stands for a public server in TestPrivateTargetPolicy: a globally routable
+// address (the documentation ranges are special-purpose, so pkg/netpolicy refuses them), put on
+// the loopback interface of a network namespace of the test's own, so that no packet leaves the
+// machine and no real server is reached.
+const publicAddr = "100.0.0.10"
 
 // TestPrivateTargetPolicy runs real Chromium with BlockPrivateTargets in a network namespace
 // where a "public" server (publicAddr) and a private one (127.0.0.1) both run, and checks that

@@ -115,8 +115,7 @@ func TestCluster(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the outage was not detected: %v", err)
 		}
-		f.flowing, err = waitFor(2*time.Minute, time.Second, func() error { return c.fresh(f.inject, regions) })
-		if err != nil {
+		if f.flowing, err = c.flowing(f); err != nil {
 			t.Fatalf("runs with member %s down: %v", victim.name, err)
 		}
 		f.heal = time.Now()
@@ -141,7 +140,7 @@ func TestCluster(t *testing.T) {
 		if err := leader.p.stop(syscall.SIGKILL, 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if f.flowing, err = waitFor(2*time.Minute, time.Second, func() error { return c.fresh(f.inject, regions) }); err != nil {
+		if f.flowing, err = c.flowing(f); err != nil {
 			t.Fatalf("runs without the stream leader %s: %v", leader.name, err)
 		}
 		next, err := c.streamLeader()
@@ -164,7 +163,7 @@ func TestCluster(t *testing.T) {
 		if err := leader.p.stop(syscall.SIGKILL, 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if f.flowing, err = waitFor(2*time.Minute, time.Second, func() error { return c.fresh(f.inject, regions) }); err != nil {
+		if f.flowing, err = c.flowing(f); err != nil {
 			t.Fatalf("runs without %s: %v", leader.name, err)
 		}
 		next, err := c.schedulerLeader()
@@ -190,6 +189,13 @@ func TestCluster(t *testing.T) {
 	// A last stretch without faults, then the whole record.
 	time.Sleep(2 * interval)
 	c.report(t, faults)
+}
+
+// flowing waits until every check has stored a run scheduled after the fault began from every
+// region, and returns how long after it began that was.
+func (c *cluster) flowing(f *fault) (time.Duration, error) {
+	_, err := waitFor(2*time.Minute, time.Second, func() error { return c.fresh(f.inject, regions) })
+	return time.Since(f.inject), err
 }
 
 // wantStatus is nil when the check's status is want.

@@ -77,8 +77,10 @@ func TestDefaultsRenderAProductionLayout(t *testing.T) {
 		t.Errorf("control plane probes: readiness %+v liveness %+v", c.ReadinessProbe, c.LivenessProbe)
 	}
 	checkHardened(t, "control plane", c)
-	if env(c, "VANTAGE_ALLOW_PRIVATE_TARGETS") != "false" || env(c, "VANTAGE_NATS_URL") != "nats://vantage-nats:4222" {
-		t.Errorf("control plane env: private targets %q, NATS %q", env(c, "VANTAGE_ALLOW_PRIVATE_TARGETS"), env(c, "VANTAGE_NATS_URL"))
+	if env(c, "VANTAGE_ALLOW_PRIVATE_TARGETS") != "false" || env(c, "VANTAGE_NATS_URL") != "nats://vantage-nats:4222" ||
+		env(c, "VANTAGE_NATS_STREAM_REPLICAS") != "3" {
+		t.Errorf("control plane env: private targets %q, NATS %q, stream replicas %q", env(c, "VANTAGE_ALLOW_PRIVATE_TARGETS"),
+			env(c, "VANTAGE_NATS_URL"), env(c, "VANTAGE_NATS_STREAM_REPLICAS"))
 	}
 	for _, name := range []string{"VANTAGE_DATABASE_URL", "VANTAGE_SECRET_KEY"} {
 		if ref := secretRef(c, name); ref == nil || ref.Name != "vantage" || (ref.Optional != nil && *ref.Optional) {
@@ -302,8 +304,14 @@ func TestExternalNATS(t *testing.T) {
 		}
 	}
 	c := objs["Deployment/vantage-controlplane"].(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
-	if env(c, "VANTAGE_NATS_URL") != "nats://nats-a:4222,nats://nats-b:4222" {
-		t.Errorf("control plane NATS URL %q", env(c, "VANTAGE_NATS_URL"))
+	if env(c, "VANTAGE_NATS_URL") != "nats://nats-a:4222,nats://nats-b:4222" || env(c, "VANTAGE_NATS_STREAM_REPLICAS") != "1" {
+		t.Errorf("control plane NATS URL %q, stream replicas %q", env(c, "VANTAGE_NATS_URL"), env(c, "VANTAGE_NATS_STREAM_REPLICAS"))
+	}
+	objs = objects(t, map[string]any{"nats": map[string]any{"enabled": false, "url": "nats://nats-a:4222"},
+		"controlPlane": map[string]any{"natsStreamReplicas": 3}})
+	c = objs["Deployment/vantage-controlplane"].(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
+	if env(c, "VANTAGE_NATS_STREAM_REPLICAS") != "3" {
+		t.Errorf("stream replicas %q with controlPlane.natsStreamReplicas 3", env(c, "VANTAGE_NATS_STREAM_REPLICAS"))
 	}
 }
 

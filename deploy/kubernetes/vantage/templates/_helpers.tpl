@@ -104,3 +104,14 @@ seccompProfile:
     - {protocol: UDP, port: 53}
     - {protocol: TCP, port: 53}
 {{- end -}}
+
+{{/* Replicas of the job stream: the setting, or the chart's NATS cluster size (JetStream allows 5). */}}
+{{- define "vantage.streamReplicas" -}}
+{{- if .Values.controlPlane.natsStreamReplicas -}}
+{{- .Values.controlPlane.natsStreamReplicas -}}
+{{- else if .Values.nats.enabled -}}
+{{- min 5 (int .Values.nats.replicas) -}}
+{{- else -}}
+1
+{{- end -}}
+{{- end -}}
