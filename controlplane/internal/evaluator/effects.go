@@ -2,7 +2,6 @@ package evaluator
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -123,7 +122,7 @@ func (ce *checkEval) uptimeAlert(ctx context.Context, at time.Time) (event.Uptim
 		}
 	}
 	a := event.UptimeAlert{OccurredAt: at, Check: event.Check{ID: c.ID, OrgID: c.OrgID, Name: c.Name, Kind: c.Kind,
-		URL: c.URL, State: string(ce.state.Status), AlertPriority: c.AlertPriority, Alerts: json.RawMessage(c.Alerts)}}
+		URL: c.URL, State: string(ce.state.Status), AlertPriority: c.AlertPriority, Alerts: c.Alerts}}
 	var incidentID *uuid.UUID
 	if inc := ce.known; inc != nil {
 		incidentID = &inc.ID

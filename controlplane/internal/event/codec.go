@@ -193,9 +193,7 @@ func healthToV1(c RegionHealthChange, typ string) healthV1 {
 
 func uptimeToV1(a UptimeAlert, typ string, reminder bool) uptimeV1 {
 	c := a.Check
-	p := uptimeV1{Event: typ, Reminder: reminder, OccurredAt: a.OccurredAt.UTC(), Check: checkV1{
-		ID: c.ID, OrgID: c.OrgID, Name: c.Name, Kind: c.Kind, URL: c.URL, State: c.State,
-		AlertPriority: c.AlertPriority, Alerts: c.Alerts}}
+	p := uptimeV1{Event: typ, Reminder: reminder, OccurredAt: a.OccurredAt.UTC(), Check: checkV1(c)}
 	if len(c.Alerts) == 0 {
 		p.Check.Alerts = nil
 	}
