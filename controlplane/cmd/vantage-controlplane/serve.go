@@ -194,9 +194,9 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	notify, err := notifier.New(log, time.Now, reg, st, notifier.Options{SMTPURL: cfg.SMTPURL,
-		MailFrom: cfg.MailFrom, PublicURL: cfg.PublicURL, RenderCheck: api.RenderCheckForWebhook,
-		DenyPrivateTargets: !cfg.AllowPrivate})
+	notify, err := notifier.New(notifier.Config{SMTPURL: cfg.SMTPURL, MailFrom: cfg.MailFrom,
+		PublicURL: cfg.PublicURL, DenyPrivateTargets: !cfg.AllowPrivate},
+		notifier.Deps{Store: st, Logger: log, Now: time.Now, Registerer: reg, RenderCheck: api.RenderCheckForWebhook})
 	if err != nil {
 		return nil, err
 	}

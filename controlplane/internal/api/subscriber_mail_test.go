@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"io"
-	"log/slog"
 	"mime/quotedprintable"
 	"net"
 	"net/http"
@@ -112,9 +111,10 @@ const testPublicURL = "http://vantage.test"
 // test ends.
 func runNotifier(t *testing.T, st *store.Store, sink *smtpSink) {
 	t.Helper()
-	n, err := notifier.New(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, nil, st, notifier.Options{
+	n, err := notifier.New(notifier.Config{
 		SMTPURL: "smtp://" + sink.addr, MailFrom: "Status <status@vantage.test>", PublicURL: testPublicURL,
-		PollInterval: 20 * time.Millisecond, Workers: 2, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
+		PollInterval: 20 * time.Millisecond, Workers: 2, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}},
+		notifier.Deps{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -235,11 +235,11 @@ func noticeData(n event.SubscriberNotification, data map[string]any) {
 
 // renderCheck is the check as the API returns it, or the snapshot when the check is gone.
 func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.Check) (any, error) {
-	if n.opts.RenderCheck != nil {
+	if n.render != nil {
 		c, err := n.st.GetCheck(ctx, orgID, snap.ID, false)
 		switch {
 		case err == nil:
-			return n.opts.RenderCheck(c), nil
+			return n.render(c), nil
 		case !errors.Is(err, store.ErrNotFound):
 			return nil, fmt.Errorf("read check %s: %w", snap.ID, err)
 		}
