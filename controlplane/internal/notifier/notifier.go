@@ -138,9 +138,9 @@ type Notifier struct {
 	render func(store.Check) any // nil: send the outbox snapshot
 	client *http.Client
 	mail   *mailer // nil: e-mail disabled
-	m     metrics
-	wake  chan struct{}
-	lease time.Duration
+	m      metrics
+	wake   chan struct{}
+	lease  time.Duration
 }
 
 // New builds a Notifier; it delivers when Run is called.
