@@ -80,7 +80,7 @@ type Config struct {
 	// stream after the agent closed its side. Default 5s.
 	CloseTimeout time.Duration
 	// MaxUnacked bounds the results sent (or queued) and not yet acked; Submit waits beyond
-	// it. Default 4096, the control plane's per-stream bound (ingest.ServerOptions.MaxInFlight).
+	// it. Default 4096, the control plane's per-stream bound (ingest.ServerConfig.MaxInFlight).
 	MaxUnacked int
 	// MaxBatch bounds the results of one ResultBatch message. Default 512.
 	MaxBatch int

@@ -177,12 +177,13 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{RunsSkipped: runsSkipped})
+	batcher, err := ingest.NewBatcher(ingest.BatcherConfig{},
+		ingest.BatcherDeps{Sink: ev, Logger: log, Registerer: reg, RunsSkipped: runsSkipped})
 	if err != nil {
 		return nil, err
 	}
-	if cp.ingest, err = ingest.NewServer(log, time.Now, reg, batcher, ingest.ServerOptions{AgentToken: cfg.AgentToken,
-		Tokens: st, Guard: guard}); err != nil {
+	if cp.ingest, err = ingest.NewServer(ingest.ServerConfig{AgentToken: cfg.AgentToken},
+		ingest.ServerDeps{Batcher: batcher, Tokens: st, Guard: guard, Logger: log, Now: time.Now, Registerer: reg}); err != nil {
 		return nil, err
 	}
 	agents, err := fleet.New(fleet.Config{ReplicaName: cfg.ReplicaName, UnservedGrace: cfg.UnservedGrace},
@@ -190,7 +191,8 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	maintainer, err := ingest.NewMaintainer(log, time.Now, reg, st, ingest.MaintainerOptions{RetentionDays: cfg.RetentionDays})
+	maintainer, err := ingest.NewMaintainer(ingest.MaintainerConfig{RetentionDays: cfg.RetentionDays},
+		ingest.MaintainerDeps{Store: st, Logger: log, Now: time.Now, Registerer: reg})
 	if err != nil {
 		return nil, err
 	}
