@@ -317,9 +317,16 @@ func publicPages(cfg config.Config, log *slog.Logger, st *store.Store, pages *st
 		apiHost = u.Hostname()
 	}
 	log = log.With("component", "statuspage")
-	return web.NewHandler(pages, web.Options{StatusDomain: cfg.StatusDomain, APIHost: apiHost,
-		CookieKey: cookieKey, ClientIP: api.ClientIP, Logger: log,
-		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log})}), nil
+	links, err := subscribe.NewHandler(subscribe.Deps{Store: st, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	h, err := web.NewHandler(web.Config{StatusDomain: cfg.StatusDomain, APIHost: apiHost, CookieKey: cookieKey},
+		web.Deps{Store: pages, Logger: log, ClientIP: api.ClientIP, Extra: links})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // run listens, runs the pipeline, and on ctx's end (or a failing component) stops in order: the

@@ -162,8 +162,11 @@ func TestSubscribeFlowBrowser(t *testing.T) {
 	f := newFixture(t, st, store.StatusPageInput{Name: "Acme Cloud", Subdomain: "acme"})
 	f.component("Public API", uuid.Nil, false)
 	sink := newMailSink(t)
-	links := subscribe.NewHandler(st, subscribe.Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
-	srv := serve(t, f.handler(Options{Extra: links}))
+	links, err := subscribe.NewHandler(subscribe.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, f.handlerWith(Config{}, Deps{Extra: links}))
 	runMailNotifier(t, st, sink, srv.URL)
 	const addr = "reader@example.com"
 
