@@ -13,4 +13,6 @@ if [ ! -x "$bin/golangci-lint" ] || [ ! -e "$stamp" ]; then
   touch "$stamp"
 fi
 "$bin/golangci-lint" run ./proto/... ./pkg/... ./controlplane/... ./agent/...
+# The cluster test is behind a build tag (make test-cluster).
+"$bin/golangci-lint" run --build-tags cluster ./controlplane/e2e/cluster/...
 (cd deploy/kube && GOWORK=off "$bin/golangci-lint" run --config ../../.golangci.yml ./...)

@@ -20,6 +20,8 @@ type Spec struct {
 	RecoveryPeriodSeconds        int         `json:"recovery_period_seconds" job:"-"`         // passing this long before UP again
 	ReminderAlertIntervalMinutes *int        `json:"reminder_alert_interval_minutes" job:"-"` // minutes between reminders while DOWN, -1 never; nil on legacy checks
 	TimeoutMs                    *int        `json:"timeout"`                                 // per attempt; nil only on legacy browser checks
+	RegionQuorum                 Quorum      `json:"region_quorum" job:"-"`                   // failing regions that fail a run (extension)
+	DependsOn                    []string    `json:"depends_on" job:"-"`                      // ids of checks or heartbeats this check depends on (extension)
 	Alerts                       Alerts      `json:"-" job:"-"`
 	Assertions                   []Assertion `json:"assertions"`
 	// Version is the runtime (DefaultVersion); nil for uptime checks. Agents have one runtime
@@ -88,6 +90,8 @@ func Defaults(k Kind) Spec {
 		RecoveryPeriodSeconds:        180,
 		ReminderAlertIntervalMinutes: ptr(1440),
 		TimeoutMs:                    ptr(DefaultTimeoutMs),
+		RegionQuorum:                 QuorumMajority,
+		DependsOn:                    []string{},
 	}
 	s.Alerts.Normalize()
 	s.setKindDefaults()
@@ -128,6 +132,8 @@ func Example(k Kind) Spec {
 		RecoveryPeriodSeconds:        90,
 		ReminderAlertIntervalMinutes: ptr(-1),
 		TimeoutMs:                    ptr(5000),
+		RegionQuorum:                 QuorumCount(2),
+		DependsOn:                    []string{ExampleDependency},
 		Alerts: Alerts{User: []string{"u1"}, Slack: []string{"s1"}, Discord: []string{"d1"},
 			IncidentIO: []string{"i1"}, MicrosoftTeams: []string{"m1"}, Telegram: []string{"t1"},
 			Pushover: []string{"p1"}, Webhook: []string{"w1", "w2"}, Oncall: []string{"o1"}},

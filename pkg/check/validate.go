@@ -43,6 +43,8 @@ func (s Spec) Validate() FieldErrors {
 	}
 	intRange(&fe, "test_interval", s.TestInterval, MinTestInterval, MaxTestInterval, " seconds")
 	validateRegions(&fe, s.TestRegions)
+	validateQuorum(&fe, s.RegionQuorum, s.TestRegions)
+	validateDependsOn(&fe, s.DependsOn)
 	if !slices.Contains(Priorities, s.AlertPriority) {
 		fe.add("alert_priority", "must be LOW or HIGH")
 	}

@@ -132,13 +132,14 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		browserConcurrency int
 	)
 	if br != nil {
-		browserProber = prober.NewBrowser(br)
+		browserProber = prober.NewBrowser(br, prober.WithVersion(version))
 		capabilities = []string{wire.CapabilityBrowser}
 		browserConcurrency = br.Concurrency()
 	}
 	// Jobs' secrets open with the keys each registration brings; results carry their job's
 	// signature.
-	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets)), Browser: browserProber})
+	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version)),
+		Browser: browserProber})
 	if err != nil {
 		return err
 	}

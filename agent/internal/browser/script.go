@@ -25,6 +25,9 @@ type ScriptRequest struct {
 	Source   string
 	Env      map[string]string // process.env
 	Secrets  []string          // redacted from everything reported
+	// UserAgent replaces the browser's on every page of the run (the probes' User-Agent, or
+	// the check's own); empty keeps the browser's.
+	UserAgent string
 }
 
 // ScriptRun is how a scripted check went.
@@ -82,7 +85,7 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 	in := scriptworker.Input{
 		BrowserContextID: string(s.id), TargetID: string(s.targetID),
 		Program: scriptworker.Program{Filename: prog.Filename, Code: prog.Code, Imports: prog.Imports},
-		Env:     req.Env, Secrets: req.Secrets, DeadlineUnixMs: deadline.UnixMilli(),
+		Env:     req.Env, Secrets: req.Secrets, DeadlineUnixMs: deadline.UnixMilli(), UserAgent: req.UserAgent,
 		// Well below the cap: the cap counts all of the worker, whose Go runtime maps about twice
 		// the live heap, and the heap is sampled, not checked on every allocation.
 		HeapLimit: uint64(b.cfg.WorkerMemory) / 4,

@@ -46,11 +46,32 @@ var _ BrowserRunner = (*browser.Browser)(nil)
 // BROWSER_ERROR. The summary names the failing step, its place in the script and Playwright's
 // message.
 type Browser struct {
-	b BrowserRunner
+	b       BrowserRunner
+	version string // named by the User-Agent
 }
 
-// NewBrowser returns the browser prober over the agent's browser.
-func NewBrowser(b BrowserRunner) *Browser { return &Browser{b: b} }
+// NewBrowser returns the browser prober over the agent's browser; of opts it reads WithVersion.
+func NewBrowser(b BrowserRunner, opts ...Option) *Browser {
+	return &Browser{b: b, version: newOptions(opts).version}
+}
+
+// headers are the headers a browser run sends with every request: the check's, and the
+// probes' User-Agent unless the check sets one.
+func (p *Browser) headers(job *vantagev1.CheckJob) (map[string]string, string) {
+	h := job.GetBrowser().GetHeaders()
+	for k, v := range h {
+		if strings.EqualFold(k, "User-Agent") {
+			return h, v
+		}
+	}
+	ua := UserAgent(p.version, job.GetRegion())
+	out := make(map[string]string, len(h)+1)
+	for k, v := range h {
+		out[k] = v
+	}
+	out["User-Agent"] = ua
+	return out, ua
+}
 
 // Failure types of browser checks (see also the shared ones in result.go).
 const (
@@ -115,7 +136,8 @@ func (p *Browser) url(ctx context.Context, job *vantagev1.CheckJob) (Result, err
 		res.failTransport(InvalidRequest, "invalid assertion: "+err.Error())
 		return res, nil
 	}
-	if _, err := newHTTPRequest(ctx, &vantagev1.HTTPSpec{Url: spec.Url}); err != nil {
+	headers, ua := p.headers(job)
+	if _, err := newHTTPRequest(ctx, &vantagev1.HTTPSpec{Url: spec.Url}, ua); err != nil {
 		res.failTransport(InvalidRequest, err.Error())
 		return res, nil
 	}
@@ -125,7 +147,7 @@ func (p *Browser) url(ctx context.Context, job *vantagev1.CheckJob) (Result, err
 		judged = true
 		return res.Passing
 	}
-	pg, err := p.b.Visit(ctx, browser.VisitRequest{URL: spec.GetUrl(), Headers: spec.GetHeaders()}, judge)
+	pg, err := p.b.Visit(ctx, browser.VisitRequest{URL: spec.GetUrl(), Headers: headers}, judge)
 	if err != nil {
 		return agentFailed(ctx, err)
 	}
@@ -221,8 +243,9 @@ func classifyNetError(errorText string) string {
 // script runs a scripted check.
 func (p *Browser) script(ctx context.Context, job *vantagev1.CheckJob) (Result, error) {
 	var res Result
+	_, ua := p.headers(job)
 	run, err := p.b.RunScript(ctx, browser.ScriptRequest{
-		Source: job.GetBrowser().GetScript(), Env: job.GetEnv(), Secrets: job.GetRedact(),
+		Source: job.GetBrowser().GetScript(), Env: job.GetEnv(), Secrets: job.GetRedact(), UserAgent: ua,
 	})
 	if err != nil {
 		return agentFailed(ctx, err)

@@ -67,7 +67,7 @@ func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 	}
 	spec := job.GetHttp()
 	trace := &httpTrace{start: time.Now()}
-	hreq, err := newHTTPRequest(httptrace.WithClientTrace(ctx, trace.clientTrace()), spec)
+	hreq, err := newHTTPRequest(httptrace.WithClientTrace(ctx, trace.clientTrace()), spec, UserAgent(p.opts.version, job.GetRegion()))
 	if err != nil {
 		res.failTransport(InvalidRequest, err.Error())
 		res.finish(job, nil)
@@ -165,9 +165,9 @@ func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 }
 
 // newHTTPRequest builds the request of spec, or says why it cannot be built. Headers are sent
-// as given: a User-Agent replaces the default, a Host sets the request's host. Basic
-// credentials are sent when either part is set, empty strings as they are.
-func newHTTPRequest(ctx context.Context, spec *vantagev1.HTTPSpec) (*http.Request, error) {
+// as given: a User-Agent replaces ua, a Host sets the request's host. Basic credentials are
+// sent when either part is set, empty strings as they are.
+func newHTTPRequest(ctx context.Context, spec *vantagev1.HTTPSpec, ua string) (*http.Request, error) {
 	u, err := url.Parse(strings.TrimSpace(spec.GetUrl()))
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL: %w", err)
@@ -190,7 +190,7 @@ func newHTTPRequest(ctx context.Context, spec *vantagev1.HTTPSpec) (*http.Reques
 	if err != nil {
 		return nil, fmt.Errorf("invalid request: %w", err)
 	}
-	hreq.Header.Set("User-Agent", UserAgent)
+	hreq.Header.Set("User-Agent", ua)
 	for name, value := range spec.GetHeaders() {
 		if !httpguts.ValidHeaderFieldName(name) {
 			return nil, fmt.Errorf("invalid header name %q", name)

@@ -412,13 +412,14 @@ func TestHTTPTextToSearchFor(t *testing.T) {
 func TestHTTPRequestShape(t *testing.T) {
 	t.Parallel()
 	ts := newHTTPServer(t)
-	p := NewHTTP()
+	p := NewHTTP(WithVersion("v1.4.0"))
 	t.Run("defaults", func(t *testing.T) {
 		t.Parallel()
 		req := uptime(ts.URL + "/echo")
+		req.Region = "cloud:eu-central-1"
 		req.Assertions = []*vantagev1.Assertion{
 			assertion(check.JSONBody, "$.method", check.Equals, "GET"),
-			assertion(check.JSONBody, "$.ua", check.Equals, UserAgent),
+			assertion(check.JSONBody, "$.ua", check.Equals, "Vantage/1.4.0 (+region cloud:eu-central-1)"),
 			assertion(check.JSONBody, "$.has_auth", check.False, ""),
 			assertion(check.JSONBody, "$.body", check.Empty, ""),
 		}

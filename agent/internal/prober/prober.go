@@ -32,8 +32,6 @@ type Prober interface {
 
 // Limits and fixed values of the probers.
 const (
-	// UserAgent is sent with every HTTP probe unless the check sets its own.
-	UserAgent = "Vantage/1.0 (+uptime monitoring)"
 	// MaxRedirects is how many redirects an HTTP probe follows before TOO_MANY_REDIRECTS.
 	MaxRedirects = 10
 	// MaxBodyRead is how much of a body (or TCP reply) is read and judged by assertions and
@@ -52,6 +50,7 @@ type options struct {
 	resolvConf   string
 	tcpReadIdle  time.Duration
 	rootCAs      *x509.CertPool
+	version      string // named by the User-Agent
 }
 
 // Option configures a prober.

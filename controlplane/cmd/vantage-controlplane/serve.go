@@ -33,6 +33,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/controlplane/internal/probehealth"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
@@ -224,9 +225,14 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	probes, err := probehealth.New(log, st, time.Now, reg, probehealth.Thresholds{Window: cfg.ProbeHealthWindow,
+		MinChecks: cfg.ProbeHealthMinChecks, MinOrgs: cfg.ProbeHealthMinOrgs}, 0)
+	if err != nil {
+		return nil, err
+	}
 	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
 		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st) }),
-		monitor, pages, agents, runFunc(cp.ingest.WatchRevocations)}
+		monitor, pages, agents, runFunc(cp.ingest.WatchRevocations), probes}
 
 	grpcOpts, err := grpcTransport(cfg, log)
 	if err != nil {

@@ -238,7 +238,7 @@ func (h *checksHandler) incidents(k check.Kind) gin.HandlerFunc {
 		out := make([]checkIncidentJSON, len(items))
 		for i, in := range items {
 			out[i] = checkIncidentJSON{ID: in.ID.String(), CheckID: in.CheckID.String(),
-				StartedAt: formatTime(in.StartedAt), EndedAt: formatTimePtr(in.EndedAt)}
+				StartedAt: formatTime(in.StartedAt), EndedAt: formatTimePtr(in.EndedAt), CausedBy: uuidString(in.CausedBy)}
 		}
 		okList(c, out, p, total)
 	}

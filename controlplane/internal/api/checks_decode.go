@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -133,6 +134,24 @@ func decodeCommon(o *object, s *check.Spec, required func(string) bool) {
 	if v := nonNull[int](o, "timeout").Ptr(); v != nil {
 		s.TimeoutMs = v
 	}
+	decodeQuorum(o, s)
+	setValue(o, "depends_on", &s.DependsOn)
+}
+
+// decodeQuorum reads region_quorum (an extension): a string or an integer, so it is decoded
+// from its raw JSON with a message that names both forms.
+func decodeQuorum(o *object, s *check.Spec) {
+	const want = `must be "majority", "any", "all" or an integer count of failing regions`
+	v := field[json.RawMessage](o, "region_quorum")
+	if !v.Set {
+		return
+	}
+	var q check.Quorum
+	if v.Null || json.Unmarshal(v.V, &q) != nil {
+		o.Fail("region_quorum", want)
+		return
+	}
+	s.RegionQuorum = q
 }
 
 // decodeCheckKind reads `type` and returns the kind the body makes the check.

@@ -36,6 +36,11 @@ import (
 func TestEveryFieldThroughEveryForm(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	// The dependency of check.Example's checks (depends_on must name a check or heartbeat).
+	if _, err := h.st.Pool().Exec(context.Background(), `INSERT INTO heartbeats (id, org_id, name, grace_period, report_period)
+		VALUES ($1, $2, 'example dependency', 60, 60)`, check.ExampleDependency, h.orgA); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 
 	type walked struct {

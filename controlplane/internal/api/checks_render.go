@@ -13,17 +13,19 @@ import (
 
 // checkCommonJSON holds the fields common to every kind.
 type checkCommonJSON struct {
-	ID                           string   `json:"id"`
-	Name                         string   `json:"name"`
-	LastQueued                   *string  `json:"last_queued"`
-	Status                       string   `json:"status"`
-	ReminderAlertIntervalMinutes *int     `json:"reminder_alert_interval_minutes"`
-	ConfirmationPeriodSeconds    int      `json:"confirmation_period_seconds"`
-	RecoveryPeriodSeconds        int      `json:"recovery_period_seconds"`
-	TestInterval                 int      `json:"test_interval"`
-	Timeout                      *int     `json:"timeout"`
-	AlertPriority                string   `json:"alert_priority"`
-	TestRegions                  []string `json:"test_regions"`
+	ID                           string       `json:"id"`
+	Name                         string       `json:"name"`
+	LastQueued                   *string      `json:"last_queued"`
+	Status                       string       `json:"status"`
+	ReminderAlertIntervalMinutes *int         `json:"reminder_alert_interval_minutes"`
+	ConfirmationPeriodSeconds    int          `json:"confirmation_period_seconds"`
+	RecoveryPeriodSeconds        int          `json:"recovery_period_seconds"`
+	TestInterval                 int          `json:"test_interval"`
+	Timeout                      *int         `json:"timeout"`
+	AlertPriority                string       `json:"alert_priority"`
+	TestRegions                  []string     `json:"test_regions"`
+	RegionQuorum                 check.Quorum `json:"region_quorum"` // extension (docs/detection.md)
+	DependsOn                    []string     `json:"depends_on"`    // extension (docs/detection.md)
 	check.Alerts
 	CheckType  string            `json:"check_type"`
 	Version    *string           `json:"version"`
@@ -89,6 +91,10 @@ func renderCheck(c store.Check, withScript bool) any {
 	if regions == nil {
 		regions = []string{}
 	}
+	deps := s.DependsOn
+	if deps == nil {
+		deps = []string{}
+	}
 	version := s.Version
 	if version == nil && s.Kind != check.Uptime {
 		if v := check.DefaultVersion(s.Kind); v != "" {
@@ -107,6 +113,8 @@ func renderCheck(c store.Check, withScript bool) any {
 		Timeout:                      s.TimeoutMs,
 		AlertPriority:                s.AlertPriority,
 		TestRegions:                  regions,
+		RegionQuorum:                 s.RegionQuorum,
+		DependsOn:                    deps,
 		Alerts:                       alerts,
 		CheckType:                    string(s.Kind),
 		Version:                      version,
@@ -174,6 +182,7 @@ type checkIncidentJSON struct {
 	CheckID   string  `json:"check_id"`
 	StartedAt string  `json:"started_at"`
 	EndedAt   *string `json:"ended_at"`
+	CausedBy  *string `json:"caused_by"` // extension (docs/detection.md)
 }
 
 // resultPageJSON is a check's result page (supplement §2.16): its result_info sits inside the

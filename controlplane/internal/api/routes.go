@@ -34,6 +34,10 @@ func routes(r *gin.Engine, d Deps) {
 	c.DELETE("/:check_id", checks.removeAny)
 	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
 	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: openapi/checks-browser.yaml
+	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: openapi/detection.yaml
+	slaReports := newSLAHandler(d)
+	c.GET("/:check_id/sla", slaReports.check) // extension: openapi/detection.yaml
+	authed.Group("/reports", area(auth.UptimeChecks), resource("check")).GET("/sla", slaReports.org)
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
 		typed := c.Group(seg, resource(kindNoun[k]))
@@ -69,6 +73,7 @@ func routes(r *gin.Engine, d Deps) {
 
 	// The deployment's agents: an operators' area, not an organization's (extension).
 	authed.GET("/agents", area(auth.Agents), newAgentsHandler(d).list)
+	authed.GET("/regions/unhealthy", area(auth.Agents), unhealthyRegions(d.Store)) // extension: openapi/detection.yaml
 
 	// -- webhooks --
 	wh := newWebhooksHandler(d)

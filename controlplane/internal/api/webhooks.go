@@ -39,9 +39,11 @@ type webhooksHandler struct{ st webhookStore }
 func newWebhooksHandler(d Deps) *webhooksHandler { return &webhooksHandler{st: d.Store} }
 
 // webhookEvents are the event types a webhook may subscribe to (api.md "Events"), and the
-// agent region events (a Vantage extension: runs of a region no agent serves go nowhere).
+// agent region events (a Vantage extension: runs of a region no agent serves go nowhere), and
+// regional degradation (an extension, docs/detection.md).
 var webhookEvents = []string{"status_page.incident.started", "status_page.incident.updated", "status_page.incident.resolved",
-	"uptime.down", "uptime.up", "heartbeat.down", "heartbeat.up", event.TypeRegionUnserved, event.TypeRegionServed}
+	"uptime.down", "uptime.up", "heartbeat.down", "heartbeat.up", event.TypeRegionUnserved, event.TypeRegionServed,
+	event.TypeUptimeDegraded, event.TypeUptimeRestored, event.TypeAgentUnhealthy, event.TypeAgentHealthy}
 
 // Limits the contract leaves open.
 const (

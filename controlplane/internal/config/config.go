@@ -57,6 +57,11 @@ type Config struct {
 	GRPCClientCA  string        // VANTAGE_GRPC_CLIENT_CA, default "": PEM CAs whose client certificates agents must present (mutual TLS)
 	ReplicaName   string        // VANTAGE_REPLICA_NAME, default the host name: this replica's name in GET /v1/agents
 	UnservedGrace time.Duration // VANTAGE_REGION_UNSERVED_GRACE, default 2m: how long a region checks use may lack agents before agent.region_unserved
+
+	// Probe health (docs/detection.md): when a region's probes are judged broken.
+	ProbeHealthWindow    time.Duration // VANTAGE_PROBE_HEALTH_WINDOW, default 2m: results looked at
+	ProbeHealthMinChecks int           // VANTAGE_PROBE_HEALTH_MIN_CHECKS, default 5: checks failing only there
+	ProbeHealthMinOrgs   int           // VANTAGE_PROBE_HEALTH_MIN_ORGS, default 2: of this many organizations
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -86,6 +91,9 @@ var Vars = []Var{
 	{"VANTAGE_GRPC_CLIENT_CA", "(unset)", "PEM bundle of CAs: when set, agents must present a client certificate signed by one of them (mutual TLS); needs VANTAGE_GRPC_TLS_CERT"},
 	{"VANTAGE_REPLICA_NAME", "(host name)", "this replica's name where GET /v1/agents says which replica an agent is connected to"},
 	{"VANTAGE_REGION_UNSERVED_GRACE", "2m", "how long a region that active checks use may have no live agent before agent.region_unserved is sent"},
+	{"VANTAGE_PROBE_HEALTH_WINDOW", "2m", "probe health: how far back the results are that judge whether a region's probes are broken (docs/detection.md)"},
+	{"VANTAGE_PROBE_HEALTH_MIN_CHECKS", "5", "probe health: checks a region must fail while another region passes them (and at least half of those it probed) to be unhealthy"},
+	{"VANTAGE_PROBE_HEALTH_MIN_ORGS", "2", "probe health: organizations those checks must belong to"},
 	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
 	{"VANTAGE_PING_ADDR", ":8082", "listen address of the public heartbeat ping endpoint (GET|POST /{heartbeat_id})"},
 	{"VANTAGE_SMTP_URL", "(unset)", "SMTP server for e-mail, smtp://user:pass@host:port or smtps://...; unset disables e-mail"},
@@ -107,7 +115,8 @@ func Load(getenv func(string) string) (Config, error) {
 		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080", AllowPrivate: true,
 		MetricsAddr: "127.0.0.1:9100", HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: 60 * time.Second,
 		HTTPIdleTimeout: 120 * time.Second, MaxConnsPerClient: 64, RequestTimeout: 10 * time.Second,
-		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage", UnservedGrace: 2 * time.Minute}
+		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage", UnservedGrace: 2 * time.Minute,
+		ProbeHealthWindow: 2 * time.Minute, ProbeHealthMinChecks: 5, ProbeHealthMinOrgs: 2}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -184,6 +193,25 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.AgentToken = getenv("VANTAGE_AGENT_TOKEN"); c.AgentToken != "" && len(c.AgentToken) < 16 {
 		bad("VANTAGE_AGENT_TOKEN", "must be at least 16 characters")
+	}
+	if s := getenv("VANTAGE_PROBE_HEALTH_WINDOW"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 10*time.Second {
+			bad("VANTAGE_PROBE_HEALTH_WINDOW", "must be a duration of at least 10s such as 2m, got %q", s)
+		}
+		c.ProbeHealthWindow = d
+	}
+	for _, v := range []struct {
+		name string
+		to   *int
+	}{{"VANTAGE_PROBE_HEALTH_MIN_CHECKS", &c.ProbeHealthMinChecks}, {"VANTAGE_PROBE_HEALTH_MIN_ORGS", &c.ProbeHealthMinOrgs}} {
+		if s := getenv(v.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				bad(v.name, "must be a whole number of at least 1, got %q", s)
+			}
+			*v.to = n
+		}
 	}
 	if s := getenv("VANTAGE_RESULT_RETENTION_DAYS"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -2,7 +2,6 @@ package evaluator
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,10 +30,13 @@ type checkEval struct {
 	out      *outcome
 	// maintenance: the check is inside an active maintenance window (alerts are held back).
 	maintenance bool
+	regional    Regional // regional degradation (regional.go)
+	// downDeps are the check's dependencies DOWN at the last failing verdict (dependencies.go).
+	downDeps []uuid.UUID
 }
 
 func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
-	v := verdictOf(&r.Run)
+	v := verdictOf(ce.c, &r.Run)
 	if v.Passing {
 		ce.out.passing++
 	} else {
@@ -42,6 +44,9 @@ func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
 	}
 	policy := policyOf(ce.c)
 	policy.Muted = policy.Muted || ce.maintenance
+	if err := ce.dependencies(ctx, v, &policy); err != nil {
+		return err
+	}
 	next, effects := Step(ce.state, v, ce.now, policy)
 	ce.state, ce.lastRun = next, r.ScheduledAt
 	for _, fx := range effects {
@@ -49,7 +54,7 @@ func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
 			return err
 		}
 	}
-	return nil
+	return ce.stepRegional(ctx, r, policy)
 }
 
 func (ce *checkEval) effect(ctx context.Context, fx Effect) error {
@@ -63,6 +68,11 @@ func (ce *checkEval) effect(ctx context.Context, fx Effect) error {
 			return err
 		}
 		ce.incident, ce.known = &inc.ID, &inc
+		if len(ce.downDeps) > 0 {
+			if err := ce.tx.SetIncidentCause(ctx, c.OrgID, inc.ID, ce.downDeps[0]); err != nil {
+				return err
+			}
+		}
 	case EffectCloseIncident:
 		inc, ok, err := ce.tx.CloseIncident(ctx, c.OrgID, c.ID, fx.At)
 		if err != nil {
@@ -83,22 +93,9 @@ func (ce *checkEval) effect(ctx context.Context, fx Effect) error {
 }
 
 func (ce *checkEval) alert(ctx context.Context, name string, reminder bool, at time.Time) error {
-	c := ce.c
-	if ce.known == nil {
-		inc, ok, err := ce.tx.CurrentIncident(ctx, c.OrgID, c.ID)
-		if err != nil {
-			return err
-		}
-		if ok {
-			ce.known = &inc
-		}
-	}
-	a := event.UptimeAlert{OccurredAt: at, Check: event.Check{ID: c.ID, OrgID: c.OrgID, Name: c.Name, Kind: c.Kind,
-		URL: c.URL, State: string(ce.state.Status), AlertPriority: c.AlertPriority, Alerts: json.RawMessage(c.Alerts)}}
-	var incidentID *uuid.UUID
-	if inc := ce.known; inc != nil {
-		incidentID = &inc.ID
-		a.Incident = &event.CheckIncident{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt, EndedAt: inc.EndedAt}
+	a, incidentID, err := ce.uptimeAlert(ctx, at)
+	if err != nil {
+		return err
 	}
 	var ev event.Event = event.UptimeDown{UptimeAlert: a}
 	switch {
@@ -107,14 +104,43 @@ func (ce *checkEval) alert(ctx context.Context, name string, reminder bool, at t
 	case reminder:
 		ev = event.UptimeReminder{UptimeAlert: a}
 	}
+	ce.queue(ev, incidentID, at)
+	return nil
+}
+
+// uptimeAlert is what an uptime event at at says of the check and its open or just-closed
+// incident.
+func (ce *checkEval) uptimeAlert(ctx context.Context, at time.Time) (event.UptimeAlert, *uuid.UUID, error) {
+	c := ce.c
+	if ce.known == nil {
+		inc, ok, err := ce.tx.CurrentIncident(ctx, c.OrgID, c.ID)
+		if err != nil {
+			return event.UptimeAlert{}, nil, err
+		}
+		if ok {
+			ce.known = &inc
+		}
+	}
+	a := event.UptimeAlert{OccurredAt: at, Check: event.Check{ID: c.ID, OrgID: c.OrgID, Name: c.Name, Kind: c.Kind,
+		URL: c.URL, State: string(ce.state.Status), AlertPriority: c.AlertPriority, Alerts: c.Alerts}}
+	var incidentID *uuid.UUID
+	if inc := ce.known; inc != nil {
+		incidentID = &inc.ID
+		a.Incident = &event.CheckIncident{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt, EndedAt: inc.EndedAt}
+	}
+	return a, incidentID, nil
+}
+
+// queue adds an event of the check to the outbox rows of the transaction.
+func (ce *checkEval) queue(ev event.Event, incidentID *uuid.UUID, at time.Time) {
+	c := ce.c
 	checkID := c.ID
 	ce.events = append(ce.events, store.OutboxEvent{ID: uuid.Must(uuid.NewV7()), OrgID: c.OrgID, Event: ev,
 		CheckID: &checkID, IncidentID: incidentID, AlertPriority: c.AlertPriority, CreatedAt: at})
 	if ce.out.alerts == nil {
 		ce.out.alerts = map[string]int{}
 	}
-	ce.out.alerts[name]++
-	return nil
+	ce.out.alerts[ev.Type()]++
 }
 
 // checkState is the check row to write back after the judged runs.

@@ -19,8 +19,8 @@
 //   - a later run of the same check gets its verdict: runs are judged in scheduled order, so an
 //     earlier pending run is judged first with what it has.
 //
-// The verdict fails when a majority of the regions that reported failed (more failing than
-// passing regions; a tie passes). Regions that never reported do not count either way: a run
+// The verdict fails as the check's region_quorum says (runFails): by default when a majority of
+// the regions that reported failed (more failing than passing regions; a tie passes). Regions that never reported do not count either way: a run
 // with no report never exists, so a region without agents cannot flip a check by itself, and a
 // run whose only reports fail is failing however many regions are silent.
 //
@@ -70,6 +70,14 @@ type Tx interface {
 	CountVerdicts(ctx context.Context, verdicts []store.Verdict) error
 	// InMaintenance tells which of the checks sit in an active maintenance window at now.
 	InMaintenance(ctx context.Context, checks []*store.PipelineCheck, now time.Time) (map[uuid.UUID]bool, error)
+	// Degradations and SaveDegradation read and write regional degradation (regional.go).
+	Degradations(ctx context.Context, checks []*store.PipelineCheck) (map[uuid.UUID]store.Degradation, error)
+	SaveDegradation(ctx context.Context, d store.Degradation) error
+	// DownDependencies and SetIncidentCause serve dependencies (dependencies.go).
+	DownDependencies(ctx context.Context, orgID, checkID uuid.UUID) ([]uuid.UUID, error)
+	SetIncidentCause(ctx context.Context, orgID, incidentID, causedBy uuid.UUID) error
+	// UnhealthyRegions are the regions whose results are left out of verdicts (probehealth).
+	UnhealthyRegions(ctx context.Context) (map[string]bool, error)
 }
 
 var _ Tx = (*store.PipelineTx)(nil)
@@ -127,6 +135,7 @@ type metrics struct {
 	transitions *prometheus.CounterVec
 	alerts      *prometheus.CounterVec
 	late        prometheus.Counter
+	excluded    prometheus.Counter
 	sweepErrors prometheus.Counter
 }
 
@@ -143,11 +152,13 @@ func New(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, st S
 			Help: "Outbox rows written, by event type."}, []string{"event"}),
 		late: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_late_results_total",
 			Help: "Final attempts stored but not judged because their run was already judged or superseded."}),
+		excluded: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_excluded_results_total",
+			Help: "Final attempts stored but left out of verdicts because their region was unhealthy (probe health)."}),
 		sweepErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_sweep_errors_total",
 			Help: "Failed sweeps of runs past their deadline."}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{e.m.verdicts, e.m.transitions, e.m.alerts, e.m.late, e.m.sweepErrors} {
+		for _, c := range []prometheus.Collector{e.m.verdicts, e.m.transitions, e.m.alerts, e.m.late, e.m.excluded, e.m.sweepErrors} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("evaluator metrics: %w", err)
 			}
@@ -222,6 +233,7 @@ func (e *Evaluator) committed(out *outcome) {
 	e.m.verdicts.WithLabelValues("pass").Add(float64(out.passing))
 	e.m.verdicts.WithLabelValues("fail").Add(float64(out.failing))
 	e.m.late.Add(float64(out.late))
+	e.m.excluded.Add(float64(out.excluded))
 	for ev, n := range out.alerts {
 		e.m.alerts.WithLabelValues(ev).Add(float64(n))
 	}

@@ -9,12 +9,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
 // outcome is what one transaction did, published once it commits.
 type outcome struct {
 	passing, failing, late int
+	excluded               int // finals of unhealthy regions left out
 	alerts                 map[string]int
 	changes                []stateChange
 }
@@ -46,6 +48,16 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 	if err != nil {
 		return err
 	}
+	degradations, err := tx.Degradations(ctx, checks)
+	if err != nil {
+		return err
+	}
+	// Results of a region whose probes are judged broken (probehealth) are stored but left
+	// out, as if the region had not reported.
+	unhealthy, err := tx.UnhealthyRegions(ctx)
+	if err != nil {
+		return err
+	}
 	runsOf := map[uuid.UUID][]store.Run{}
 	for _, r := range pending {
 		runsOf[r.CheckID] = append(runsOf[r.CheckID], r)
@@ -63,7 +75,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 			drop = append(drop, runsOf[c.ID]...)
 			continue
 		}
-		runs, stale := e.merge(c, runsOf[c.ID], finalsOf[c.ID], now, out)
+		runs, stale := e.merge(c, runsOf[c.ID], finalsOf[c.ID], now, out, unhealthy)
 		drop = append(drop, stale...)
 		n := decided(runs, now)
 		for _, r := range runs[n:] {
@@ -74,15 +86,22 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 		if n == 0 {
 			continue
 		}
-		cs := &checkEval{c: c, tx: tx, now: now, state: stateOf(c), incident: c.CurrentIncidentID, out: out, maintenance: inWindow[c.ID]}
+		cs := &checkEval{c: c, tx: tx, now: now, state: stateOf(c), incident: c.CurrentIncidentID, out: out, maintenance: inWindow[c.ID],
+			regional: regionalOf(degradations[c.ID])}
+		regionalBefore := cs.regional
 		for _, r := range runs[:n] {
 			if err := cs.apply(ctx, r); err != nil {
 				return err
 			}
 			verdicts = append(verdicts, store.Verdict{OrgID: c.OrgID, CheckID: c.ID, Day: verdictDay(r.ScheduledAt),
-				Passing: verdictOf(&r.Run).Passing})
+				Passing: verdictOf(c, &r.Run).Passing})
 			if r.stored {
 				drop = append(drop, r.Run)
+			}
+		}
+		if !regionalBefore.equal(cs.regional) {
+			if err := tx.SaveDegradation(ctx, cs.degradation()); err != nil {
+				return err
 			}
 		}
 		events = append(events, cs.events...)
@@ -108,7 +127,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 
 // merge adds a check's new final attempts to its pending runs and returns the runs in
 // scheduled order, and stored runs that can no longer be judged (at or before last_run_at).
-func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []store.ResultRow, now time.Time, out *outcome) ([]*pendingRun, []store.Run) {
+func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []store.ResultRow, now time.Time, out *outcome, unhealthy map[string]bool) ([]*pendingRun, []store.Run) {
 	isLate := func(at time.Time) bool { return c.LastRunAt != nil && !at.After(*c.LastRunAt) }
 	byJob := map[uuid.UUID]*pendingRun{}
 	var runs []*pendingRun
@@ -125,6 +144,10 @@ func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []s
 	for _, f := range finals {
 		if f.FailureSource != nil && *f.FailureSource == wire.FailureSourceAgent {
 			continue // the agent failed (its browser crashed), not the target: as if the region had not reported
+		}
+		if unhealthy[f.Region] {
+			out.excluded++
+			continue // the region's probes are broken (probehealth): as if it had not reported
 		}
 		if isLate(f.ScheduledAt) {
 			out.late++
@@ -191,9 +214,9 @@ func complete(r *store.Run) bool {
 	return len(r.PassedRegions)+len(r.FailedRegions) > 0
 }
 
-// verdictOf is a run's verdict: failing when more of its reporting regions failed than passed.
-func verdictOf(r *store.Run) Verdict {
-	return Verdict{Passing: len(r.FailedRegions) <= len(r.PassedRegions), At: r.ScheduledAt}
+// verdictOf is a run's verdict under its check's region_quorum (runFails).
+func verdictOf(c *store.PipelineCheck, r *store.Run) Verdict {
+	return Verdict{Passing: !runFails(check.Quorum(c.RegionQuorum), r.PassedRegions, r.FailedRegions), At: r.ScheduledAt}
 }
 
 // verdictDay is the day whose counters (status page uptime) a verdict counts in: the UTC date

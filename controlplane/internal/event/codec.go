@@ -58,6 +58,8 @@ type uptimeV1 struct {
 	OccurredAt time.Time        `json:"occurred_at"`
 	Check      checkV1          `json:"check"`
 	Incident   *checkIncidentV1 `json:"incident"`
+	// FailingRegions: uptime.degraded and uptime.restored only.
+	FailingRegions []string `json:"failing_regions,omitempty"`
 }
 
 type checkV1 struct {
@@ -175,11 +177,23 @@ func regionToV1(c RegionChange, typ string) regionV1 {
 	return regionV1{Event: typ, OccurredAt: c.OccurredAt.UTC(), Region: c.Region, UnservedSince: c.UnservedSince.UTC(), Checks: c.Checks}
 }
 
+type healthV1 struct {
+	Event          string    `json:"event"`
+	OccurredAt     time.Time `json:"occurred_at"`
+	Region         string    `json:"region"`
+	UnhealthySince time.Time `json:"unhealthy_since"`
+	Reason         string    `json:"reason,omitempty"`
+	Checks         int       `json:"checks"`
+}
+
+func healthToV1(c RegionHealthChange, typ string) healthV1 {
+	return healthV1{Event: typ, OccurredAt: c.OccurredAt.UTC(), Region: c.Region, UnhealthySince: c.UnhealthySince.UTC(),
+		Reason: c.Reason, Checks: c.Checks}
+}
+
 func uptimeToV1(a UptimeAlert, typ string, reminder bool) uptimeV1 {
 	c := a.Check
-	p := uptimeV1{Event: typ, Reminder: reminder, OccurredAt: a.OccurredAt.UTC(), Check: checkV1{
-		ID: c.ID, OrgID: c.OrgID, Name: c.Name, Kind: c.Kind, URL: c.URL, State: c.State,
-		AlertPriority: c.AlertPriority, Alerts: c.Alerts}}
+	p := uptimeV1{Event: typ, Reminder: reminder, OccurredAt: a.OccurredAt.UTC(), Check: checkV1(c)}
 	if len(c.Alerts) == 0 {
 		p.Check.Alerts = nil
 	}
@@ -201,6 +215,14 @@ func payloadV1(ev Event) (any, error) {
 		return uptimeToV1(ev.UptimeAlert, ev.Type(), true), nil
 	case UptimeUp:
 		return uptimeToV1(ev.UptimeAlert, ev.Type(), false), nil
+	case UptimeDegraded:
+		p := uptimeToV1(ev.UptimeAlert, ev.Type(), false)
+		p.FailingRegions = ev.FailingRegions
+		return p, nil
+	case UptimeRestored:
+		p := uptimeToV1(ev.UptimeAlert, ev.Type(), false)
+		p.FailingRegions = ev.FailingRegions
+		return p, nil
 	case HeartbeatDown:
 		return heartbeatV1{Event: ev.Type(), OccurredAt: ev.OccurredAt.UTC(), Heartbeat: ev.Heartbeat}, nil
 	case HeartbeatReminder:
@@ -241,6 +263,10 @@ func payloadV1(ev Event) (any, error) {
 		p.Invitation.ID, p.Invitation.Email, p.Invitation.Role = ev.InvitationID, ev.Email, ev.Role
 		p.Organization.ID, p.Organization.Name = ev.OrgID, ev.OrgName
 		return p, nil
+	case AgentUnhealthy:
+		return healthToV1(ev.RegionHealthChange, ev.Type()), nil
+	case AgentHealthy:
+		return healthToV1(ev.RegionHealthChange, ev.Type()), nil
 	case RegionUnserved:
 		return regionToV1(ev.RegionChange, ev.Type()), nil
 	case RegionServed:
@@ -251,7 +277,7 @@ func payloadV1(ev Event) (any, error) {
 
 func decodeV1(typ string, b []byte) (Event, error) {
 	switch typ {
-	case TypeUptimeDown, TypeUptimeUp:
+	case TypeUptimeDown, TypeUptimeUp, TypeUptimeDegraded, TypeUptimeRestored:
 		var p uptimeV1
 		if err := json.Unmarshal(b, &p); err != nil {
 			return nil, err
@@ -262,6 +288,10 @@ func decodeV1(typ string, b []byte) (Event, error) {
 			a.Incident = &CheckIncident{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt, EndedAt: inc.EndedAt}
 		}
 		switch {
+		case typ == TypeUptimeDegraded:
+			return UptimeDegraded{RegionalAlert{a, p.FailingRegions}}, nil
+		case typ == TypeUptimeRestored:
+			return UptimeRestored{RegionalAlert{a, p.FailingRegions}}, nil
 		case typ == TypeUptimeUp:
 			return UptimeUp{a}, nil
 		case p.Reminder:
@@ -329,6 +359,19 @@ func decodeV1(typ string, b []byte) (Event, error) {
 		}
 		return InvitationCreated{OccurredAt: p.OccurredAt, InvitationID: p.Invitation.ID, Email: p.Invitation.Email,
 			Role: p.Invitation.Role, OrgID: p.Organization.ID, OrgName: p.Organization.Name, InvitedBy: p.InvitedBy}, nil
+	case TypeAgentUnhealthy, TypeAgentHealthy:
+		var p healthV1
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, err
+		}
+		if p.Region == "" {
+			return nil, errors.New("no region")
+		}
+		c := RegionHealthChange{OccurredAt: p.OccurredAt, Region: p.Region, UnhealthySince: p.UnhealthySince, Reason: p.Reason, Checks: p.Checks}
+		if typ == TypeAgentHealthy {
+			return AgentHealthy{c}, nil
+		}
+		return AgentUnhealthy{c}, nil
 	case TypeRegionUnserved, TypeRegionServed:
 		var p regionV1
 		if err := json.Unmarshal(b, &p); err != nil {

@@ -30,6 +30,9 @@ func everyEvent() []Event {
 	page := MailPage{ID: id1, Name: "Acme", Subdomain: "acme"}
 	return []Event{
 		UptimeDown{uptime}, UptimeReminder{uptime}, UptimeUp{uptime},
+		UptimeDegraded{RegionalAlert{uptime, []string{"cloud:eu-west-2"}}}, UptimeRestored{RegionalAlert{uptime, nil}},
+		AgentUnhealthy{RegionHealthChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnhealthySince: t0, Reason: "lone failures", Checks: 3}},
+		AgentHealthy{RegionHealthChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnhealthySince: t0.Add(-time.Minute), Checks: 3}},
 		HeartbeatDown{hb}, HeartbeatReminder{hb}, HeartbeatUp{hb},
 		IncidentStarted{inc}, IncidentUpdated{inc}, IncidentResolved{inc},
 		SubscriberConfirmation{OccurredAt: t0, StatusPage: page, SubscriberID: id2, Email: "a@example.com"},
@@ -69,7 +72,7 @@ func TestEventRoundTrip(t *testing.T) {
 		})
 		seen[reflect.TypeOf(ev)] = true
 	}
-	if len(seen) != 14 {
+	if len(seen) != 18 {
 		t.Fatalf("%d event types covered", len(seen))
 	}
 }

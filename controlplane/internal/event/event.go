@@ -48,6 +48,15 @@ const (
 	// checks run from, for longer than the grace period; and one does again.
 	TypeRegionUnserved = "agent.region_unserved"
 	TypeRegionServed   = "agent.region_served"
+	// Regional degradation (Vantage extensions, docs/detection.md): a check stays UP while
+	// some of its regions fail; and none does any more.
+	TypeUptimeDegraded = "uptime.degraded"
+	TypeUptimeRestored = "uptime.restored"
+	// Probe health (Vantage extensions, docs/detection.md): a region's probes fail checks other
+	// regions pass, for many checks at once; its results are left out of verdicts. And it
+	// recovered.
+	TypeAgentUnhealthy = "agent.unhealthy"
+	TypeAgentHealthy   = "agent.healthy"
 )
 
 // Check is the check an uptime alert is about, as it was when the alert was raised.
@@ -81,14 +90,28 @@ type UptimeAlert struct {
 // At implements Event.
 func (a UptimeAlert) At() time.Time { return a.OccurredAt }
 
-// UptimeDown: a check is confirmed down.
+// UptimeDown reports that a check is confirmed down.
 type UptimeDown struct{ UptimeAlert }
 
-// UptimeReminder: a check is still down (an uptime.down with "reminder": true).
+// UptimeReminder reports that a check is still down (an uptime.down with "reminder": true).
 type UptimeReminder struct{ UptimeAlert }
 
-// UptimeUp: a check that was reported down is up again.
+// UptimeUp reports that a check that was reported down is up again.
 type UptimeUp struct{ UptimeAlert }
+
+// RegionalAlert is what every regional degradation event says: the uptime alert, and the
+// regions that failed the last run of the streak (none on uptime.restored).
+type RegionalAlert struct {
+	UptimeAlert
+	FailingRegions []string
+}
+
+// UptimeDegraded reports that a check stayed UP while some of its regions failed, for its confirmation
+// period.
+type UptimeDegraded struct{ RegionalAlert }
+
+// UptimeRestored reports that a degraded check's regions all pass again.
+type UptimeRestored struct{ RegionalAlert }
 
 // HeartbeatAlert is what every heartbeat event says.
 type HeartbeatAlert struct {
@@ -101,13 +124,13 @@ type HeartbeatAlert struct {
 // At implements Event.
 func (a HeartbeatAlert) At() time.Time { return a.OccurredAt }
 
-// HeartbeatDown: a heartbeat missed its deadline or reported a failure.
+// HeartbeatDown reports that a heartbeat missed its deadline or reported a failure.
 type HeartbeatDown struct{ HeartbeatAlert }
 
-// HeartbeatReminder: a heartbeat is still down (a heartbeat.down with "reminder": true).
+// HeartbeatReminder reports that a heartbeat is still down (a heartbeat.down with "reminder": true).
 type HeartbeatReminder struct{ HeartbeatAlert }
 
-// HeartbeatUp: a heartbeat that was reported down is healthy again.
+// HeartbeatUp reports that a heartbeat that was reported down is healthy again.
 type HeartbeatUp struct{ HeartbeatAlert }
 
 // PageRef names a status page.
@@ -127,13 +150,13 @@ type IncidentChange struct {
 // At implements Event.
 func (c IncidentChange) At() time.Time { return c.OccurredAt }
 
-// IncidentStarted: an incident (or a scheduled maintenance) was created.
+// IncidentStarted reports that an incident (or a scheduled maintenance) was created.
 type IncidentStarted struct{ IncidentChange }
 
-// IncidentUpdated: an incident changed, or got an update that does not resolve it.
+// IncidentUpdated reports that an incident changed, or got an update that does not resolve it.
 type IncidentUpdated struct{ IncidentChange }
 
-// IncidentResolved: an incident got a RESOLVED update, or a maintenance completed.
+// IncidentResolved reports that an incident got a RESOLVED update, or a maintenance completed.
 type IncidentResolved struct{ IncidentChange }
 
 // MailPage is a status page as subscriber e-mails name it.
@@ -239,27 +262,85 @@ type RegionChange struct {
 // At implements Event.
 func (c RegionChange) At() time.Time { return c.OccurredAt }
 
-// RegionUnserved: no agent has served the region for the grace period.
+// RegionUnserved reports that no agent has served the region for the grace period.
 type RegionUnserved struct{ RegionChange }
 
-// RegionServed: an agent serves the region again, after a RegionUnserved.
+// RegionServed reports that an agent serves the region again, after a RegionUnserved.
 type RegionServed struct{ RegionChange }
 
+// RegionHealthChange is what every probe health event says: the region, since when it was
+// unhealthy, why, and how many of the organization's active checks run from it.
+type RegionHealthChange struct {
+	OccurredAt     time.Time
+	Region         string
+	UnhealthySince time.Time
+	Reason         string // empty on agent.healthy
+	Checks         int
+}
+
+// At implements Event.
+func (c RegionHealthChange) At() time.Time { return c.OccurredAt }
+
+// AgentUnhealthy reports that a region's probes were judged broken; its results no longer count.
+type AgentUnhealthy struct{ RegionHealthChange }
+
+// AgentHealthy reports that an unhealthy region's probes agree with the other regions again.
+type AgentHealthy struct{ RegionHealthChange }
+
 // Type implements Event.
-func (UptimeDown) Type() string             { return TypeUptimeDown }
-func (UptimeReminder) Type() string         { return TypeUptimeDown }
-func (UptimeUp) Type() string               { return TypeUptimeUp }
-func (HeartbeatDown) Type() string          { return TypeHeartbeatDown }
-func (HeartbeatReminder) Type() string      { return TypeHeartbeatDown }
-func (HeartbeatUp) Type() string            { return TypeHeartbeatUp }
-func (IncidentStarted) Type() string        { return TypeIncidentStarted }
-func (IncidentUpdated) Type() string        { return TypeIncidentUpdated }
-func (IncidentResolved) Type() string       { return TypeIncidentResolved }
+// Type implements Event.
+func (UptimeDown) Type() string { return TypeUptimeDown }
+
+// Type implements Event.
+func (UptimeReminder) Type() string { return TypeUptimeDown }
+
+// Type implements Event.
+func (UptimeUp) Type() string { return TypeUptimeUp }
+
+// Type implements Event.
+func (HeartbeatDown) Type() string { return TypeHeartbeatDown }
+
+// Type implements Event.
+func (HeartbeatReminder) Type() string { return TypeHeartbeatDown }
+
+// Type implements Event.
+func (HeartbeatUp) Type() string { return TypeHeartbeatUp }
+
+// Type implements Event.
+func (IncidentStarted) Type() string { return TypeIncidentStarted }
+
+// Type implements Event.
+func (IncidentUpdated) Type() string { return TypeIncidentUpdated }
+
+// Type implements Event.
+func (IncidentResolved) Type() string { return TypeIncidentResolved }
+
+// Type implements Event.
 func (SubscriberConfirmation) Type() string { return TypeSubscriberConfirmation }
+
+// Type implements Event.
 func (SubscriberNotification) Type() string { return TypeSubscriberNotification }
-func (InvitationCreated) Type() string      { return TypeInvitationCreated }
-func (RegionUnserved) Type() string         { return TypeRegionUnserved }
-func (RegionServed) Type() string           { return TypeRegionServed }
+
+// Type implements Event.
+func (InvitationCreated) Type() string { return TypeInvitationCreated }
+
+// Type implements Event.
+func (RegionUnserved) Type() string { return TypeRegionUnserved }
+
+// Type implements Event.
+func (RegionServed) Type() string { return TypeRegionServed }
+
+// Type implements Event.
+func (UptimeDegraded) Type() string { return TypeUptimeDegraded }
+
+// Type implements Event.
+func (UptimeRestored) Type() string { return TypeUptimeRestored }
+
+// Type implements Event.
+func (AgentUnhealthy) Type() string { return TypeAgentUnhealthy }
+
+// Type implements Event.
+func (AgentHealthy) Type() string { return TypeAgentHealthy }
 
 func (UptimeDown) event()             {}
 func (UptimeReminder) event()         {}
@@ -275,3 +356,7 @@ func (SubscriberNotification) event() {}
 func (InvitationCreated) event()      {}
 func (RegionUnserved) event()         {}
 func (RegionServed) event()           {}
+func (UptimeDegraded) event()         {}
+func (UptimeRestored) event()         {}
+func (AgentUnhealthy) event()         {}
+func (AgentHealthy) event()           {}

@@ -148,6 +148,10 @@ func (m *mailer) message(d store.DueDelivery) ([]byte, error) {
 			}
 		case "uptime.up":
 			what = "UP again"
+		case "uptime.degraded":
+			what = "UP but failing in some regions"
+		case "uptime.restored":
+			what = "passing in every region again"
 		}
 		fmt.Fprintf(&body, "Check %q is %s (priority %s) as of %s.\r\n", c.Name, what, doc.AlertPriority, doc.OccurredAt)
 		if c.URL != nil {

@@ -166,6 +166,29 @@ func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.M
 		if m.State == provider.Down {
 			n.lastRun(ctx, d.OrgID, c.ID, doc.OccurredAt, &m)
 		}
+	case event.TypeUptimeDegraded, event.TypeUptimeRestored:
+		// Regional degradation (docs/detection.md): opened while some regions fail and the check
+		// stays UP, resolved when they all pass again.
+		var data struct {
+			Check struct {
+				ID   string  `json:"id"`
+				Name string  `json:"name"`
+				URL  *string `json:"url"`
+			} `json:"check"`
+			FailingRegions []string `json:"failing_regions"`
+		}
+		_ = json.Unmarshal(doc.Data, &data)
+		c := data.Check
+		m.Kind, m.Name, m.State, m.Regions = "check", c.Name+" (regional degradation)", provider.Open, data.FailingRegions
+		m.Summary = "UP, but failing in " + strings.Join(data.FailingRegions, ", ")
+		if doc.Type == event.TypeUptimeRestored {
+			m.State, m.Summary = provider.Resolved, "passing in every region again"
+		}
+		if c.URL != nil {
+			m.Target = *c.URL
+		}
+		m.Link = base + "/v1/checks/" + c.ID + "/regions"
+		m.DedupKey = "vantage/check/" + c.ID + "/degraded"
 	case event.TypeHeartbeatDown, event.TypeHeartbeatUp:
 		var hb struct {
 			Heartbeat struct {

@@ -25,6 +25,7 @@ type Store interface {
 	RecordAttempts(ctx context.Context, recs []store.Recorded) error
 	ResolveVars(ctx context.Context, orgID uuid.UUID, projectID *uuid.UUID, names []string) (map[string]store.ResolvedVar, error)
 	GetCheck(ctx context.Context, orgID, id uuid.UUID, withScript bool) (store.Check, error)
+	CheckRegions(ctx context.Context, c store.Check) ([]store.RegionView, error)
 	ListenOutbox(ctx context.Context, wake func()) error
 	SubscriberMail(ctx context.Context, orgID, subscriberID uuid.UUID) (store.SubscriberMail, error)
 	InvitationMail(ctx context.Context, orgID, invitationID uuid.UUID) (store.InvitationMail, error)

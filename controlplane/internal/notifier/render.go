@@ -59,6 +59,12 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 	case event.UptimeUp:
 		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+	case event.UptimeDegraded:
+		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+		doc.Data["failing_regions"] = regionList(e.FailingRegions)
+	case event.UptimeRestored:
+		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+		doc.Data["failing_regions"] = regionList(e.FailingRegions)
 	case event.HeartbeatDown:
 		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
 	case event.HeartbeatReminder:
@@ -79,6 +85,10 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 	case event.SubscriberNotification:
 		noticeData(e, doc.Data)
 		f.Mail = &store.MailFanout{PageID: &e.StatusPage.ID, ComponentIDs: e.ComponentIDs()}
+	case event.AgentUnhealthy:
+		regionHealth(ev, e.RegionHealthChange, &doc, &f)
+	case event.AgentHealthy:
+		regionHealth(ev, e.RegionHealthChange, &doc, &f)
 	case event.RegionUnserved:
 		region(ev, e.RegionChange, &doc, &f)
 	case event.RegionServed:
@@ -109,19 +119,23 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 	return f, nil
 }
 
-// uptime fills the document of an uptime alert: the check as the API returns it, and its
-// incident. The check's own alert lists add recipients.
+// uptime fills the document of an uptime alert: the check as the API returns it, its regional
+// view as of delivery (an extension: GET /v1/checks/{id}/regions) and its incident. The check's
+// own alert lists add recipients.
 func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.UptimeAlert, doc *Document, f *store.Fanout) (*recipients, error) {
 	snap := a.Check
 	if ev.CheckID != nil {
 		snap.ID = *ev.CheckID
 	}
 	f.ResourceKind, f.ResourceID = "check", snap.ID
-	rendered, err := n.renderCheck(ctx, ev.OrgID, snap)
+	rendered, regions, err := n.renderCheck(ctx, ev.OrgID, snap)
 	if err != nil {
 		return nil, err
 	}
 	doc.Data["check"] = rendered
+	if regions != nil {
+		doc.Data["regions"] = regions
+	}
 	doc.Data["incident"] = nil
 	if inc := a.Incident; inc != nil {
 		var ended *string
@@ -145,6 +159,17 @@ func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.Up
 func region(ev store.PendingEvent, c event.RegionChange, doc *Document, f *store.Fanout) {
 	doc.Data["region"] = c.Region
 	doc.Data["unserved_since"] = timeString(c.UnservedSince)
+	doc.Data["checks"] = c.Checks
+	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
+}
+
+// regionHealth fills the document of a probe health event (docs/detection.md): the region,
+// since when it is (or was) unhealthy, why, and how many of the organization's checks use it.
+// Like the region events, it goes to every webhook of the organization subscribed to it.
+func regionHealth(ev store.PendingEvent, c event.RegionHealthChange, doc *Document, f *store.Fanout) {
+	doc.Data["region"] = c.Region
+	doc.Data["unhealthy_since"] = timeString(c.UnhealthySince)
+	doc.Data["reason"] = c.Reason
 	doc.Data["checks"] = c.Checks
 	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
 }
@@ -233,15 +258,24 @@ func noticeData(n event.SubscriberNotification, data map[string]any) {
 	data["component_ids"] = n.ComponentIDs()
 }
 
-// renderCheck is the check as the API returns it, or the snapshot when the check is gone.
-func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.Check) (any, error) {
+// renderCheck is the check as the API returns it and its regional view, or the snapshot and
+// no regions (nil) when the check is gone.
+func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.Check) (any, []regionDoc, error) {
 	if n.render != nil {
 		c, err := n.st.GetCheck(ctx, orgID, snap.ID, false)
 		switch {
 		case err == nil:
-			return n.render(c), nil
+			views, err := n.st.CheckRegions(ctx, c)
+			if err != nil {
+				return nil, nil, err
+			}
+			regions := make([]regionDoc, 0, len(views))
+			for _, v := range views {
+				regions = append(regions, regionDocOf(v))
+			}
+			return n.render(c), regions, nil
 		case !errors.Is(err, store.ErrNotFound):
-			return nil, fmt.Errorf("read check %s: %w", snap.ID, err)
+			return nil, nil, fmt.Errorf("read check %s: %w", snap.ID, err)
 		}
 	}
 	out := map[string]any{}
@@ -250,7 +284,42 @@ func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.
 	}
 	out["id"], out["name"], out["check_type"], out["url"] = snap.ID.String(), snap.Name, snap.Kind, snap.URL
 	out["status"], out["alert_priority"] = snap.State, snap.AlertPriority
-	return out, nil
+	return out, nil, nil
+}
+
+// regionDoc is one region of a check's regional view, as GET /v1/checks/{id}/regions shows it.
+type regionDoc struct {
+	Region        string        `json:"region"`
+	Status        string        `json:"status"`
+	LastCheckedAt *string       `json:"last_checked_at"`
+	LastResult    *regionResult `json:"last_result"`
+}
+
+type regionResult struct {
+	ID            string  `json:"id"`
+	Passing       bool    `json:"passing"`
+	ResponseTime  *int32  `json:"response_time"`
+	ResultSummary *string `json:"result_summary"`
+}
+
+func regionDocOf(v store.RegionView) regionDoc {
+	d := regionDoc{Region: v.Region, Status: v.Status}
+	if v.LastCheckedAt != nil {
+		s := timeString(*v.LastCheckedAt)
+		d.LastCheckedAt = &s
+	}
+	if r := v.LastResult; r != nil {
+		d.LastResult = &regionResult{ID: r.ID.String(), Passing: r.Passing, ResponseTime: r.ResponseTimeMs, ResultSummary: r.ResultSummary}
+	}
+	return d
+}
+
+// regionList is a list of regions that is never null.
+func regionList(rs []string) []string {
+	if rs == nil {
+		return []string{}
+	}
+	return rs
 }
 
 // parseIDs keeps the ids that are UUIDs (ours); others cannot name a webhook or user.

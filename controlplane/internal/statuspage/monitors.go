@@ -3,8 +3,9 @@ package statuspage
 // Monitor is the state of one check or heartbeat that feeds a component.
 type Monitor struct {
 	// State is the monitor's own state: PENDING, UP, VERIFYING, DOWN or RECOVERING for checks,
-	// PENDING, UP or DOWN for heartbeats. Muting does not change it (a muted monitor still
-	// reports its real state; muting only silences alerts).
+	// PENDING, UP or DOWN for heartbeats; DEGRADED for an UP check some of whose regions fail
+	// (regional degradation, docs/detection.md). Muting does not change it (a muted monitor
+	// still reports its real state; muting only silences alerts).
 	State  string
 	Paused bool
 }
@@ -16,7 +17,8 @@ type Monitor struct {
 //	every one DOWN                         → MAJOR_OUTAGE
 //	some DOWN                              → PARTIAL_OUTAGE
 //	none DOWN, some VERIFYING / RECOVERING → DEGRADED_PERFORMANCE (failing, or recovering,
-//	                                         but not confirmed yet)
+//	  / DEGRADED                             but not confirmed yet; or UP but failing in some
+//	                                         regions)
 //	otherwise (all UP, or no signal)       → OPERATIONAL
 func FromMonitors(ms []Monitor) string {
 	live, down, unsure := 0, 0, 0
@@ -28,7 +30,7 @@ func FromMonitors(ms []Monitor) string {
 		case "DOWN":
 			live++
 			down++
-		case "VERIFYING", "RECOVERING":
+		case "VERIFYING", "RECOVERING", "DEGRADED":
 			live++
 			unsure++
 		case "UP":

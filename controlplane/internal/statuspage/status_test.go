@@ -60,6 +60,8 @@ func TestComponentFromMonitors(t *testing.T) {
 		{"some down", []Monitor{down, up}, PartialOutage},
 		{"verifying", []Monitor{up, {State: "VERIFYING"}}, DegradedPerformance},
 		{"recovering", []Monitor{{State: "RECOVERING"}}, DegradedPerformance},
+		{"regionally degraded", []Monitor{up, {State: "DEGRADED"}}, DegradedPerformance},
+		{"down outranks degraded", []Monitor{down, {State: "DEGRADED"}}, PartialOutage},
 		{"down outranks verifying", []Monitor{down, {State: "VERIFYING"}}, PartialOutage},
 		{"paused down is ignored", []Monitor{{State: "DOWN", Paused: true}, up}, Operational},
 		{"only paused", []Monitor{{State: "DOWN", Paused: true}}, Operational},

@@ -15,6 +15,9 @@ type CheckIncident struct {
 	CheckID   uuid.UUID
 	StartedAt time.Time
 	EndedAt   *time.Time
+	// CausedBy is the dependency (check or heartbeat) that was DOWN when the incident opened
+	// (docs/detection.md "Dependencies"); nil otherwise.
+	CausedBy *uuid.UUID
 }
 
 // ListCheckIncidents returns one page of a check's incidents that overlap [from, to) (each

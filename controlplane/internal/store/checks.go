@@ -75,6 +75,8 @@ func (s *Store) checkOfRow(r dbsqlc.Check) (Check, error) {
 		RecoveryPeriodSeconds:        int(r.RecoveryPeriodSeconds),
 		ReminderAlertIntervalMinutes: intPtr(r.ReminderAlertIntervalMinutes),
 		TimeoutMs:                    intPtr(r.TimeoutMs),
+		RegionQuorum:                 check.Quorum(r.RegionQuorum),
+		DependsOn:                    uuidStrings(r.DependsOn),
 	}
 	sp := &c.Spec
 	if err := json.Unmarshal(r.Alerts, &sp.Alerts); err != nil {
@@ -105,11 +107,18 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 	if err != nil {
 		return c, err
 	}
+	deps, err := dependencyIDs(sp.DependsOn)
+	if err != nil {
+		return c, err
+	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockProjectForReference(ctx, tx, orgID, projectID); err != nil {
 			return err
 		}
 		q := s.q.WithTx(tx)
+		if err := checkDependencies(ctx, q, orgID, c.ID, deps); err != nil {
+			return err
+		}
 		if err := checkAlertIntegrations(ctx, q, orgID, sp.Alerts, check.Alerts{}); err != nil {
 			return err
 		}
@@ -121,6 +130,7 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 			RecoveryPeriodSeconds:        int32(sp.RecoveryPeriodSeconds),
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
+			RegionQuorum: quorumColumn(sp.RegionQuorum), DependsOn: uuidStrings(deps),
 		}); err != nil {
 			return fmt.Errorf("insert check: %w", err)
 		}
@@ -209,6 +219,13 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 			return err
 		}
 		sp := next.Spec
+		deps, err := dependencyIDs(sp.DependsOn)
+		if err != nil {
+			return err
+		}
+		if err := checkDependencies(ctx, q, orgID, id, deps); err != nil {
+			return err
+		}
 		next.UpdatedAt = s.now()
 		n, err := q.UpdateCheck(ctx, dbsqlc.UpdateCheckParams{
 			OrgID: orgID, ID: id, Paused: next.Paused, Muted: next.Muted, UpdatedAt: next.UpdatedAt,
@@ -218,6 +235,7 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 			RecoveryPeriodSeconds:        int32(sp.RecoveryPeriodSeconds),
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
+			RegionQuorum: quorumColumn(sp.RegionQuorum), DependsOn: uuidStrings(deps),
 		})
 		if err != nil {
 			return fmt.Errorf("update check: %w", err)
@@ -268,4 +286,13 @@ func varRefs(sp check.Spec) []VarRef {
 		out[i] = VarRef{Field: r.Field, Name: r.Name}
 	}
 	return out
+}
+
+// quorumColumn is the region_quorum column of a quorum; a Spec built without Defaults has the
+// empty quorum, which is the majority.
+func quorumColumn(q check.Quorum) string {
+	if q == "" {
+		return string(check.QuorumMajority)
+	}
+	return string(q)
 }

@@ -102,6 +102,7 @@ type PipelineCheck struct {
 	DownAlerted                  bool
 	CurrentIncidentID            *uuid.UUID
 	LastRunAt                    *time.Time
+	RegionQuorum                 string // check.Quorum
 }
 
 // pipelineCheck maps a locked check row (LockChecksForResults and LockChecksWithDueRuns
@@ -112,7 +113,8 @@ func pipelineCheck(r dbsqlc.LockChecksForResultsRow) *PipelineCheck {
 		TimeoutMs: r.TimeoutMs, AlertPriority: r.AlertPriority, ConfirmationPeriodSeconds: r.ConfirmationPeriodSeconds,
 		RecoveryPeriodSeconds: r.RecoveryPeriodSeconds, ReminderAlertIntervalMinutes: r.ReminderAlertIntervalMinutes,
 		Alerts: r.Alerts, FailingSince: r.FailingSince, PassingSince: r.PassingSince, LastAlertAt: r.LastAlertAt,
-		DownAlerted: r.DownAlerted, CurrentIncidentID: r.CurrentIncidentID, LastRunAt: r.LastRunAt}
+		DownAlerted: r.DownAlerted, CurrentIncidentID: r.CurrentIncidentID, LastRunAt: r.LastRunAt,
+		RegionQuorum: r.RegionQuorum}
 }
 
 // JudgeFunc is the evaluator's part of a pipeline transaction: checks are locked (FOR NO KEY
@@ -165,6 +167,9 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 		}
 		stats.Skipped = len(skipped)
 		if err := copyResults(ctx, q, probes); err != nil {
+			return err
+		}
+		if err := saveRegionResults(ctx, q, probes); err != nil {
 			return err
 		}
 		stats.Stored = len(probes)

@@ -1,3 +1,26 @@
+CREATE FUNCTION public.check_monthly_stats_apply() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
+        SELECT org_id, check_id, date_trunc('month', day)::date, sum(runs), sum(failed_runs)
+        FROM new_rows GROUP BY 1, 2, 3
+        ON CONFLICT (check_id, month) DO UPDATE SET runs = m.runs + excluded.runs,
+            failed_runs = m.failed_runs + excluded.failed_runs;
+    ELSE
+        INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
+        SELECT org_id, check_id, date_trunc('month', day)::date, sum(runs), sum(failed_runs)
+        FROM (SELECT org_id, check_id, day, runs, failed_runs FROM new_rows
+              UNION ALL
+              SELECT org_id, check_id, day, -runs, -failed_runs FROM old_rows) d
+        GROUP BY 1, 2, 3
+        ON CONFLICT (check_id, month) DO UPDATE SET runs = m.runs + excluded.runs,
+            failed_runs = m.failed_runs + excluded.failed_runs;
+    END IF;
+    RETURN NULL;
+END $$;
+
 CREATE FUNCTION public.count_org_checks() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -95,6 +118,14 @@ CREATE TABLE public.check_daily_stats (
     CONSTRAINT check_daily_stats_check CHECK (((runs >= 0) AND (failed_runs >= 0) AND (failed_runs <= runs)))
 );
 
+CREATE TABLE public.check_degradations (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    since timestamp with time zone NOT NULL,
+    degraded boolean DEFAULT false NOT NULL,
+    failing_regions text[] DEFAULT '{}'::text[] NOT NULL
+);
+
 CREATE TABLE public.check_env_refs (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
@@ -106,7 +137,27 @@ CREATE TABLE public.check_incidents (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
     started_at timestamp with time zone NOT NULL,
-    ended_at timestamp with time zone
+    ended_at timestamp with time zone,
+    caused_by uuid
+);
+
+CREATE TABLE public.check_monthly_stats (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    month date NOT NULL,
+    runs bigint DEFAULT 0 NOT NULL,
+    failed_runs bigint DEFAULT 0 NOT NULL
+);
+
+CREATE TABLE public.check_regions (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    region text NOT NULL,
+    passing boolean NOT NULL,
+    checked_at timestamp with time zone NOT NULL,
+    result_id uuid NOT NULL,
+    response_time_ms integer,
+    result_summary text
 );
 
 CREATE TABLE public.check_results (
@@ -210,6 +261,8 @@ CREATE TABLE public.checks (
     last_run_at timestamp with time zone,
     spec jsonb DEFAULT '{}'::jsonb NOT NULL,
     url text GENERATED ALWAYS AS ((spec ->> 'url'::text)) STORED,
+    region_quorum text DEFAULT 'majority'::text NOT NULL,
+    depends_on uuid[] DEFAULT '{}'::uuid[] NOT NULL,
     CONSTRAINT checks_alert_priority_check CHECK ((alert_priority = ANY (ARRAY['LOW'::text, 'HIGH'::text]))),
     CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),
@@ -415,6 +468,20 @@ CREATE TABLE public.projects (
     is_default boolean DEFAULT false NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.region_health (
+    region text NOT NULL,
+    unhealthy_since timestamp with time zone,
+    reason text DEFAULT ''::text NOT NULL,
+    changed_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.region_unhealthy_periods (
+    region text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    reason text NOT NULL
 );
 
 CREATE TABLE public.scheduler_progress (
@@ -641,11 +708,20 @@ ALTER TABLE ONLY public.audit_events
 ALTER TABLE ONLY public.check_daily_stats
     ADD CONSTRAINT check_daily_stats_pkey PRIMARY KEY (check_id, day);
 
+ALTER TABLE ONLY public.check_degradations
+    ADD CONSTRAINT check_degradations_pkey PRIMARY KEY (check_id);
+
 ALTER TABLE ONLY public.check_env_refs
     ADD CONSTRAINT check_env_refs_pkey PRIMARY KEY (check_id, env_var_id);
 
 ALTER TABLE ONLY public.check_incidents
     ADD CONSTRAINT check_incidents_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.check_monthly_stats
+    ADD CONSTRAINT check_monthly_stats_pkey PRIMARY KEY (check_id, month);
+
+ALTER TABLE ONLY public.check_regions
+    ADD CONSTRAINT check_regions_pkey PRIMARY KEY (check_id, region);
 
 ALTER TABLE ONLY public.check_results
     ADD CONSTRAINT check_results_pkey PRIMARY KEY (check_id, checked_at, id);
@@ -737,6 +813,12 @@ ALTER TABLE ONLY public.projects
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.region_health
+    ADD CONSTRAINT region_health_pkey PRIMARY KEY (region);
+
+ALTER TABLE ONLY public.region_unhealthy_periods
+    ADD CONSTRAINT region_unhealthy_periods_pkey PRIMARY KEY (region, started_at);
+
 ALTER TABLE ONLY public.scheduler_progress
     ADD CONSTRAINT scheduler_progress_pkey PRIMARY KEY (singleton);
 
@@ -824,11 +906,17 @@ CREATE INDEX api_tokens_org ON public.api_tokens USING btree (org_id, created_at
 
 CREATE INDEX audit_events_org ON public.audit_events USING btree (org_id, created_at DESC, id DESC);
 
+CREATE INDEX check_daily_stats_org_day ON public.check_daily_stats USING btree (org_id, day);
+
 CREATE INDEX check_env_refs_var ON public.check_env_refs USING btree (env_var_id);
 
 CREATE INDEX check_incidents_check ON public.check_incidents USING btree (check_id, started_at DESC, id DESC);
 
 CREATE UNIQUE INDEX check_incidents_one_open ON public.check_incidents USING btree (check_id) WHERE (ended_at IS NULL);
+
+CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org_id, started_at) INCLUDE (check_id, ended_at);
+
+CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month) INCLUDE (check_id, runs, failed_runs);
 
 CREATE INDEX check_runs_deadline ON public.check_runs USING btree (deadline);
 
@@ -920,6 +1008,10 @@ ALTER INDEX public.check_results_pkey ATTACH PARTITION public.check_results_defa
 
 ALTER INDEX public.ingest_dedupe_pkey ATTACH PARTITION public.ingest_dedupe_default_pkey;
 
+CREATE TRIGGER check_daily_stats_monthly_insert AFTER INSERT ON public.check_daily_stats REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
+
+CREATE TRIGGER check_daily_stats_monthly_update AFTER UPDATE ON public.check_daily_stats REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
+
 CREATE CONSTRAINT TRIGGER checks_count_delete AFTER DELETE ON public.checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.count_org_checks();
 
 CREATE CONSTRAINT TRIGGER checks_count_insert AFTER INSERT ON public.checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.count_org_checks();
@@ -938,6 +1030,9 @@ ALTER TABLE ONLY public.audit_events
 ALTER TABLE ONLY public.check_daily_stats
     ADD CONSTRAINT check_daily_stats_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY public.check_degradations
+    ADD CONSTRAINT check_degradations_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.check_env_refs
     ADD CONSTRAINT check_env_refs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
@@ -946,6 +1041,12 @@ ALTER TABLE ONLY public.check_env_refs
 
 ALTER TABLE ONLY public.check_incidents
     ADD CONSTRAINT check_incidents_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.check_monthly_stats
+    ADD CONSTRAINT check_monthly_stats_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.check_regions
+    ADD CONSTRAINT check_regions_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

@@ -11,7 +11,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// ErrWrongSecretKey: the replica's VANTAGE_SECRET_KEY is not the key the database's secrets
+// ErrWrongSecretKey means the replica's VANTAGE_SECRET_KEY is not the key the database's secrets
 // are sealed with (CheckSecretKey).
 var ErrWrongSecretKey = errors.New("wrong VANTAGE_SECRET_KEY")
 

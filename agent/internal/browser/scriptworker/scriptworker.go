@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
@@ -48,6 +49,8 @@ type Input struct {
 	// agent's hard memory cap, so that a runaway allocation ends with a message and the place
 	// in the script. 0: none.
 	HeapLimit uint64 `json:"heap_limit"`
+	// UserAgent replaces the browser's User-Agent in the check's tab; empty keeps it.
+	UserAgent string `json:"user_agent"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -89,6 +92,12 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	chromedp.FromContext(tab).BrowserContextID = cdp.BrowserContextID(in.BrowserContextID)
 	ctx, cancel := context.WithDeadline(tab, deadline)
 	defer cancel()
+	if in.UserAgent != "" {
+		// Set before the script runs, on the tab's session, which the script drives.
+		if _, err := chromedp.Call(ctx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: in.UserAgent}); err != nil {
+			fmt.Fprintln(stderr, "browser-worker: set the User-Agent:", err)
+		}
+	}
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
 	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
 		HeapLimit: in.HeapLimit})

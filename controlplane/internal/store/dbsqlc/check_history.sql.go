@@ -66,7 +66,7 @@ func (q *Queries) CountCheckResults(ctx context.Context, arg CountCheckResultsPa
 }
 
 const listCheckIncidents = `-- name: ListCheckIncidents :many
-SELECT id, check_id, started_at, ended_at FROM check_incidents
+SELECT id, check_id, started_at, ended_at, caused_by FROM check_incidents
 WHERE org_id = $1 AND check_id = $2
     AND ($3::timestamptz IS NULL OR ended_at IS NULL OR ended_at > $3)
     AND ($4::timestamptz IS NULL OR started_at < $4)
@@ -88,6 +88,7 @@ type ListCheckIncidentsRow struct {
 	CheckID   uuid.UUID
 	StartedAt time.Time
 	EndedAt   *time.Time
+	CausedBy  *uuid.UUID
 }
 
 // The same incidents as CountCheckIncidents, newest started_at first, then id descending (the
@@ -113,6 +114,7 @@ func (q *Queries) ListCheckIncidents(ctx context.Context, arg ListCheckIncidents
 			&i.CheckID,
 			&i.StartedAt,
 			&i.EndedAt,
+			&i.CausedBy,
 		); err != nil {
 			return nil, err
 		}

@@ -105,6 +105,8 @@ type Check struct {
 	LastRunAt                    *time.Time
 	Spec                         json.RawMessage
 	Url                          *string
+	RegionQuorum                 string
+	DependsOn                    []uuid.UUID
 }
 
 type CheckDailyStat struct {
@@ -113,6 +115,14 @@ type CheckDailyStat struct {
 	Day        time.Time
 	Runs       int32
 	FailedRuns int32
+}
+
+type CheckDegradation struct {
+	OrgID          uuid.UUID
+	CheckID        uuid.UUID
+	Since          time.Time
+	Degraded       bool
+	FailingRegions []string
 }
 
 type CheckEnvRef struct {
@@ -127,6 +137,26 @@ type CheckIncident struct {
 	CheckID   uuid.UUID
 	StartedAt time.Time
 	EndedAt   *time.Time
+	CausedBy  *uuid.UUID
+}
+
+type CheckMonthlyStat struct {
+	OrgID      uuid.UUID
+	CheckID    uuid.UUID
+	Month      time.Time
+	Runs       int64
+	FailedRuns int64
+}
+
+type CheckRegion struct {
+	OrgID          uuid.UUID
+	CheckID        uuid.UUID
+	Region         string
+	Passing        bool
+	CheckedAt      time.Time
+	ResultID       uuid.UUID
+	ResponseTimeMs *int32
+	ResultSummary  *string
 }
 
 type CheckResult struct {
@@ -381,6 +411,20 @@ type Project struct {
 	IsDefault bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+type RegionHealth struct {
+	Region         string
+	UnhealthySince *time.Time
+	Reason         string
+	ChangedAt      time.Time
+}
+
+type RegionUnhealthyPeriod struct {
+	Region    string
+	StartedAt time.Time
+	EndedAt   *time.Time
+	Reason    string
 }
 
 type SchedulerProgress struct {

@@ -201,7 +201,7 @@ const lockChecksForResults = `-- name: LockChecksForResults :many
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at
+    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
 FROM checks c
 JOIN ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[])) AS k(org_id, id)
     ON c.org_id = k.org_id AND c.id = k.id
@@ -237,6 +237,7 @@ type LockChecksForResultsRow struct {
 	DownAlerted                  bool
 	CurrentIncidentID            *uuid.UUID
 	LastRunAt                    *time.Time
+	RegionQuorum                 string
 }
 
 // FOR NO KEY UPDATE: the evaluator changes no key columns, so inserts that reference the checks
@@ -273,6 +274,7 @@ func (q *Queries) LockChecksForResults(ctx context.Context, arg LockChecksForRes
 			&i.DownAlerted,
 			&i.CurrentIncidentID,
 			&i.LastRunAt,
+			&i.RegionQuorum,
 		); err != nil {
 			return nil, err
 		}
@@ -288,7 +290,7 @@ const lockChecksWithDueRuns = `-- name: LockChecksWithDueRuns :many
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at
+    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
 FROM checks c
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= $1
@@ -325,6 +327,7 @@ type LockChecksWithDueRunsRow struct {
 	DownAlerted                  bool
 	CurrentIncidentID            *uuid.UUID
 	LastRunAt                    *time.Time
+	RegionQuorum                 string
 }
 
 // The same columns as LockChecksForResults, for up to @max_checks checks with a run whose
@@ -361,6 +364,7 @@ func (q *Queries) LockChecksWithDueRuns(ctx context.Context, arg LockChecksWithD
 			&i.DownAlerted,
 			&i.CurrentIncidentID,
 			&i.LastRunAt,
+			&i.RegionQuorum,
 		); err != nil {
 			return nil, err
 		}

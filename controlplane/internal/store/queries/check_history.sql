@@ -10,7 +10,7 @@ WHERE org_id = @org_id AND check_id = @check_id
 -- name: ListCheckIncidents :many
 -- The same incidents as CountCheckIncidents, newest started_at first, then id descending (the
 -- check_incidents_check index order).
-SELECT id, check_id, started_at, ended_at FROM check_incidents
+SELECT id, check_id, started_at, ended_at, caused_by FROM check_incidents
 WHERE org_id = @org_id AND check_id = @check_id
     AND (sqlc.narg(from_time)::timestamptz IS NULL OR ended_at IS NULL OR ended_at > sqlc.narg(from_time))
     AND (sqlc.narg(to_time)::timestamptz IS NULL OR started_at < sqlc.narg(to_time))

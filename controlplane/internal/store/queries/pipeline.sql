@@ -19,7 +19,7 @@ RETURNING job_id, region, attempt_number, is_final;
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at
+    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
 FROM checks c
 JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
     ON c.org_id = k.org_id AND c.id = k.id
@@ -32,7 +32,7 @@ FOR NO KEY UPDATE OF c;
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at
+    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
 FROM checks c
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= @now

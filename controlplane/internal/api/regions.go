@@ -1,0 +1,96 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// regionsStore is what the regional view reads.
+type regionsStore interface {
+	GetCheck(ctx context.Context, orgID, id uuid.UUID, withScript bool) (store.Check, error)
+	CheckRegions(ctx context.Context, c store.Check) ([]store.RegionView, error)
+}
+
+var _ regionsStore = (*store.Store)(nil)
+
+// regionsHandler serves GET /v1/checks/{check_id}/regions (an extension, docs/detection.md).
+type regionsHandler struct{ st regionsStore }
+
+func newRegionsHandler(d Deps) *regionsHandler { return &regionsHandler{st: d.Store} }
+
+// checkRegionJSON is one region of the regional view.
+type checkRegionJSON struct {
+	Region        string            `json:"region"`
+	Status        string            `json:"status"`
+	LastCheckedAt *string           `json:"last_checked_at"`
+	LastResult    *regionResultJSON `json:"last_result"`
+}
+
+type regionResultJSON struct {
+	ID            string  `json:"id"`
+	Passing       bool    `json:"passing"`
+	ResponseTime  *int32  `json:"response_time"`
+	ResultSummary *string `json:"result_summary"`
+}
+
+// get answers the check's state in each of its test regions, in test_regions order.
+func (h *regionsHandler) get(c *gin.Context) {
+	id, err := pathID(c, "check_id", crudIDLen)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	chk, err := h.st.GetCheck(c, orgID(c), id, false)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	views, err := h.st.CheckRegions(c, chk)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := make([]checkRegionJSON, 0, len(views))
+	for _, v := range views {
+		r := checkRegionJSON{Region: v.Region, Status: v.Status, LastCheckedAt: formatTimePtr(v.LastCheckedAt)}
+		if res := v.LastResult; res != nil {
+			r.LastResult = &regionResultJSON{ID: res.ID.String(), Passing: res.Passing, ResponseTime: res.ResponseTimeMs,
+				ResultSummary: res.ResultSummary}
+		}
+		out = append(out, r)
+	}
+	ok(c, http.StatusOK, out)
+}
+
+// regionHealthStore is what the probe health view reads.
+type regionHealthStore interface {
+	UnhealthyRegions(ctx context.Context) ([]store.RegionHealth, error)
+}
+
+type unhealthyRegionJSON struct {
+	Region         string  `json:"region"`
+	UnhealthySince *string `json:"unhealthy_since"`
+	Reason         string  `json:"reason"`
+}
+
+// unhealthyRegions is GET /v1/regions/unhealthy (an operators' extension, docs/detection.md):
+// the regions whose probes are judged broken now, whose results are left out of verdicts.
+func unhealthyRegions(st regionHealthStore) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		rs, err := st.UnhealthyRegions(c)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		out := make([]unhealthyRegionJSON, len(rs))
+		for i, r := range rs {
+			out[i] = unhealthyRegionJSON{Region: r.Region, UnhealthySince: formatTimePtr(r.UnhealthySince), Reason: r.Reason}
+		}
+		ok(c, http.StatusOK, out)
+	}
+}

@@ -1,0 +1,197 @@
+// Package probehealth notices when a region's probes are the problem, not the targets
+// (docs/detection.md "Probe-health-aware evaluation"). Every Interval it reads, per region, the
+// final attempts of the last Window: the checks the region probed and those it failed in a run
+// that another region passed ("lone" failures). A region whose lone failures reach MinChecks
+// checks of at least MinOrgs organizations and at least MinFraction of the checks it probed is
+// marked unhealthy: the evaluator leaves its results out of verdicts (they are still stored,
+// and the unhealthy period flags them) until it is healthy again, after ClearRounds rounds in a
+// row below the rule. Each change is logged, counted in /metrics and queued as agent.unhealthy /
+// agent.healthy for the organizations whose checks use the region.
+package probehealth
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/controlplane/internal/event"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+)
+
+// Thresholds are the rule's parameters.
+type Thresholds struct {
+	Window      time.Duration // results looked at; default 2m
+	MinChecks   int           // lone failures (distinct checks) that make a region suspect; default 5
+	MinOrgs     int           // of at least this many organizations; default 2
+	MinFraction float64       // and at least this share of the checks the region probed; default 0.5
+	ClearRounds int           // rounds in a row below the rule before an unhealthy region is healthy; default 3
+}
+
+func (t *Thresholds) defaults() {
+	if t.Window <= 0 {
+		t.Window = 2 * time.Minute
+	}
+	if t.MinChecks <= 0 {
+		t.MinChecks = 5
+	}
+	if t.MinOrgs <= 0 {
+		t.MinOrgs = 2
+	}
+	if t.MinFraction <= 0 {
+		t.MinFraction = 0.5
+	}
+	if t.ClearRounds <= 0 {
+		t.ClearRounds = 3
+	}
+}
+
+// Broken is the rule: whether a region's figures say its probes, not the targets, fail.
+func Broken(s store.RegionFailureStats, t Thresholds) bool {
+	return s.Lone >= t.MinChecks && s.Orgs >= t.MinOrgs && s.Checks > 0 &&
+		float64(s.Lone) >= t.MinFraction*float64(s.Checks)
+}
+
+// Store is what the monitor reads and writes; *store.Store implements it.
+type Store interface {
+	RegionFailureStats(ctx context.Context, since time.Time) ([]store.RegionFailureStats, error)
+	SetRegionHealth(ctx context.Context, region string, unhealthy bool, reason string, build store.RegionEvents) (bool, error)
+	UnhealthyRegions(ctx context.Context) ([]store.RegionHealth, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Monitor applies the rule every Interval.
+type Monitor struct {
+	log      *slog.Logger
+	st       Store
+	now      func() time.Time
+	t        Thresholds
+	interval time.Duration
+	calm     map[string]int // rounds in a row below the rule, per unhealthy region
+	gauge    *prometheus.GaugeVec
+	changes  *prometheus.CounterVec
+}
+
+// New returns a Monitor; interval ≤ 0 means 5s. reg may be nil.
+func New(log *slog.Logger, st Store, now func() time.Time, reg prometheus.Registerer, t Thresholds, interval time.Duration) (*Monitor, error) {
+	t.defaults()
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	m := &Monitor{log: log.With("component", "probehealth"), st: st, now: now, t: t, interval: interval, calm: map[string]int{},
+		gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vantage_region_unhealthy",
+			Help: "1 while a region's probes are judged broken and its results are left out of verdicts."}, []string{"region"}),
+		changes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_region_health_changes_total",
+			Help: "Regions marked unhealthy or healthy again, by state."}, []string{"state"})}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.gauge, m.changes} {
+			if err := reg.Register(c); err != nil {
+				return nil, fmt.Errorf("probe health metrics: %w", err)
+			}
+		}
+	}
+	return m, nil
+}
+
+// Round applies the rule once.
+func (m *Monitor) Round(ctx context.Context) error {
+	now := m.now()
+	stats, err := m.st.RegionFailureStats(ctx, now.Add(-m.t.Window))
+	if err != nil {
+		return err
+	}
+	unhealthy, err := m.st.UnhealthyRegions(ctx)
+	if err != nil {
+		return err
+	}
+	isUnhealthy := map[string]bool{}
+	for _, r := range unhealthy {
+		isUnhealthy[r.Region] = true
+	}
+	seen := map[string]bool{}
+	for _, s := range stats {
+		seen[s.Region] = true
+		if Broken(s, m.t) {
+			m.calm[s.Region] = 0
+			if !isUnhealthy[s.Region] {
+				reason := fmt.Sprintf("%d of the %d checks it probed in the last %s failed there while another region passed them (%d organizations)",
+					s.Lone, s.Checks, m.t.Window, s.Orgs)
+				if err := m.set(ctx, s.Region, true, reason); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if isUnhealthy[s.Region] {
+			m.calm[s.Region]++
+		}
+	}
+	for region := range isUnhealthy {
+		if !seen[region] {
+			m.calm[region]++ // nothing probed there any more: nothing says it is broken
+		}
+		if m.calm[region] >= m.t.ClearRounds {
+			if err := m.set(ctx, region, false, ""); err != nil {
+				return err
+			}
+			delete(m.calm, region)
+		}
+	}
+	for region := range isUnhealthy {
+		m.gauge.WithLabelValues(region).Set(1)
+	}
+	return nil
+}
+
+func (m *Monitor) set(ctx context.Context, region string, unhealthy bool, reason string) error {
+	now := m.now()
+	typ := event.TypeAgentHealthy
+	if unhealthy {
+		typ = event.TypeAgentUnhealthy
+	}
+	changed, err := m.st.SetRegionHealth(ctx, region, unhealthy, reason, func(since time.Time, orgs []store.RegionOrg) []store.OutboxEvent {
+		out := make([]store.OutboxEvent, 0, len(orgs))
+		for _, o := range orgs {
+			c := event.RegionHealthChange{OccurredAt: now, Region: region, UnhealthySince: since, Reason: reason, Checks: o.Checks}
+			var ev event.Event = event.AgentHealthy{RegionHealthChange: c}
+			if unhealthy {
+				ev = event.AgentUnhealthy{RegionHealthChange: c}
+			}
+			out = append(out, store.OutboxEvent{OrgID: o.OrgID, Event: ev, AlertPriority: "HIGH", CreatedAt: now})
+		}
+		return out
+	})
+	if err != nil || !changed {
+		return err
+	}
+	if unhealthy {
+		m.gauge.WithLabelValues(region).Set(1)
+		m.changes.WithLabelValues("unhealthy").Inc()
+		m.log.Warn("region marked unhealthy: its probes fail checks other regions pass; its results are left out of verdicts",
+			"region", region, "reason", reason, "event", typ)
+	} else {
+		m.gauge.WithLabelValues(region).Set(0)
+		m.changes.WithLabelValues("healthy").Inc()
+		m.log.Info("region healthy again: its results count in verdicts", "region", region, "event", typ)
+	}
+	return nil
+}
+
+// Run applies the rule every interval until ctx ends; a failed round is logged and retried.
+func (m *Monitor) Run(ctx context.Context) error {
+	t := time.NewTicker(m.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := m.Round(ctx); err != nil && ctx.Err() == nil {
+			m.log.Warn("probe health round failed", "err", err)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+-- The regional view (check_regions) and regional degradation (check_degradations).
+
+-- name: SaveRegionResults :exec
+-- One row per (check, region) of the batch, its latest final result; an older result than the
+-- stored one changes nothing.
+INSERT INTO check_regions AS cr (org_id, check_id, region, passing, checked_at, result_id, response_time_ms, result_summary)
+SELECT o, c, r, p, t, i, nullif(ms, -1), nullif(s, '')
+FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@regions::text[]),
+    unnest(@passing::bool[]), unnest(@checked_ats::timestamptz[]), unnest(@result_ids::uuid[]),
+    unnest(@response_times::int4[]), unnest(@summaries::text[])) AS u(o, c, r, p, t, i, ms, s)
+ON CONFLICT (check_id, region) DO UPDATE SET passing = excluded.passing, checked_at = excluded.checked_at,
+    result_id = excluded.result_id, response_time_ms = excluded.response_time_ms, result_summary = excluded.result_summary
+WHERE excluded.checked_at >= cr.checked_at;
+
+-- name: CheckRegions :many
+SELECT region, passing, checked_at, result_id, response_time_ms, result_summary
+FROM check_regions WHERE org_id = @org_id AND check_id = @check_id
+ORDER BY region;
+
+-- name: Degradations :many
+SELECT d.* FROM check_degradations d
+JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
+    ON d.org_id = k.org_id AND d.check_id = k.id;
+
+-- name: SaveDegradation :exec
+INSERT INTO check_degradations (org_id, check_id, since, degraded, failing_regions)
+VALUES (@org_id, @check_id, @since, @degraded, @failing_regions)
+ON CONFLICT (check_id) DO UPDATE SET since = excluded.since, degraded = excluded.degraded,
+    failing_regions = excluded.failing_regions;
+
+-- name: DeleteDegradation :exec
+DELETE FROM check_degradations WHERE org_id = @org_id AND check_id = @check_id;
+
+-- name: CheckDegraded :one
+SELECT EXISTS (SELECT 1 FROM check_degradations WHERE org_id = @org_id AND check_id = @check_id AND degraded)::bool;
