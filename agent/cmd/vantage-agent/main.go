@@ -152,10 +152,10 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return err
 	}
 	up, err := uplink.New(uplink.Config{
-		Addr: cfg.ControlPlaneAddr, Token: cfg.AgentToken, TransportCredentials: creds,
+		Addr: cfg.ControlPlaneAddr, Token: cfg.AgentToken,
 		AgentID: cfg.AgentID, Hostname: hostname, Version: version, Regions: cfg.Regions, Capacity: cfg.Concurrency,
-		Capabilities: capabilities, OnRegistered: runner.Registered,
-	}, logger, reg)
+		Capabilities: capabilities,
+	}, uplink.Deps{Logger: logger, Registerer: reg, TransportCredentials: creds, OnRegistered: runner.Registered})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
 package uplink
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 type metrics struct {
 	reconnects prometheus.Counter
@@ -9,7 +13,7 @@ type metrics struct {
 	batch      prometheus.Histogram
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "vantage_agent_uplink_reconnects_total",
@@ -29,6 +33,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512},
 		}),
 	}
-	reg.MustRegister(m.reconnects, m.connected, m.acks, m.batch)
-	return m
+	for _, c := range []prometheus.Collector{m.reconnects, m.connected, m.acks, m.batch} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("uplink metrics: %w", err)
+		}
+	}
+	return m, nil
 }

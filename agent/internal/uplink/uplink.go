@@ -43,7 +43,7 @@ var (
 	ErrClosed = errors.New("uplink: closed")
 )
 
-// Config configures a Client. Zero durations take the documented defaults.
+// Config holds a Client's settings. Zero values take the documented defaults.
 type Config struct {
 	Addr  string // control plane gRPC address, host:port (required)
 	Token string // agent token, sent as "authorization: Bearer <token>" (required)
@@ -56,13 +56,7 @@ type Config struct {
 	Capacity int
 	// Capabilities are what the agent runs beyond HTTP, DNS and TCP (wire.CapabilityBrowser).
 	Capabilities []string
-	// OnRegistered is told every registration the control plane answers, before results
-	// are sent on it: it carries the keys of the agent's regions (jobopen). Optional.
-	OnRegistered func(*vantagev1.Registered)
 
-	// TransportCredentials secures the connection. Default: plaintext (insecure.NewCredentials);
-	// pass TLS or mTLS credentials in deployments that cross untrusted networks.
-	TransportCredentials credentials.TransportCredentials
 	// RegisterTimeout bounds the wait for Registered after Register. Default 10s.
 	RegisterTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the jittered exponential delay between reconnects.
@@ -80,16 +74,27 @@ type Config struct {
 	// stream after the agent closed its side. Default 5s.
 	CloseTimeout time.Duration
 	// MaxUnacked bounds the results sent (or queued) and not yet acked; Submit waits beyond
-	// it. Default 4096, the control plane's per-stream bound (ingest.ServerOptions.MaxInFlight).
+	// it. Default 4096, the control plane's per-stream bound (ingest.ServerConfig.MaxInFlight).
 	MaxUnacked int
 	// MaxBatch bounds the results of one ResultBatch message. Default 512.
 	MaxBatch int
 }
 
+// Deps are what a Client works with.
+type Deps struct {
+	// Logger receives the client's log (component uplink). Default: discarded.
+	Logger *slog.Logger
+	// Registerer takes the client's metrics. Default: a private registry.
+	Registerer prometheus.Registerer
+	// TransportCredentials secures the connection. Default: plaintext (insecure.NewCredentials);
+	// pass TLS or mTLS credentials in deployments that cross untrusted networks.
+	TransportCredentials credentials.TransportCredentials
+	// OnRegistered is told every registration the control plane answers, before results
+	// are sent on it: it carries the keys of the agent's regions (jobopen). Optional.
+	OnRegistered func(*vantagev1.Registered)
+}
+
 func (c *Config) setDefaults() {
-	if c.TransportCredentials == nil {
-		c.TransportCredentials = insecure.NewCredentials()
-	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -113,10 +118,12 @@ func (c *Config) setDefaults() {
 // Client is the agent's uplink. Run keeps the stream up; Send may be called from any number of
 // goroutines.
 type Client struct {
-	cfg Config
-	log *slog.Logger
-	m   *metrics
-	seq atomic.Uint64
+	cfg          Config
+	log          *slog.Logger
+	creds        credentials.TransportCredentials
+	onRegistered func(*vantagev1.Registered) // nil: nobody to tell
+	m            *metrics
+	seq          atomic.Uint64
 	// unacked holds a token per result submitted and not yet acked (or lost).
 	unacked chan struct{}
 
@@ -127,7 +134,7 @@ type Client struct {
 }
 
 // New returns a client; it connects when Run is called.
-func New(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Client, error) {
+func New(cfg Config, deps Deps) (*Client, error) {
 	if cfg.Addr == "" {
 		return nil, errors.New("uplink: no control plane address")
 	}
@@ -135,12 +142,27 @@ func New(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Client, e
 		return nil, errors.New("uplink: no agent token")
 	}
 	cfg.setDefaults()
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
+	if deps.TransportCredentials == nil {
+		deps.TransportCredentials = insecure.NewCredentials()
+	}
+	m, err := newMetrics(deps.Registerer)
+	if err != nil {
+		return nil, err
+	}
 	return &Client{
-		cfg:     cfg,
-		log:     logger.With("component", "uplink"),
-		m:       newMetrics(reg),
-		changed: make(chan struct{}),
-		unacked: make(chan struct{}, cfg.MaxUnacked),
+		cfg:          cfg,
+		log:          deps.Logger.With("component", "uplink"),
+		creds:        deps.TransportCredentials,
+		onRegistered: deps.OnRegistered,
+		m:            m,
+		changed:      make(chan struct{}),
+		unacked:      make(chan struct{}, cfg.MaxUnacked),
 	}, nil
 }
 
@@ -149,7 +171,7 @@ func New(cfg Config, logger *slog.Logger, reg prometheus.Registerer) (*Client, e
 func (c *Client) Run(ctx context.Context) error {
 	defer c.close()
 	conn, err := grpc.NewClient(c.cfg.Addr,
-		grpc.WithTransportCredentials(c.cfg.TransportCredentials),
+		grpc.WithTransportCredentials(c.creds),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{
 			Time:                c.cfg.KeepaliveTime,
 			Timeout:             c.cfg.KeepaliveTimeout,
@@ -255,8 +277,8 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 		return false, fmt.Errorf("register: control plane answered %T instead of Registered", first.GetMsg())
 	}
 
-	if c.cfg.OnRegistered != nil {
-		c.cfg.OnRegistered(regd)
+	if c.onRegistered != nil {
+		c.onRegistered(regd)
 	}
 	s := newSession(regd.GetSessionId(), max(regd.GetProtocolVersion(), 1), c.cfg.MaxBatch, c.m.batch)
 	if abort() {

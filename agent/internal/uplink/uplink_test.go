@@ -37,7 +37,7 @@ func start(t *testing.T, cp *agenttest.ControlPlane, tok string) *harness {
 		Addr: cp.Addr, Token: tok, AgentID: "agent-1", Hostname: "host-1", Version: "test",
 		Regions: []string{"cloud:us-east-1"}, Capacity: 4, Capabilities: []string{"browser"},
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
-	}, slog.New(slog.NewJSONHandler(io.Discard, nil)), reg)
+	}, uplink.Deps{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func pipeline(b *testing.B, natsURL, cpAddr string, job *vantagev1.CheckJob, n i
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
 	up, err := uplink.New(uplink.Config{Addr: cpAddr, Token: token, AgentID: "bench", Regions: []string{region},
-		Capacity: benchConcurrency()}, log, reg)
+		Capacity: benchConcurrency()}, uplink.Deps{Logger: log, Registerer: reg})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -244,7 +244,7 @@ func (e *env) startAgentUnready(t *testing.T, id string, runner worker.Runner, c
 	up, err := uplink.New(uplink.Config{
 		Addr: e.cp.Addr, Token: token, AgentID: id, Regions: cfg.Regions, Capacity: cfg.Concurrency,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
-	}, log, reg)
+	}, uplink.Deps{Logger: log, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

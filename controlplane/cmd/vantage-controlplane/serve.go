@@ -178,12 +178,13 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	batcher, err := ingest.NewBatcher(log, reg, ev, ingest.BatcherOptions{RunsSkipped: runsSkipped})
+	batcher, err := ingest.NewBatcher(ingest.BatcherConfig{},
+		ingest.BatcherDeps{Sink: ev, Logger: log, Registerer: reg, RunsSkipped: runsSkipped})
 	if err != nil {
 		return nil, err
 	}
-	if cp.ingest, err = ingest.NewServer(log, time.Now, reg, batcher, ingest.ServerOptions{AgentToken: cfg.AgentToken,
-		Tokens: st, Guard: guard}); err != nil {
+	if cp.ingest, err = ingest.NewServer(ingest.ServerConfig{AgentToken: cfg.AgentToken},
+		ingest.ServerDeps{Batcher: batcher, Tokens: st, Guard: guard, Logger: log, Now: time.Now, Registerer: reg}); err != nil {
 		return nil, err
 	}
 	agents, err := fleet.New(fleet.Config{ReplicaName: cfg.ReplicaName, UnservedGrace: cfg.UnservedGrace},
@@ -191,13 +192,14 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	maintainer, err := ingest.NewMaintainer(log, time.Now, reg, st, ingest.MaintainerOptions{RetentionDays: cfg.RetentionDays})
+	maintainer, err := ingest.NewMaintainer(ingest.MaintainerConfig{RetentionDays: cfg.RetentionDays},
+		ingest.MaintainerDeps{Store: st, Logger: log, Now: time.Now, Registerer: reg})
 	if err != nil {
 		return nil, err
 	}
-	notify, err := notifier.New(log, time.Now, reg, st, notifier.Options{SMTPURL: cfg.SMTPURL,
-		MailFrom: cfg.MailFrom, PublicURL: cfg.PublicURL, RenderCheck: api.RenderCheckForWebhook,
-		DenyPrivateTargets: !cfg.AllowPrivate})
+	notify, err := notifier.New(notifier.Config{SMTPURL: cfg.SMTPURL, MailFrom: cfg.MailFrom,
+		PublicURL: cfg.PublicURL, DenyPrivateTargets: !cfg.AllowPrivate},
+		notifier.Deps{Store: st, Logger: log, Now: time.Now, Registerer: reg, RenderCheck: api.RenderCheckForWebhook})
 	if err != nil {
 		return nil, err
 	}
@@ -321,9 +323,16 @@ func publicPages(cfg config.Config, log *slog.Logger, st *store.Store, pages *st
 		apiHost = u.Hostname()
 	}
 	log = log.With("component", "statuspage")
-	return web.NewHandler(pages, web.Options{StatusDomain: cfg.StatusDomain, APIHost: apiHost,
-		CookieKey: cookieKey, ClientIP: api.ClientIP, Logger: log,
-		Extra: subscribe.NewHandler(st, subscribe.Options{Logger: log})}), nil
+	links, err := subscribe.NewHandler(subscribe.Deps{Store: st, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	h, err := web.NewHandler(web.Config{StatusDomain: cfg.StatusDomain, APIHost: apiHost, CookieKey: cookieKey},
+		web.Deps{Store: pages, Logger: log, ClientIP: api.ClientIP, Extra: links})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // run listens, runs the pipeline, and on ctx's end (or a failing component) stops in order: the

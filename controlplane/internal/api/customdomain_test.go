@@ -76,8 +76,8 @@ func TestCustomDomainVerifiedByDNS(t *testing.T) {
 	dnsSrv := startTXTServer(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pages := statusPages(t, h.st, nil)
-	public := web.NewHandler(pages, web.Options{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test",
-		CookieKey: []byte("0123456789abcdef0123456789abcdef"), Logger: logger, CacheTTL: -1})
+	public := publicSite(t, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test", CacheTTL: -1},
+		web.Deps{Store: pages, Logger: logger})
 	api, err := New(Deps{Logger: logger, Store: h.st, Auth: h.auth, Registry: prometheus.NewRegistry(), Now: time.Now,
 		Ready: h.st.Ping, Public: public, LookupTXT: dnsSrv.lookupTXT})
 	if err != nil {

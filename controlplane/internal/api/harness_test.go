@@ -80,7 +80,7 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	// The notifier sends the test messages of POST /v1/integrations/{id}/test; it is not run.
-	tester, err := notifier.New(slog.New(slog.DiscardHandler), time.Now, nil, st, notifier.Options{PublicURL: "https://vantage.example"})
+	tester, err := notifier.New(notifier.Config{PublicURL: "https://vantage.example"}, notifier.Deps{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,8 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	public := web.NewHandler(pages, web.Options{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test",
-		CookieKey: []byte("0123456789abcdef0123456789abcdef"), ClientIP: ClientIP, Logger: logger})
+	public := publicSite(t, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test"},
+		web.Deps{Store: pages, Logger: logger, ClientIP: ClientIP})
 	deps := func(public http.Handler) Deps {
 		return Deps{Logger: logger, Store: st, Auth: newAuthenticator(t, st, time.Now), Registry: prometheus.NewRegistry(),
 			Now: time.Now, Ready: st.Ping, TrustedProxies: []string{"192.0.2.1"}, Public: public}
@@ -126,4 +126,15 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// publicSite is the public status-page handler with cfg and deps, signed with a test cookie key.
+func publicSite(t *testing.T, cfg web.Config, deps web.Deps) *web.Handler {
+	t.Helper()
+	cfg.CookieKey = []byte("0123456789abcdef0123456789abcdef")
+	h, err := web.NewHandler(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

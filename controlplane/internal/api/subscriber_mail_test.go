@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"io"
-	"log/slog"
 	"mime/quotedprintable"
 	"net"
 	"net/http"
@@ -108,13 +107,24 @@ func (s *smtpSink) count() int {
 
 const testPublicURL = "http://vantage.test"
 
+// subscriberLinks is the handler of the confirm and unsubscribe links on st.
+func subscriberLinks(t *testing.T, st subscribe.Store) http.Handler {
+	t.Helper()
+	links, err := subscribe.NewHandler(subscribe.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return links
+}
+
 // runNotifier runs a notifier on the harness's database, e-mailing through sink, until the
 // test ends.
 func runNotifier(t *testing.T, st *store.Store, sink *smtpSink) {
 	t.Helper()
-	n, err := notifier.New(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, nil, st, notifier.Options{
+	n, err := notifier.New(notifier.Config{
 		SMTPURL: "smtp://" + sink.addr, MailFrom: "Status <status@vantage.test>", PublicURL: testPublicURL,
-		PollInterval: 20 * time.Millisecond, Workers: 2, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
+		PollInterval: 20 * time.Millisecond, Workers: 2, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}},
+		notifier.Deps{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +220,7 @@ func TestSubscriberMailDoubleOptInAndUnsubscribe(t *testing.T) {
 	h := newHarness(t)
 	sink := newSMTPSink(t)
 	runNotifier(t, h.st, sink)
-	links := subscribe.NewHandler(h.st, subscribe.Options{})
+	links := subscriberLinks(t, h.st)
 	page := h.newPage(t, "optin")
 	base := "/v1/status_pages/" + page + "/subscribers"
 
@@ -291,7 +301,7 @@ func TestSubscriberMailIncidentNotifications(t *testing.T) {
 	h := newHarness(t)
 	sink := newSMTPSink(t)
 	runNotifier(t, h.st, sink)
-	links := subscribe.NewHandler(h.st, subscribe.Options{})
+	links := subscriberLinks(t, h.st)
 	page := h.newPage(t, "notify")
 	api, db := h.newComponent(t, page, "API"), h.newComponent(t, page, "Database")
 	subs := "/v1/status_pages/" + page + "/subscribers"
@@ -370,7 +380,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 	h := newHarness(t)
 	sink := newSMTPSink(t)
 	runNotifier(t, h.st, sink)
-	links := subscribe.NewHandler(h.st, subscribe.Options{})
+	links := subscriberLinks(t, h.st)
 	page := h.newPage(t, "maintmail")
 	db := h.newComponent(t, page, "Database")
 	h.spCall(t, http.MethodPost, "/v1/status_pages/"+page+"/subscribers", map[string]any{"email_address": "ops@example.com"}, http.StatusCreated)
@@ -461,7 +471,7 @@ func TestSubscriberMailNeverTwice(t *testing.T) {
 		rcpts = append(rcpts, r)
 		h.spCall(t, http.MethodPost, "/v1/status_pages/"+page+"/subscribers", map[string]any{"email_address": r}, http.StatusCreated)
 	}
-	confirmAll(t, sink, subscribe.NewHandler(h.st, subscribe.Options{}), rcpts...)
+	confirmAll(t, sink, subscriberLinks(t, h.st), rcpts...)
 	for i := 0; i < 3; i++ {
 		h.spCall(t, http.MethodPost, "/v1/status_pages/"+page+"/incidents", map[string]any{"title": "Outage",
 			"description": "d", "status": "INVESTIGATING"}, http.StatusCreated)

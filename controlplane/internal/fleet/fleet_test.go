@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -239,7 +238,7 @@ func TestUnservedRegionEvents(t *testing.T) {
 	}
 
 	// Only org 0's webhook subscribed: it receives both documents, org 1's nothing.
-	n, err := notifier.New(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, nil, st, notifier.Options{})
+	n, err := notifier.New(notifier.Config{}, notifier.Deps{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

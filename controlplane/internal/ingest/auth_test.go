@@ -55,7 +55,7 @@ func (h *harness) replica() (*Server, *grpc.ClientConn) {
 	h.t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
-	b, err := NewBatcher(log, reg, h.ev, BatcherOptions{FlushInterval: 5 * time.Millisecond})
+	b, err := NewBatcher(BatcherConfig{FlushInterval: 5 * time.Millisecond}, BatcherDeps{Sink: h.ev, Logger: log, Registerer: reg})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -63,7 +63,8 @@ func (h *harness) replica() (*Server, *grpc.ClientConn) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	srv, err := NewServer(log, h.clock.Now, reg, b, ServerOptions{Tokens: h.st, Guard: guard})
+	srv, err := NewServer(ServerConfig{},
+		ServerDeps{Batcher: b, Tokens: h.st, Guard: guard, Logger: log, Now: h.clock.Now, Registerer: reg})
 	if err != nil {
 		h.t.Fatal(err)
 	}

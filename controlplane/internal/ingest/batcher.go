@@ -26,8 +26,8 @@ var _ Sink = (*evaluator.Evaluator)(nil)
 // ErrStopped is returned by Submit once the batcher has stopped.
 var ErrStopped = errors.New("ingest batcher stopped")
 
-// BatcherOptions tune the Batcher. Zero values take the documented defaults.
-type BatcherOptions struct {
+// BatcherConfig tunes the Batcher. Zero values take the documented defaults.
+type BatcherConfig struct {
 	// MaxBatch is the most results in one transaction. Default 1000.
 	MaxBatch int
 	// FlushInterval is the longest a result waits for its batch to fill. Default 25ms.
@@ -41,12 +41,21 @@ type BatcherOptions struct {
 	QueueSize int
 	// WriteTimeout bounds one batch transaction. Default 30s.
 	WriteTimeout time.Duration
+}
+
+// BatcherDeps are what the Batcher works with.
+type BatcherDeps struct {
+	Sink Sink // required: stores and judges the batches
+	// Logger receives the batcher's log (component ingest_batcher). Default: discarded.
+	Logger *slog.Logger
+	// Registerer takes the batcher's metrics. Default: a private registry.
+	Registerer prometheus.Registerer
 	// RunsSkipped is vantage_runs_skipped_total (NewRunsSkipped), registered by the caller.
 	// Nil: the Batcher makes and registers its own.
 	RunsSkipped *prometheus.CounterVec
 }
 
-func (o *BatcherOptions) defaults() {
+func (o *BatcherConfig) defaults() {
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 1000
 	}
@@ -73,7 +82,7 @@ func (o *BatcherOptions) defaults() {
 type Batcher struct {
 	log   *slog.Logger
 	sink  Sink
-	opts  BatcherOptions
+	cfg   BatcherConfig
 	lanes []*lane
 
 	mu     sync.RWMutex // guards closed against Submits in flight
@@ -95,44 +104,51 @@ type item struct {
 	done func(error)
 }
 
-// NewBatcher returns a Batcher writing to sink. reg may be nil.
-func NewBatcher(log *slog.Logger, reg prometheus.Registerer, sink Sink, opts BatcherOptions) (*Batcher, error) {
-	opts.defaults()
+// NewBatcher returns a Batcher writing to deps.Sink.
+func NewBatcher(cfg BatcherConfig, deps BatcherDeps) (*Batcher, error) {
+	if deps.Sink == nil {
+		return nil, errors.New("ingest batcher: a sink is required")
+	}
+	cfg.defaults()
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
 	b := &Batcher{
-		log:  log.With("component", "ingest_batcher"),
-		sink: sink,
-		opts: opts,
+		log:  deps.Logger.With("component", "ingest_batcher"),
+		sink: deps.Sink,
+		cfg:  cfg,
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vantage_ingest_batch_seconds",
 			Help: "Time to store and judge one batch of results.", Buckets: prometheus.ExponentialBuckets(0.002, 2, 12)}),
 		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vantage_ingest_batch_size",
 			Help: "Results per batch.", Buckets: prometheus.ExponentialBuckets(1, 2, 11)}),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_results_total",
 			Help: "Results received from agents, by outcome (stored, skipped, duplicate, dropped, failed)."}, []string{"outcome"}),
-		runs: newRunMetrics(opts.RunsSkipped),
+		runs: newRunMetrics(deps.RunsSkipped),
 	}
-	if opts.RunsSkipped == nil {
+	if deps.RunsSkipped == nil {
 		b.runs.skipped = NewRunsSkipped()
 	}
-	for range opts.Lanes {
-		b.lanes = append(b.lanes, &lane{in: make(chan item, opts.QueueSize), batches: make(chan []item)})
+	for range cfg.Lanes {
+		b.lanes = append(b.lanes, &lane{in: make(chan item, cfg.QueueSize), batches: make(chan []item)})
 	}
-	if reg != nil {
-		queued := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vantage_ingest_queued_results",
-			Help: "Results waiting for a batch."}, func() float64 {
-			n := 0
-			for _, l := range b.lanes {
-				n += len(l.in)
-			}
-			return float64(n)
-		})
-		cs := []prometheus.Collector{b.batchSeconds, b.batchSize, b.results, queued, b.runs.late, b.runs.lateness}
-		if opts.RunsSkipped == nil {
-			cs = append(cs, b.runs.skipped)
+	queued := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vantage_ingest_queued_results",
+		Help: "Results waiting for a batch."}, func() float64 {
+		n := 0
+		for _, l := range b.lanes {
+			n += len(l.in)
 		}
-		for _, c := range cs {
-			if err := reg.Register(c); err != nil {
-				return nil, fmt.Errorf("ingest batcher metrics: %w", err)
-			}
+		return float64(n)
+	})
+	cs := []prometheus.Collector{b.batchSeconds, b.batchSize, b.results, queued, b.runs.late, b.runs.lateness}
+	if deps.RunsSkipped == nil {
+		cs = append(cs, b.runs.skipped)
+	}
+	for _, c := range cs {
+		if err := deps.Registerer.Register(c); err != nil {
+			return nil, fmt.Errorf("ingest batcher metrics: %w", err)
 		}
 	}
 	return b, nil
@@ -196,24 +212,24 @@ func (b *Batcher) collect(ctx context.Context, l *lane, locked <-chan struct{}) 
 	due := false
 	for {
 		var out chan []item
-		if len(cur) >= b.opts.MaxBatch || (due && len(cur) > 0) {
+		if len(cur) >= b.cfg.MaxBatch || (due && len(cur) > 0) {
 			out = l.batches
 		}
 		in := l.in
-		if len(cur) >= b.opts.MaxBatch {
+		if len(cur) >= b.cfg.MaxBatch {
 			in = nil // full: wait for the writer
 		}
 		select {
 		case it := <-in:
 			if len(cur) == 0 {
-				timer.Reset(b.opts.FlushInterval)
+				timer.Reset(b.cfg.FlushInterval)
 				due = false
 			}
 			cur = append(cur, it)
 		case <-timer.C:
 			due = true
 		case out <- cur:
-			cur, due = make([]item, 0, b.opts.MaxBatch), false
+			cur, due = make([]item, 0, b.cfg.MaxBatch), false
 		case <-ctx.Done():
 			b.drain(l, cur, locked)
 			return
@@ -225,9 +241,9 @@ func (b *Batcher) collect(ctx context.Context, l *lane, locked <-chan struct{}) 
 func (b *Batcher) drain(l *lane, cur []item, locked <-chan struct{}) {
 	add := func(it item) {
 		cur = append(cur, it)
-		if len(cur) >= b.opts.MaxBatch {
+		if len(cur) >= b.cfg.MaxBatch {
 			l.batches <- cur
-			cur = make([]item, 0, b.opts.MaxBatch)
+			cur = make([]item, 0, b.cfg.MaxBatch)
 		}
 	}
 	for waiting := true; waiting; {
@@ -247,7 +263,7 @@ func (b *Batcher) drain(l *lane, cur []item, locked <-chan struct{}) {
 }
 
 func (b *Batcher) write(ctx context.Context, batch []item) {
-	ctx, cancel := context.WithTimeout(ctx, b.opts.WriteTimeout)
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.WriteTimeout)
 	defer cancel()
 	rows := make([]store.ResultRow, len(batch))
 	for i := range batch {

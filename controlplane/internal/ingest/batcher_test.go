@@ -3,8 +3,6 @@ package ingest
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -18,8 +16,7 @@ func TestBatcherDrainsOnStop(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	checkID := h.createCheck(checkSpec{})
-	b, err := NewBatcher(slog.New(slog.NewTextHandler(io.Discard, nil)), nil, h.ev,
-		BatcherOptions{FlushInterval: time.Hour, Lanes: 3})
+	b, err := NewBatcher(BatcherConfig{FlushInterval: time.Hour, Lanes: 3}, BatcherDeps{Sink: h.ev})
 	if err != nil {
 		t.Fatal(err)
 	}

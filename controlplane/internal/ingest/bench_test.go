@@ -2,14 +2,11 @@ package ingest
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/prometheus/client_golang/prometheus"
 
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -26,9 +23,9 @@ func BenchmarkIngest(b *testing.B) {
 		streamsPerRegion = 2
 	)
 	regions := []string{"cloud:us-east-1", "cloud:eu-west-1", "cloud:ap-southeast-1"}
-	h := newHarness(b, harnessOptions{batcher: BatcherOptions{FlushInterval: 25 * time.Millisecond}})
+	h := newHarness(b, harnessOptions{batcher: BatcherConfig{FlushInterval: 25 * time.Millisecond}})
 	ctx := context.Background()
-	m, err := NewMaintainer(slog.New(slog.NewTextHandler(io.Discard, nil)), h.clock.Now, prometheus.NewRegistry(), h.st, MaintainerOptions{})
+	m, err := NewMaintainer(MaintainerConfig{}, MaintainerDeps{Store: h.st, Now: h.clock.Now})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -57,7 +57,7 @@ type harness struct {
 }
 
 type harnessOptions struct {
-	batcher   BatcherOptions
+	batcher   BatcherConfig
 	evaluator evaluator.Options
 }
 
@@ -80,14 +80,15 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if bo.FlushInterval == 0 {
 		bo.FlushInterval = 5 * time.Millisecond
 	}
-	b, err := NewBatcher(log, reg, h.ev, bo)
+	b, err := NewBatcher(bo, BatcherDeps{Sink: h.ev, Logger: log, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.guard, err = jobguard.New([]byte(testSecretKey)); err != nil {
 		t.Fatal(err)
 	}
-	if h.srv, err = NewServer(log, h.clock.Now, reg, b, ServerOptions{AgentToken: testToken, Tokens: h.st, Guard: h.guard}); err != nil {
+	if h.srv, err = NewServer(ServerConfig{AgentToken: testToken},
+		ServerDeps{Batcher: b, Tokens: h.st, Guard: h.guard, Logger: log, Now: h.clock.Now, Registerer: reg}); err != nil {
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer(GRPCServerOptions()...)

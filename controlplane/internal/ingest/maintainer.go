@@ -23,8 +23,8 @@ type PartitionStore interface {
 
 var _ PartitionStore = (*store.Store)(nil)
 
-// MaintainerOptions tune the Maintainer. Zero values take the documented defaults.
-type MaintainerOptions struct {
+// MaintainerConfig tunes the Maintainer. Zero values take the documented defaults.
+type MaintainerConfig struct {
 	// RetentionDays is how many whole UTC days of results are kept besides today
 	// (VANTAGE_RESULT_RETENTION_DAYS). Default 30.
 	RetentionDays int
@@ -40,7 +40,18 @@ type MaintainerOptions struct {
 	RetryInterval time.Duration
 }
 
-func (o *MaintainerOptions) defaults() {
+// MaintainerDeps are what the Maintainer works with.
+type MaintainerDeps struct {
+	Store PartitionStore // required
+	// Logger receives the maintainer's log (component partitions). Default: discarded.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Registerer takes the maintainer's metrics. Default: a private registry.
+	Registerer prometheus.Registerer
+}
+
+func (o *MaintainerConfig) defaults() {
 	if o.RetentionDays <= 0 {
 		o.RetentionDays = 30
 	}
@@ -67,17 +78,29 @@ type Maintainer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	store   PartitionStore
-	opts    MaintainerOptions
+	cfg     MaintainerConfig
 	created prometheus.Counter
 	dropped prometheus.Counter
 	errs    prometheus.Counter
 }
 
-// NewMaintainer returns a Maintainer. reg may be nil.
-func NewMaintainer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, st PartitionStore, opts MaintainerOptions) (*Maintainer, error) {
-	opts.defaults()
+// NewMaintainer returns a Maintainer; it works when Run (or Maintain) is called.
+func NewMaintainer(cfg MaintainerConfig, deps MaintainerDeps) (*Maintainer, error) {
+	if deps.Store == nil {
+		return nil, errors.New("partition maintainer: a store is required")
+	}
+	cfg.defaults()
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
 	m := &Maintainer{
-		log: log.With("component", "partitions"), now: now, store: st, opts: opts,
+		log: deps.Logger.With("component", "partitions"), now: deps.Now, store: deps.Store, cfg: cfg,
 		created: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_partitions_created_total",
 			Help: "Partitions of check_results and ingest_dedupe created."}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_partitions_dropped_total",
@@ -85,11 +108,9 @@ func NewMaintainer(log *slog.Logger, now func() time.Time, reg prometheus.Regist
 		errs: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_partitions_errors_total",
 			Help: "Failed partition maintenance rounds."}),
 	}
-	if reg != nil {
-		for _, c := range []prometheus.Collector{m.created, m.dropped, m.errs} {
-			if err := reg.Register(c); err != nil {
-				return nil, fmt.Errorf("partition metrics: %w", err)
-			}
+	for _, c := range []prometheus.Collector{m.created, m.dropped, m.errs} {
+		if err := deps.Registerer.Register(c); err != nil {
+			return nil, fmt.Errorf("partition metrics: %w", err)
 		}
 	}
 	return m, nil
@@ -101,14 +122,14 @@ func NewMaintainer(log *slog.Logger, now func() time.Time, reg prometheus.Regist
 // a partition still land in the default partition, so ingest goes on meanwhile.
 func (m *Maintainer) Run(ctx context.Context) error {
 	for {
-		wait := m.opts.Interval
+		wait := m.cfg.Interval
 		if err := m.Maintain(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			m.errs.Inc()
-			m.log.Warn("partition maintenance failed; retrying", "err", err, "retry_in", m.opts.RetryInterval)
-			wait = m.opts.RetryInterval
+			m.log.Warn("partition maintenance failed; retrying", "err", err, "retry_in", m.cfg.RetryInterval)
+			wait = m.cfg.RetryInterval
 		}
 		select {
 		case <-ctx.Done():
@@ -124,15 +145,15 @@ func (m *Maintainer) Maintain(ctx context.Context) error {
 	today := now.Truncate(24 * time.Hour)
 	hour := now.Truncate(time.Hour)
 	var errs []error
-	created, err := m.store.EnsureResultPartitions(ctx, today.AddDate(0, 0, -1), today.AddDate(0, 0, m.opts.DaysAhead))
+	created, err := m.store.EnsureResultPartitions(ctx, today.AddDate(0, 0, -1), today.AddDate(0, 0, m.cfg.DaysAhead))
 	errs = append(errs, err)
 	more, err := m.store.EnsureDedupePartitions(ctx, hour.Add(-time.Hour), hour.Add(3*time.Hour))
 	errs = append(errs, err)
 	created = append(created, more...)
 
-	dropped, stray, err := m.store.DropResultPartitions(ctx, today.AddDate(0, 0, -m.opts.RetentionDays))
+	dropped, stray, err := m.store.DropResultPartitions(ctx, today.AddDate(0, 0, -m.cfg.RetentionDays))
 	errs = append(errs, err)
-	moreDropped, strayKeys, err := m.store.DropDedupePartitions(ctx, now.Add(-m.opts.DedupeWindow))
+	moreDropped, strayKeys, err := m.store.DropDedupePartitions(ctx, now.Add(-m.cfg.DedupeWindow))
 	errs = append(errs, err)
 	dropped = append(dropped, moreDropped...)
 	skipped, err := m.store.PruneSkippedRuns(ctx, now)

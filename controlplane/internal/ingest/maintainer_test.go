@@ -37,7 +37,7 @@ func TestMaintainerPartitions(t *testing.T) {
 		t.Fatalf("result in %s, want check_results_default", p)
 	}
 
-	m, err := NewMaintainer(log, h.clock.Now, prometheus.NewRegistry(), h.st, MaintainerOptions{RetentionDays: 30})
+	m, err := NewMaintainer(MaintainerConfig{RetentionDays: 30}, MaintainerDeps{Store: h.st, Logger: log, Now: h.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +106,8 @@ func TestMaintainerFailureNotFatal(t *testing.T) {
 	st := storetest.New(t)
 	st.Close()
 	reg := prometheus.NewRegistry()
-	m, err := NewMaintainer(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, reg, st,
-		MaintainerOptions{RetryInterval: 10 * time.Millisecond})
+	m, err := NewMaintainer(MaintainerConfig{RetryInterval: 10 * time.Millisecond},
+		MaintainerDeps{Store: st, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

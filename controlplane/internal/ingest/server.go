@@ -59,20 +59,32 @@ import (
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-// ServerOptions configure the Server.
-type ServerOptions struct {
+// ServerConfig holds the Server's settings. Zero values take the documented defaults.
+type ServerConfig struct {
 	// AgentToken is the shared token every agent may present, for any region
-	// (VANTAGE_AGENT_TOKEN, for local development). Empty: none.
+	// (VANTAGE_AGENT_TOKEN, for local development). Default "": none. One of AgentToken and
+	// ServerDeps.Tokens is required.
 	AgentToken string
-	// Tokens resolves agent tokens bound to regions. Nil: only the shared token is accepted.
-	// One of AgentToken and Tokens is required.
-	Tokens AgentTokens
-	// Guard verifies that results belong to a job of their region, and hands agents their
-	// regions' keys. Required.
-	Guard JobGuard
 	// MaxInFlight is how many results of one stream may wait for their ack; the stream is not
 	// read further until acks go out. Default 4096.
 	MaxInFlight int
+}
+
+// ServerDeps are what the Server works with.
+type ServerDeps struct {
+	Batcher *Batcher // required: takes the results
+	// Guard verifies that results belong to a job of their region, and hands agents their
+	// regions' keys. Required.
+	Guard JobGuard
+	// Tokens resolves agent tokens bound to regions. Nil: only ServerConfig.AgentToken is
+	// accepted.
+	Tokens AgentTokens
+	// Logger receives the server's log (component ingest). Default: discarded.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Registerer takes the server's metrics. Default: a private registry.
+	Registerer prometheus.Registerer
 }
 
 // Server implements vantagev1.AgentServiceServer.
@@ -87,7 +99,7 @@ type Server struct {
 	revs       *revocations
 	batcher    *Batcher
 	registry   *Registry
-	opts       ServerOptions
+	cfg        ServerConfig
 
 	streams  prometheus.Gauge
 	rejected *prometheus.CounterVec
@@ -98,41 +110,51 @@ type Server struct {
 
 var _ vantagev1.AgentServiceServer = (*Server)(nil)
 
-// NewServer returns the agents' gRPC service, feeding batcher. reg may be nil.
-func NewServer(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, batcher *Batcher, opts ServerOptions) (*Server, error) {
-	if opts.AgentToken == "" && opts.Tokens == nil {
+// NewServer returns the agents' gRPC service, feeding deps.Batcher.
+func NewServer(cfg ServerConfig, deps ServerDeps) (*Server, error) {
+	if cfg.AgentToken == "" && deps.Tokens == nil {
 		return nil, errors.New("ingest: agents need a credential: agent tokens, or the shared VANTAGE_AGENT_TOKEN")
 	}
-	if opts.Guard == nil {
+	if deps.Guard == nil {
 		return nil, errors.New("ingest: a job guard is required")
 	}
-	if opts.MaxInFlight <= 0 {
-		opts.MaxInFlight = 4096
+	if deps.Batcher == nil {
+		return nil, errors.New("ingest: a batcher is required")
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 4096
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
 	}
 	s := &Server{
-		log:      log.With("component", "ingest"),
-		now:      now,
-		tokens:   opts.Tokens,
-		guard:    opts.Guard,
+		log:      deps.Logger.With("component", "ingest"),
+		now:      deps.Now,
+		tokens:   deps.Tokens,
+		guard:    deps.Guard,
 		revs:     newRevocations(),
-		batcher:  batcher,
+		batcher:  deps.Batcher,
 		registry: newRegistry(),
-		opts:     opts,
+		cfg:      cfg,
 		draining: make(chan struct{}),
 		streams: prometheus.NewGauge(prometheus.GaugeOpts{Name: "vantage_ingest_streams",
 			Help: "Open agent streams on this replica."}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_rejected_total",
 			Help: "Streams and results turned away, by reason (unauthenticated, forbidden_region, protocol, invalid_result, unsigned_result)."}, []string{"reason"}),
 	}
-	if opts.AgentToken != "" {
-		h := sha256.Sum256([]byte(opts.AgentToken))
+	if cfg.AgentToken != "" {
+		h := sha256.Sum256([]byte(cfg.AgentToken))
 		s.sharedHash = h[:]
 	}
-	if reg != nil {
-		for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge, s.registry.browsers} {
-			if err := reg.Register(c); err != nil {
-				return nil, fmt.Errorf("ingest metrics: %w", err)
-			}
+	for _, c := range []prometheus.Collector{s.streams, s.rejected, s.registry.gauge, s.registry.browsers} {
+		if err := deps.Registerer.Register(c); err != nil {
+			return nil, fmt.Errorf("ingest metrics: %w", err)
 		}
 	}
 	return s, nil
@@ -261,8 +283,8 @@ func (s *Server) registration(ctx context.Context, m *vantagev1.AgentMessage) (A
 func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage], agent Agent) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	slots := make(chan struct{}, s.opts.MaxInFlight)
-	acks := &ackQueue{ch: make(chan *vantagev1.ResultAck, s.opts.MaxInFlight)}
+	slots := make(chan struct{}, s.cfg.MaxInFlight)
+	acks := &ackQueue{ch: make(chan *vantagev1.ResultAck, s.cfg.MaxInFlight)}
 	sendErr := make(chan error, 1)
 	var sender sync.WaitGroup
 	sender.Add(1)

@@ -39,7 +39,7 @@ func BenchmarkDelivery(b *testing.B) {
 			}
 			b.ResetTimer()
 			start := time.Now()
-			stop := e.run(notifier.Options{})
+			stop := e.run(notifier.Config{})
 			waitFor(b, 10*time.Minute, "every delivery", func() bool { return len(rcv.requests()) >= events*hooks })
 			elapsed := time.Since(start)
 			b.StopTimer()
@@ -60,7 +60,7 @@ func BenchmarkLatency1000Webhooks(b *testing.B) {
 	for i := 0; i < hooks; i++ {
 		e.newWebhook(fmt.Sprintf("%s/h%d", rcv.URL, i), []string{"uptime.down"}, e.check)
 	}
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 	var lat []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -96,7 +96,7 @@ func TestIntegrationAlertLatency(t *testing.T) {
 		e.alertTo(checks[i], integration.Slack, id)
 	}
 	d := newDriver(t, e)
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 	lat := make([]time.Duration, 0, alerts)
 	for i, c := range checks {
 		at := d.until(c, false, "DOWN")

@@ -98,5 +98,5 @@
 // {{NAME}} references in a webhook URL are resolved from the organization's variable pool at
 // each attempt. Recorded errors never contain the URL, and secret variable values are
 // redacted from them. Private, loopback and link-local targets are allowed unless
-// Options.DenyPrivateTargets is set (checked when the socket connects).
+// Config.DenyPrivateTargets is set (checked when the socket connects).
 package notifier

@@ -94,7 +94,7 @@ func deliverDocuments(t *testing.T, e *env, insert func(ctx context.Context) []u
 		t.Fatal(err)
 	}
 	ids := insert(ctx)
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 	waitFor(t, 5*time.Second, "every document", func() bool { return len(rcv.requests()) >= len(ids) })
 	out := map[uuid.UUID][]byte{}
 	for _, g := range rcv.requests() {

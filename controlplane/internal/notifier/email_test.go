@@ -120,7 +120,7 @@ func TestNotifierEmailsUserAlerts(t *testing.T) {
 	if _, err := e.st.Pool().Exec(context.Background(), `INSERT INTO users (id, email) VALUES ($1, 'mallory@example.com')`, outsider); err != nil {
 		t.Fatal(err)
 	}
-	e.run(notifier.Options{SMTPURL: "smtp://" + box.addr, MailFrom: "Vantage Alerts <alerts@vantage.test>", PublicURL: "https://vantage.test"})
+	e.run(notifier.Config{SMTPURL: "smtp://" + box.addr, MailFrom: "Vantage Alerts <alerts@vantage.test>", PublicURL: "https://vantage.test"})
 	ev := e.emit("uptime.down", e.check, map[string][]string{"user_alerts": {alice.String(), outsider.String()}})
 	waitFor(t, 3*time.Second, "the e-mail", func() bool { return len(box.messages()) == 1 })
 	time.Sleep(200 * time.Millisecond)
@@ -148,7 +148,7 @@ func TestNotifierSkipsEmailWithoutSMTP(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	bob := e.newMember("bob@example.com")
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 	e.emit("uptime.up", e.check, map[string][]string{"user_alerts": {bob.String()}})
 	waitFor(t, 2*time.Second, "the skipped delivery", func() bool {
 		ds := e.emailDeliveries()

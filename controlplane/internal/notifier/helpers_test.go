@@ -116,9 +116,16 @@ func (e *env) emit(event string, check uuid.UUID, alerts map[string][]string) uu
 }
 
 // run starts a notifier until the returned stop is called (or the test ends).
-func (e *env) run(opts notifier.Options) (stop func()) {
+func (e *env) run(cfg notifier.Config) (stop func()) {
 	e.t.Helper()
-	n, err := notifier.New(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, nil, e.st, opts)
+	return e.runWith(cfg, notifier.Deps{})
+}
+
+// runWith is run with deps; the store and a discarding logger are filled in.
+func (e *env) runWith(cfg notifier.Config, deps notifier.Deps) (stop func()) {
+	e.t.Helper()
+	deps.Store, deps.Logger = e.st, slog.New(slog.NewTextHandler(io.Discard, nil))
+	n, err := notifier.New(cfg, deps)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -60,9 +60,9 @@ func (n *Notifier) call(ctx context.Context, typ string, set integration.Setting
 		return nil, errors.New(redact(err.Error(), secrets))
 	}
 	req.Header.Set("User-Agent", "Vantage-Integrations/1.0")
-	resp, err := n.opts.Client.Do(req)
+	resp, err := n.client.Do(req)
 	if err != nil {
-		return nil, errors.New(redact(describeHTTPError(ctx, err, n.opts.Timeout), secrets))
+		return nil, errors.New(redact(describeHTTPError(ctx, err, n.cfg.Timeout), secrets))
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
@@ -85,13 +85,13 @@ func (n *Notifier) call(ctx context.Context, typ string, set integration.Setting
 // client (and address policy) as alerts, and returns what the provider answered. An on-call or
 // incident.io test is resolved right after it is triggered, so that nobody stays paged.
 func (n *Notifier) TestIntegration(ctx context.Context, typ string, set integration.Settings, name string) integration.TestResult {
-	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
 	defer cancel()
 	id := uuid.Must(uuid.NewV7()).String()
 	now := n.now()
 	m := provider.Message{EventID: id, EventType: "test", State: provider.Down, Test: true, Kind: "integration", Name: name,
 		Since: now, At: now, Priority: "LOW", DedupKey: "vantage/test/" + id, Summary: "This is a test message sent from Vantage.",
-		Link: strings.TrimRight(n.opts.PublicURL, "/")}
+		Link: strings.TrimRight(n.cfg.PublicURL, "/")}
 	start := time.Now()
 	a, err := n.call(ctx, typ, set, m)
 	res := integration.TestResult{LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
@@ -124,7 +124,7 @@ func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.M
 		return provider.Message{}, fmt.Errorf("decode the event document: %w", err)
 	}
 	m := provider.Message{EventID: doc.ID, EventType: doc.Type, Reminder: doc.Reminder, Priority: doc.AlertPriority, At: doc.OccurredAt}
-	base := strings.TrimRight(n.opts.PublicURL, "/")
+	base := strings.TrimRight(n.cfg.PublicURL, "/")
 	switch doc.Type {
 	case event.TypeUptimeDown, event.TypeUptimeUp:
 		var data struct {

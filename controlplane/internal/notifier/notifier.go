@@ -2,6 +2,7 @@ package notifier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -38,8 +39,8 @@ var _ Store = (*store.Store)(nil)
 var DefaultBackoff = []time.Duration{30 * time.Second, 2 * time.Minute, 10 * time.Minute, 30 * time.Minute,
 	time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 8 * time.Hour}
 
-// Options configure a Notifier. Every zero value means the documented default.
-type Options struct {
+// Config holds a Notifier's settings. Every zero value means the documented default.
+type Config struct {
 	// Workers is the number of worker loops; each fans out events and delivers. Default 4.
 	Workers int
 	// Batch is how many deliveries a worker claims and sends concurrently. Default 32.
@@ -62,21 +63,32 @@ type Options struct {
 	MailFrom string
 	// PublicURL is the base of links in e-mails. Default "http://localhost:8080".
 	PublicURL string
-	// RenderCheck renders a check as GET /v1/checks/{id} returns it (api.RenderCheckForWebhook).
-	// Nil, or a check deleted before fan-out: the outbox payload's snapshot is sent instead.
-	RenderCheck func(store.Check) any
 	// DenyPrivateTargets refuses webhook connections to every address the outbound address
 	// policy (pkg/netpolicy) refuses: private, loopback, link-local, every IANA
 	// special-purpose range and the IPv6 forms embedding them (checked at connect time, after
 	// name resolution, so DNS rebinding cannot get around it). Default false: allowed, for
-	// self-hosting; a hosted deployment sets true. It applies to the default Client only.
+	// self-hosting; a hosted deployment sets true. It applies to the default Deps.Client only.
 	DenyPrivateTargets bool
-	// Client sends webhooks. Default: an http.Client that follows no redirects and keeps up to
-	// 32 idle connections per host.
+}
+
+// Deps are what a Notifier works with.
+type Deps struct {
+	Store Store // required
+	// Logger receives the notifier's log (component notifier). Default: discarded.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Registerer takes the notifier's metrics. Default: a private registry.
+	Registerer prometheus.Registerer
+	// RenderCheck renders a check as GET /v1/checks/{id} returns it (api.RenderCheckForWebhook).
+	// Nil, or a check deleted before fan-out: the outbox payload's snapshot is sent instead.
+	RenderCheck func(store.Check) any
+	// Client sends webhooks and integration requests. Default: an http.Client that follows no
+	// redirects, keeps up to 32 idle connections per host and applies Config.DenyPrivateTargets.
 	Client *http.Client
 }
 
-func (o *Options) defaults() {
+func (o *Config) defaults() {
 	if o.Workers <= 0 {
 		o.Workers = 4
 	}
@@ -104,44 +116,64 @@ func (o *Options) defaults() {
 	if o.PublicURL == "" {
 		o.PublicURL = "http://localhost:8080"
 	}
-	if o.Client == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 32 // many webhooks often share a host
-		if o.DenyPrivateTargets {
-			d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refusePrivate} // the outbound address policy (netpolicy)
-			tr.DialContext = d.DialContext
-		}
-		o.Client = &http.Client{Transport: tr,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// defaultClient follows no redirects and, when denyPrivate, applies the outbound address policy.
+func defaultClient(denyPrivate bool) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 32 // many webhooks often share a host
+	if denyPrivate {
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refusePrivate} // the outbound address policy (netpolicy)
+		tr.DialContext = d.DialContext
 	}
+	return &http.Client{Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // Notifier drains the outbox. Run it on every replica.
 type Notifier struct {
-	log   *slog.Logger
-	now   func() time.Time
-	st    Store
-	opts  Options
-	mail  *mailer // nil: e-mail disabled
-	m     metrics
-	wake  chan struct{}
-	lease time.Duration
+	log    *slog.Logger
+	now    func() time.Time
+	st     Store
+	cfg    Config
+	render func(store.Check) any // nil: send the outbox snapshot
+	client *http.Client
+	mail   *mailer // nil: e-mail disabled
+	m      metrics
+	wake   chan struct{}
+	lease  time.Duration
 }
 
-// New builds a Notifier. reg may be nil (no metrics registered).
-func New(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, st Store, opts Options) (*Notifier, error) {
-	opts.defaults()
-	n := &Notifier{log: log.With("component", "notifier"), now: now, st: st, opts: opts,
-		wake: make(chan struct{}, opts.Workers), lease: opts.Timeout + 30*time.Second}
-	if opts.SMTPURL != "" {
-		m, err := newMailer(opts.SMTPURL, opts.MailFrom, opts.PublicURL)
+// New builds a Notifier; it delivers when Run is called.
+func New(cfg Config, deps Deps) (*Notifier, error) {
+	if deps.Store == nil {
+		return nil, errors.New("notifier: a store is required")
+	}
+	cfg.defaults()
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
+	if deps.Client == nil {
+		deps.Client = defaultClient(cfg.DenyPrivateTargets)
+	}
+	n := &Notifier{log: deps.Logger.With("component", "notifier"), now: deps.Now, st: deps.Store, cfg: cfg,
+		render: deps.RenderCheck, client: deps.Client,
+		wake: make(chan struct{}, cfg.Workers), lease: cfg.Timeout + 30*time.Second}
+	if cfg.SMTPURL != "" {
+		m, err := newMailer(cfg.SMTPURL, cfg.MailFrom, cfg.PublicURL)
 		if err != nil {
 			return nil, err
 		}
 		n.mail = m
 	}
 	var err error
-	if n.m, err = newMetrics(reg); err != nil {
+	if n.m, err = newMetrics(deps.Registerer); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -156,7 +188,7 @@ func (n *Notifier) Run(ctx context.Context) error {
 		defer wg.Done()
 		n.listen(ctx)
 	}()
-	for i := 0; i < n.opts.Workers; i++ {
+	for i := 0; i < n.cfg.Workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -185,7 +217,7 @@ func (n *Notifier) listen(ctx context.Context) {
 func (n *Notifier) work(ctx context.Context) {
 	for ctx.Err() == nil {
 		busy, failing := false, false
-		res, err := n.st.DispatchOutbox(ctx, n.opts.FanoutBatch, n.opts.Backoff[0], n.route)
+		res, err := n.st.DispatchOutbox(ctx, n.cfg.FanoutBatch, n.cfg.Backoff[0], n.route)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			failing = true
@@ -201,7 +233,7 @@ func (n *Notifier) work(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		due, err := n.st.ClaimDeliveries(ctx, n.opts.Batch, n.lease)
+		due, err := n.st.ClaimDeliveries(ctx, n.cfg.Batch, n.lease)
 		if err != nil && ctx.Err() == nil {
 			failing = true
 			n.log.ErrorContext(ctx, "claim deliveries", "err", err)
@@ -214,13 +246,13 @@ func (n *Notifier) work(ctx context.Context) {
 		case failing: // the database is struggling: do not hammer it (nor the log)
 			select {
 			case <-ctx.Done():
-			case <-time.After(max(n.opts.PollInterval, time.Second)):
+			case <-time.After(max(n.cfg.PollInterval, time.Second)):
 			}
 		case !busy:
 			select {
 			case <-ctx.Done():
 			case <-n.wake:
-			case <-time.After(n.opts.PollInterval):
+			case <-time.After(n.cfg.PollInterval):
 			}
 		}
 	}
@@ -228,7 +260,7 @@ func (n *Notifier) work(ctx context.Context) {
 
 // poke wakes idle workers of this replica (new deliveries are due now).
 func (n *Notifier) poke() {
-	for i := 0; i < n.opts.Workers; i++ {
+	for i := 0; i < n.cfg.Workers; i++ {
 		select {
 		case n.wake <- struct{}{}:
 		default:
@@ -260,7 +292,7 @@ func (n *Notifier) deliverAll(ctx context.Context, due []store.DueDelivery) {
 // attempt makes one attempt of d and decides what comes next.
 func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attempt {
 	start := n.now()
-	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
 	defer cancel()
 	var status *int
 	var err error
@@ -290,7 +322,7 @@ func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attem
 	case err == nil:
 		a.Status = store.DeliveryDelivered
 		n.m.lag.WithLabelValues(d.Channel).Observe(n.now().Sub(d.CreatedAt).Seconds())
-	case d.Tries >= len(n.opts.Backoff):
+	case d.Tries >= len(n.cfg.Backoff):
 		a.Status, a.Error = store.DeliveryFailed, err.Error()
 	default:
 		a.Status, a.Error = store.DeliveryPending, err.Error()
@@ -312,9 +344,9 @@ func (n *Notifier) attempt(ctx context.Context, d store.DueDelivery) store.Attem
 
 // backoff is the wait after the (tries+1)-th failed attempt, with jitter.
 func (n *Notifier) backoff(tries int) time.Duration {
-	d := n.opts.Backoff[min(tries, len(n.opts.Backoff)-1)]
-	if n.opts.Jitter > 0 {
-		d = time.Duration(float64(d) * (1 + n.opts.Jitter*(2*rand.Float64()-1))) //nolint:gosec // G404: retry jitter, not a secret
+	d := n.cfg.Backoff[min(tries, len(n.cfg.Backoff)-1)]
+	if n.cfg.Jitter > 0 {
+		d = time.Duration(float64(d) * (1 + n.cfg.Jitter*(2*rand.Float64()-1))) //nolint:gosec // G404: retry jitter, not a secret
 	}
 	return d
 }
@@ -344,11 +376,9 @@ func newMetrics(reg prometheus.Registerer) (metrics, error) {
 			Help:    "Time from fan-out to successful delivery (retries included), by channel.",
 			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 10, 60, 600, 3600, 86400}}, []string{"channel"}),
 	}
-	if reg != nil {
-		for _, c := range []prometheus.Collector{m.events, m.fanoutErrors, m.attempts, m.duration, m.lag} {
-			if err := reg.Register(c); err != nil {
-				return m, fmt.Errorf("notifier metrics: %w", err)
-			}
+	for _, c := range []prometheus.Collector{m.events, m.fanoutErrors, m.attempts, m.duration, m.lag} {
+		if err := reg.Register(c); err != nil {
+			return m, fmt.Errorf("notifier metrics: %w", err)
 		}
 	}
 	return m, nil

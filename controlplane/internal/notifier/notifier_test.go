@@ -27,7 +27,7 @@ func TestNotifierDeliversSignedEventsOnce(t *testing.T) {
 	e.newWebhook(rcv.URL+"/unsubscribed", []string{"uptime.up"}, e.check) // not subscribed to uptime.down
 	secrets := map[string]string{"/assoc": assocSecret, "/listed": listedSecret}
 
-	e.run(notifier.Options{RenderCheck: func(c store.Check) any {
+	e.runWith(notifier.Config{}, notifier.Deps{RenderCheck: func(c store.Check) any {
 		return map[string]any{"id": c.ID.String(), "name": c.Spec.Name, "status": c.State, "rendered": true}
 	}})
 	start := time.Now()
@@ -94,7 +94,7 @@ func TestNotifierRetriesUntilDelivered(t *testing.T) {
 		return 200
 	})
 	hook, secret := e.newWebhook(rcv.URL+"/flaky", []string{"uptime.down"}, e.check)
-	e.run(notifier.Options{Backoff: fastRetries, Jitter: -1})
+	e.run(notifier.Config{Backoff: fastRetries, Jitter: -1})
 	ev := e.emit("uptime.down", e.check, nil)
 	waitFor(t, 5*time.Second, "a successful delivery", func() bool { return len(rcv.successes()) == 1 })
 	time.Sleep(300 * time.Millisecond)
@@ -135,7 +135,7 @@ func TestNotifierGivesUpAndResends(t *testing.T) {
 		return map[bool]int{true: 204, false: 503}[healthy]
 	})
 	hook, _ := e.newWebhook(rcv.URL, []string{"uptime.down"}, e.check)
-	e.run(notifier.Options{Backoff: fastRetries[:2], Jitter: -1})
+	e.run(notifier.Config{Backoff: fastRetries[:2], Jitter: -1})
 	e.emit("uptime.down", e.check, nil)
 	var d store.Delivery
 	waitFor(t, 5*time.Second, "the delivery to fail", func() bool {
@@ -165,9 +165,9 @@ func TestNotifierReplicasNeverDoubleDeliver(t *testing.T) {
 	for i := 0; i < hooks; i++ {
 		e.newWebhook(fmt.Sprintf("%s/h%d", rcv.URL, i), []string{"uptime.down"}, e.check)
 	}
-	opts := notifier.Options{Workers: 3, Batch: 4, FanoutBatch: 3, PollInterval: 10 * time.Millisecond}
-	e.run(opts)
-	e.run(opts)
+	cfg := notifier.Config{Workers: 3, Batch: 4, FanoutBatch: 3, PollInterval: 10 * time.Millisecond}
+	e.run(cfg)
+	e.run(cfg)
 	for i := 0; i < events; i++ {
 		e.emit("uptime.down", e.check, nil)
 	}
@@ -194,14 +194,14 @@ func TestNotifierRestartMidRetry(t *testing.T) {
 	})
 	hook, secret := e.newWebhook(rcv.URL, []string{"uptime.down"}, e.check)
 	retry := []time.Duration{300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond}
-	stop := e.run(notifier.Options{Backoff: retry, Jitter: -1})
+	stop := e.run(notifier.Config{Backoff: retry, Jitter: -1})
 	ev := e.emit("uptime.down", e.check, nil)
 	waitFor(t, 2*time.Second, "a failed attempt", func() bool { return len(rcv.requests()) >= 1 })
 	stop() // the control plane goes away between two attempts
 	mu.Lock()
 	healthy = true
 	mu.Unlock()
-	e.run(notifier.Options{Backoff: retry, Jitter: -1})
+	e.run(notifier.Config{Backoff: retry, Jitter: -1})
 	waitFor(t, 3*time.Second, "delivery by the new notifier", func() bool { return len(rcv.successes()) >= 1 })
 	time.Sleep(500 * time.Millisecond)
 	if s := rcv.successes(); len(s) != 1 || s[0].ID != ev.String() {
@@ -230,7 +230,7 @@ func TestNotifierRecoversAbandonedClaim(t *testing.T) {
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
-	e.run(notifier.Options{PollInterval: 20 * time.Millisecond})
+	e.run(notifier.Config{PollInterval: 20 * time.Millisecond})
 	time.Sleep(200 * time.Millisecond)
 	if n := len(rcv.requests()); n != 0 {
 		t.Fatalf("the claim was not respected: %d requests during the lease", n)
@@ -259,7 +259,7 @@ func TestNotifierResolvesURLVariablesAtDelivery(t *testing.T) {
 	if _, err := e.st.UpdateEnvVar(ctx, store.SystemActor, e.org, v.ID, store.EnvVarPatch{Value: &newValue}); err != nil {
 		t.Fatal(err)
 	}
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 	e.emit("uptime.down", e.check, nil)
 	waitFor(t, 2*time.Second, "the delivery", func() bool { return len(rcv.requests()) == 1 })
 	if p := rcv.requests()[0].Path; p != "/in/second" {
@@ -285,7 +285,7 @@ func TestNotifierDoesNotFollowRedirects(t *testing.T) {
 	target := newReceiver(t, nil)
 	redirect := newReceiver(t, func(int) int { return 307 })
 	hook, _ := e.newWebhook(redirect.URL, []string{"uptime.down"}, e.check)
-	e.run(notifier.Options{Backoff: []time.Duration{time.Hour}})
+	e.run(notifier.Config{Backoff: []time.Duration{time.Hour}})
 	e.emit("uptime.down", e.check, nil)
 	waitFor(t, 2*time.Second, "the attempt", func() bool { return len(redirect.requests()) == 1 })
 	time.Sleep(100 * time.Millisecond)
@@ -322,7 +322,7 @@ func TestNotifierWebhookDeletedMidAttempt(t *testing.T) {
 	})
 	kept, _ := e.newWebhook(rcv.URL, []string{"uptime.down"}, e.check)
 	gone, _ := e.newWebhook(slow.URL, []string{"uptime.down"}, e.check)
-	e.run(notifier.Options{Workers: 1})
+	e.run(notifier.Config{Workers: 1})
 	e.emit("uptime.down", e.check, nil)
 	<-inFlight
 	if err := e.st.DeleteWebhook(context.Background(), store.SystemActor, e.org, gone); err != nil {
@@ -368,7 +368,7 @@ func TestNotifierRoutesHeartbeatAndStatusPageEvents(t *testing.T) {
 		}
 		return id
 	}
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 	hbEvent := insert("heartbeat.down", hb, `{"event":"heartbeat.down","reminder":false,"occurred_at":"2026-11-21T10:00:00.123456Z",
 		"heartbeat":{"id":"`+hb.String()+`","name":"nightly","status":"DOWN","alerts":{"user_alerts":[],"webhook_alerts":[]}}}`)
 	pageEvent := insert("status_page.incident.started", uuid.Nil, `{"event":"status_page.incident.started","occurred_at":"2026-11-21T10:00:00.000Z",
@@ -397,7 +397,7 @@ func TestNotifierDeniesPrivateTargets(t *testing.T) {
 	e := newEnv(t)
 	rcv := newReceiver(t, nil)
 	hook, _ := e.newWebhook(rcv.URL, []string{"uptime.down"}, e.check)
-	e.run(notifier.Options{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
+	e.run(notifier.Config{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
 	e.emit("uptime.down", e.check, nil)
 	waitFor(t, 2*time.Second, "the refused attempt", func() bool {
 		ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
@@ -422,7 +422,7 @@ func TestNotifierDeniesSpecialPurposeForms(t *testing.T) {
 		hook, _ := e.newWebhook(u, []string{"uptime.down"}, e.check)
 		hooks = append(hooks, hook)
 	}
-	e.run(notifier.Options{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
+	e.run(notifier.Config{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
 	e.emit("uptime.down", e.check, nil)
 	for i, hook := range hooks {
 		waitFor(t, 5*time.Second, "the attempt to "+urls[i], func() bool {

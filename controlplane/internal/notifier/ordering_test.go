@@ -21,7 +21,7 @@ func TestNotifierKeepsAlertsInOrderPerCheckAndTarget(t *testing.T) {
 		return 200
 	})
 	e.newWebhook(rcv.URL+"/ordered", []string{"uptime.down", "uptime.up"}, e.check)
-	e.run(notifier.Options{Backoff: []time.Duration{300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond},
+	e.run(notifier.Config{Backoff: []time.Duration{300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond},
 		Jitter: -1, PollInterval: 20 * time.Millisecond})
 	down := e.emit("uptime.down", e.check, nil)
 	waitFor(t, 5*time.Second, "the first attempt of uptime.down", func() bool { return len(rcv.requests()) >= 1 })
@@ -58,7 +58,7 @@ func TestNotifierHoldsAlertsBehindAPostponedFanout(t *testing.T) {
 		WHERE id = $1`, down); err != nil {
 		t.Fatal(err)
 	}
-	e.run(notifier.Options{PollInterval: 20 * time.Millisecond})
+	e.run(notifier.Config{PollInterval: 20 * time.Millisecond})
 	e.emit("uptime.up", e.check, nil)
 	time.Sleep(time.Second)
 	if n := len(rcv.requests()); n != 0 {

@@ -35,7 +35,7 @@ func TestTransitionReachesWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 
 	runAt := time.Now().Add(-time.Hour).Truncate(time.Second)
 	report := func(check uuid.UUID, passing bool) {

@@ -447,7 +447,7 @@ func TestIntegrationsDeliverDownAndUp(t *testing.T) {
 			id := e.newIntegration(pc.typ, pc.settings(fake.URL))
 			e.alertTo(e.check, pc.typ, id)
 			d := newDriver(t, e)
-			e.run(notifier.Options{PublicURL: "https://vantage.example"})
+			e.run(notifier.Config{PublicURL: "https://vantage.example"})
 
 			d.until(e.check, false, "DOWN")
 			waitFor(t, 5*time.Second, "the DOWN message", func() bool { return len(fake.requests()) >= 1 })
@@ -496,7 +496,7 @@ func TestIntegrationHonoursRetryAfter(t *testing.T) {
 			id := e.newIntegration(pc.typ, pc.settings(fake.URL))
 			e.alertTo(e.check, pc.typ, id)
 			d := newDriver(t, e)
-			e.run(notifier.Options{Backoff: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond},
+			e.run(notifier.Config{Backoff: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond},
 				Jitter: -1, PollInterval: 10 * time.Millisecond})
 			d.until(e.check, false, "DOWN")
 			waitFor(t, 10*time.Second, "the DOWN message accepted", func() bool { return len(fake.accepted()) >= 1 })
@@ -557,7 +557,7 @@ func TestIntegrationsHeartbeatAndStatusPageEvents(t *testing.T) {
 		VALUES ($1, $2, $3)`, e.org, slackID, page); err != nil {
 		t.Fatal(err)
 	}
-	e.run(notifier.Options{})
+	e.run(notifier.Config{})
 
 	hbID := uuid.Must(uuid.NewV7())
 	hb := func(status string) json.RawMessage {
@@ -616,7 +616,7 @@ func TestIntegrationTargetsPolicyAndRedaction(t *testing.T) {
 			"webhook_url": strings.Replace(fake.URL, "127.0.0.1", "localhost", 1) + "/services/T000/B000/XXXX"})
 		e.alertTo(e.check, integration.Slack, id)
 		d := newDriver(t, e)
-		e.run(notifier.Options{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
+		e.run(notifier.Config{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
 		d.until(e.check, false, "DOWN")
 		var ds []store.Delivery
 		waitFor(t, 5*time.Second, "the refused attempt", func() bool {
@@ -637,7 +637,7 @@ func TestIntegrationTargetsPolicyAndRedaction(t *testing.T) {
 		id := e.newIntegration(integration.Telegram, integration.Settings{"bot_token": "999:very-secret", "chat_id": "1", "api_url": echo.URL})
 		e.alertTo(e.check, integration.Telegram, id)
 		d := newDriver(t, e)
-		e.run(notifier.Options{Backoff: []time.Duration{time.Hour}})
+		e.run(notifier.Config{Backoff: []time.Duration{time.Hour}})
 		d.until(e.check, false, "DOWN")
 		var ds []store.Delivery
 		waitFor(t, 5*time.Second, "the refused attempt", func() bool {

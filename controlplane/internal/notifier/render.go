@@ -261,7 +261,7 @@ func noticeData(n event.SubscriberNotification, data map[string]any) {
 // renderCheck is the check as the API returns it and its regional view, or the snapshot and
 // no regions (nil) when the check is gone.
 func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.Check) (any, []regionDoc, error) {
-	if n.opts.RenderCheck != nil {
+	if n.render != nil {
 		c, err := n.st.GetCheck(ctx, orgID, snap.ID, false)
 		switch {
 		case err == nil:
@@ -273,7 +273,7 @@ func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.
 			for _, v := range views {
 				regions = append(regions, regionDocOf(v))
 			}
-			return n.opts.RenderCheck(c), regions, nil
+			return n.render(c), regions, nil
 		case !errors.Is(err, store.ErrNotFound):
 			return nil, nil, fmt.Errorf("read check %s: %w", snap.ID, err)
 		}

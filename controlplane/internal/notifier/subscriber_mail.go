@@ -22,7 +22,7 @@ import (
 // its id), so the (event, channel, target) key keeps any of them from being e-mailed twice for
 // one event. The e-mail itself is rendered at each attempt (stage 2), because it carries the
 // recipient's own links: the store opens the sealed tokens (store/subscriber_mail.go) and the
-// links are built on Options.PublicURL:
+// links are built on Config.PublicURL:
 //
 //	confirm      {public}/status/{subdomain}/confirm?token=…
 //	unsubscribe  {public}/status/{subdomain}/unsubscribe?token=…   (also List-Unsubscribe, RFC 8058)

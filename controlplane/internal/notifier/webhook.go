@@ -61,9 +61,9 @@ func (n *Notifier) sendWebhook(ctx context.Context, d store.DueDelivery, at time
 	req.Header.Set("webhook-id", d.EventID.String())
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
 	req.Header.Set("webhook-signature", sig)
-	resp, err := n.opts.Client.Do(req)
+	resp, err := n.client.Do(req)
 	if err != nil {
-		return nil, errors.New(redact(describeHTTPError(ctx, err, n.opts.Timeout), secrets))
+		return nil, errors.New(redact(describeHTTPError(ctx, err, n.cfg.Timeout), secrets))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseRead))

@@ -15,7 +15,6 @@ package subscribe
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 
@@ -32,9 +31,10 @@ type Store interface {
 
 var _ Store = (*store.Store)(nil)
 
-// Options configure the handler. Every zero value means the documented default.
-type Options struct {
-	// Logger records storage failures. Default: discard.
+// Deps are what the handler works with. It has no settings (CONTRIBUTING.md, Constructors).
+type Deps struct {
+	Store Store // required
+	// Logger records storage failures (component statuspage_subscribe). Default: discarded.
 	Logger *slog.Logger
 }
 
@@ -45,16 +45,19 @@ type handler struct {
 
 // NewHandler returns the handler of the confirm and unsubscribe links. It answers on the paths
 // above (so mount it where requests keep their full /status/... path) and 404 elsewhere.
-func NewHandler(st Store, opts Options) http.Handler {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+func NewHandler(deps Deps) (http.Handler, error) {
+	if deps.Store == nil {
+		return nil, errors.New("statuspage/subscribe: a store is required")
 	}
-	h := &handler{st: st, log: opts.Logger.With("component", "statuspage_subscribe")}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &handler{st: deps.Store, log: deps.Logger.With("component", "statuspage_subscribe")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status/{subdomain}/confirm", h.confirm)
 	mux.HandleFunc("GET /status/{subdomain}/unsubscribe", h.askUnsubscribe)
 	mux.HandleFunc("POST /status/{subdomain}/unsubscribe", h.unsubscribe)
-	return mux
+	return mux, nil
 }
 
 var invalidLink = linkpage.Page{Title: "Link not valid",

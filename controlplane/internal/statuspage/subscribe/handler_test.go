@@ -44,8 +44,12 @@ func setup(t *testing.T, name string) (*store.Store, store.SubscriberMail, http.
 	if err != nil {
 		t.Fatal(err)
 	}
+	links, err := subscribe.NewHandler(subscribe.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/status/", subscribe.NewHandler(st, subscribe.Options{}))
+	mux.Handle("/status/", links)
 	return st, mail, mux
 }
 

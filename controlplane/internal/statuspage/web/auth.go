@@ -52,7 +52,7 @@ func verifyPassword(stored []byte, pw string) bool {
 // cookieMAC signs a page's unlock cookie. The password hash is part of the message, so a new
 // password (or its removal and re-adding) invalidates every cookie issued before.
 func (h *Handler) cookieMAC(a statuspage.PublicPageAccess, expires int64) []byte {
-	m := hmac.New(sha256.New, h.opts.CookieKey)
+	m := hmac.New(sha256.New, h.cfg.CookieKey)
 	m.Write([]byte("v1|" + a.Page.ID + "|" + strconv.FormatInt(expires, 10) + "|"))
 	sum := sha256.Sum256(a.PasswordHash)
 	m.Write(sum[:])
@@ -75,7 +75,7 @@ func (h *Handler) unlocked(req *request, a statuspage.PublicPageAccess) bool {
 			continue
 		}
 		exp, err := strconv.ParseInt(expS, 10, 64)
-		if err != nil || h.opts.Now().Unix() >= exp {
+		if err != nil || h.now().Unix() >= exp {
 			continue
 		}
 		mac, err := base64.RawURLEncoding.DecodeString(macS)
@@ -90,7 +90,7 @@ func (h *Handler) unlocked(req *request, a statuspage.PublicPageAccess) bool {
 // the page, a wrong one shows the form again.
 func (h *Handler) login(req *request) {
 	a, err := h.st.PublicStatusPage(req.r.Context(), req.subdomain, req.host)
-	if err != nil || !ipAllowed(a.Page.AllowedIPs, h.opts.ClientIP(req.r)) {
+	if err != nil || !ipAllowed(a.Page.AllowedIPs, h.clientIP(req.r)) {
 		h.notFound(req)
 		return
 	}
@@ -103,7 +103,7 @@ func (h *Handler) login(req *request) {
 		h.passwordForm(req, a, "The form could not be read. Please try again.", http.StatusBadRequest)
 		return
 	}
-	if wait := h.attempts.reserve(a.Page.ID, h.opts.ClientIP(req.r), h.opts.Now()); wait > 0 {
+	if wait := h.attempts.reserve(a.Page.ID, h.clientIP(req.r), h.now()); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		req.w.Header().Set("Retry-After", strconv.Itoa(secs))
 		h.passwordForm(req, a, fmt.Sprintf("Too many attempts. Please try again in %d seconds.", secs), http.StatusTooManyRequests)
@@ -113,7 +113,7 @@ func (h *Handler) login(req *request) {
 		h.passwordForm(req, a, "That password is not correct.", http.StatusUnauthorized)
 		return
 	}
-	exp := h.opts.Now().Add(cookieTTL).Unix()
+	exp := h.now().Add(cookieTTL).Unix()
 	// Secure whenever the visitor came over HTTPS; a page served over plain HTTP (local runs)
 	// must still get its cookie.
 	http.SetCookie(req.w, &http.Cookie{ //nolint:gosec // G124: Secure is set for HTTPS, see above

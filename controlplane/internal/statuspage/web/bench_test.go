@@ -24,7 +24,7 @@ func BenchmarkRenderStatusPage(b *testing.B) {
 		ttl  time.Duration
 	}{{"render", -1}, {"cached", 5 * time.Second}} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := f.handler(Options{CacheTTL: bc.ttl})
+			h := f.handler(Config{CacheTTL: bc.ttl})
 			request := func(gzip bool) *httptest.ResponseRecorder {
 				req := httptest.NewRequest(http.MethodGet, "/status/big", nil)
 				if gzip {

@@ -45,7 +45,7 @@ func TestStatusPagePublicBrowser(t *testing.T) {
 	exec := chromiumPath(t)
 	st := newStore(t)
 	f := richFixture(t, st, "acme")
-	srv := serve(t, f.handler(Options{}))
+	srv := serve(t, f.handler(Config{}))
 
 	opts := append([]chromedp.ExecAllocatorOption{}, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
 		chromedp.ExecPath(exec), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,

@@ -118,11 +118,21 @@ func (f *fixture) history(check uuid.UUID, days int, failed func(daysBack int) i
 	}
 }
 
-// handler serves the fixture's store with the given client IP extractor (nil: RemoteAddr).
-func (f *fixture) handler(opts Options) http.Handler {
-	opts.CookieKey = testKey
-	opts.Logger = slog.New(slog.NewTextHandler(testWriter{f.t}, nil))
-	return NewHandler(f.sp, opts)
+// handler serves the fixture's pages with cfg (the test cookie key filled in).
+func (f *fixture) handler(cfg Config) http.Handler {
+	return f.handlerWith(cfg, Deps{})
+}
+
+// handlerWith is handler with deps; the fixture's pages and a test logger are filled in.
+func (f *fixture) handlerWith(cfg Config, deps Deps) http.Handler {
+	f.t.Helper()
+	cfg.CookieKey = testKey
+	deps.Store, deps.Logger = f.sp, slog.New(slog.NewTextHandler(testWriter{f.t}, nil))
+	h, err := NewHandler(cfg, deps)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return h
 }
 
 // testWriter logs through t.

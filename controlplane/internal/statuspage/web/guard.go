@@ -16,7 +16,7 @@ import (
 // and client address (guessing), and the hashing itself is shared fairly between pages (one
 // page flooded cannot hold every hashing slot and stall the private pages of other tenants).
 
-// Defaults of the password attempt limits (Options).
+// Defaults of the password attempt limits (Config).
 const (
 	defaultAttemptsPerAddress = 5                // burst per page and client address
 	defaultAddressRefill      = 12 * time.Second // one more attempt per page and address every 12 s (5 a minute)
@@ -33,7 +33,7 @@ type attemptLimits struct {
 	perPage    *ratelimit.Keyed[string]
 }
 
-func newAttemptLimits(o Options) attemptLimits {
+func newAttemptLimits(o Config) attemptLimits {
 	return attemptLimits{
 		perAddress: ratelimit.New[attemptKey](rate.Every(o.PasswordAddressRefill), o.PasswordAttemptsPerAddress,
 			time.Duration(o.PasswordAttemptsPerAddress+1)*o.PasswordAddressRefill),

@@ -36,8 +36,8 @@ func TestPasswordAttemptsLimited(t *testing.T) {
 	f := newFixture(t, st, store.StatusPageInput{Name: "Guarded", Subdomain: "guarded", PasswordHash: &hash})
 	newFixture(t, st, store.StatusPageInput{Name: "Other", Subdomain: "other-guarded", PasswordHash: &hash})
 	clk := &testClock{t: time.Now()}
-	h := NewHandler(f.sp, Options{CookieKey: testKey, Now: clk.Now, ClientIP: clientFromHeader,
-		PasswordAttemptsPerAddress: 3, PasswordAddressRefill: 10 * time.Second})
+	h := f.handlerWith(Config{PasswordAttemptsPerAddress: 3, PasswordAddressRefill: 10 * time.Second},
+		Deps{Now: clk.Now, ClientIP: clientFromHeader})
 	srv := serve(t, h)
 	try := func(page, client, pw string) *http.Response {
 		resp, _ := get(t, http.MethodPost, srv.URL+"/status/"+page+"/login", "", url.Values{"password": {pw}}, map[string]string{"X-Test-Client": client})
@@ -76,7 +76,7 @@ func TestPasswordHashingFairBetweenPages(t *testing.T) {
 	hash := hashPassword(t, "correct horse")
 	f := newFixture(t, st, store.StatusPageInput{Name: "Flooded", Subdomain: "flooded", PasswordHash: &hash})
 	newFixture(t, st, store.StatusPageInput{Name: "Quiet", Subdomain: "quiet", PasswordHash: &hash})
-	h := NewHandler(f.sp, Options{CookieKey: testKey, ClientIP: clientFromHeader, HashSlots: 2})
+	h := f.handlerWith(Config{HashSlots: 2}, Deps{ClientIP: clientFromHeader})
 	srv := serve(t, h)
 	login := func(page, client, pw string) (int, time.Duration) {
 		start := time.Now()
@@ -150,8 +150,8 @@ func TestSubscribeFormProtected(t *testing.T) {
 	f := newFixture(t, st, store.StatusPageInput{Name: "Acme", Subdomain: "subguard"})
 	other := newFixture(t, st, store.StatusPageInput{Name: "Other", Subdomain: "subguard-other"})
 	clk := &testClock{t: time.Now()}
-	srv := serve(t, NewHandler(f.sp, Options{CookieKey: testKey, Now: clk.Now, ClientIP: clientFromHeader, SubscribesPerAddress: 2,
-		SubscribeAddressRefill: time.Minute, SubscribesPerPage: 4, SubscribePageRefill: time.Minute, CacheTTL: -1}))
+	srv := serve(t, f.handlerWith(Config{SubscribesPerAddress: 2, SubscribeAddressRefill: time.Minute,
+		SubscribesPerPage: 4, SubscribePageRefill: time.Minute, CacheTTL: -1}, Deps{Now: clk.Now, ClientIP: clientFromHeader}))
 	_, page := get(t, http.MethodGet, srv.URL+"/status/subguard", "", nil, nil)
 	token := formToken(t, page)
 	_, otherPage := get(t, http.MethodGet, srv.URL+"/status/subguard-other", "", nil, nil)

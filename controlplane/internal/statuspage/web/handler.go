@@ -32,8 +32,8 @@ type Store interface {
 
 var _ Store = (*statuspage.Service)(nil)
 
-// Options configure the handler.
-type Options struct {
+// Config holds the handler's settings. Zero values take the documented defaults.
+type Config struct {
 	// StatusDomain: requests whose Host is {subdomain}.{StatusDomain} serve that page at the
 	// root. Default "": pages are served by path and custom domain only.
 	StatusDomain string
@@ -44,17 +44,6 @@ type Options struct {
 	// CookieKey signs the cookie a page's password unlocks (required, at least 32 bytes; derive
 	// it from the control plane's secret with DeriveCookieKey).
 	CookieKey []byte
-	// ClientIP returns the client address of a request, as the router sees it (behind trusted
-	// proxies). Default: the host of RemoteAddr.
-	ClientIP func(r *http.Request) string
-	// Extra, if set, serves the paths of a page this handler does not know (for example
-	// /status/{subdomain}/confirm). Requests to a status or custom domain reach it rewritten
-	// to that path form (/confirm on acme.{StatusDomain} → /status/acme/confirm). Default: 404.
-	Extra http.Handler
-	// Now is the clock. Default time.Now.
-	Now func() time.Time
-	// Logger logs failed requests. Default slog.Default().
-	Logger *slog.Logger
 	// CacheMaxAge is the max-age of public pages. Default 30s.
 	CacheMaxAge time.Duration
 	// UptimeDays is the length of the uptime bars. Default 90.
@@ -86,10 +75,30 @@ type Options struct {
 	HashSlots int
 }
 
+// Deps are what the handler works with.
+type Deps struct {
+	Store Store // required
+	// Logger logs failed requests (component statuspage_web). Default: discarded.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// ClientIP returns the client address of a request, as the router sees it (behind trusted
+	// proxies). Default: the host of RemoteAddr.
+	ClientIP func(r *http.Request) string
+	// Extra, if set, serves the paths of a page this handler does not know (for example
+	// /status/{subdomain}/confirm). Requests to a status or custom domain reach it rewritten
+	// to that path form (/confirm on acme.{StatusDomain} → /status/acme/confirm). Default: 404.
+	Extra http.Handler
+}
+
 // Handler serves the public status pages.
 type Handler struct {
 	st       Store
-	opts     Options
+	cfg      Config
+	log      *slog.Logger
+	now      func() time.Time
+	clientIP func(r *http.Request) string
+	others   http.Handler // nil: 404
 	tpl      *templates
 	slots    *fairSlots    // concurrent password checks, fair between pages
 	attempts attemptLimits // password attempts per page and address
@@ -98,62 +107,66 @@ type Handler struct {
 	cache    pageCache
 }
 
-// NewHandler returns the handler of the public pages. It panics when CookieKey is shorter than
-// 32 bytes (a wiring mistake, not a runtime condition).
-func NewHandler(st Store, opts Options) http.Handler {
-	if len(opts.CookieKey) < 32 {
-		panic("statuspage/web: CookieKey must be at least 32 bytes")
+// NewHandler returns the handler of the public pages. A missing store or a CookieKey shorter
+// than 32 bytes is an error.
+func NewHandler(cfg Config, deps Deps) (*Handler, error) {
+	if deps.Store == nil {
+		return nil, errors.New("statuspage/web: a store is required")
 	}
-	if opts.ClientIP == nil {
-		opts.ClientIP = remoteIP
+	if len(cfg.CookieKey) < 32 {
+		return nil, errors.New("statuspage/web: CookieKey must be at least 32 bytes")
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if deps.ClientIP == nil {
+		deps.ClientIP = remoteIP
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	if deps.Now == nil {
+		deps.Now = time.Now
 	}
-	if opts.CacheMaxAge <= 0 {
-		opts.CacheMaxAge = 30 * time.Second
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.UptimeDays <= 0 {
-		opts.UptimeDays = 90
+	if cfg.CacheMaxAge <= 0 {
+		cfg.CacheMaxAge = 30 * time.Second
 	}
-	if opts.HistoryDays <= 0 {
-		opts.HistoryDays = 14
+	if cfg.UptimeDays <= 0 {
+		cfg.UptimeDays = 90
 	}
-	if opts.CacheTTL == 0 {
-		opts.CacheTTL = 5 * time.Second
+	if cfg.HistoryDays <= 0 {
+		cfg.HistoryDays = 14
 	}
-	if opts.PasswordAttemptsPerAddress <= 0 {
-		opts.PasswordAttemptsPerAddress = defaultAttemptsPerAddress
+	if cfg.CacheTTL == 0 {
+		cfg.CacheTTL = 5 * time.Second
 	}
-	if opts.PasswordAddressRefill <= 0 {
-		opts.PasswordAddressRefill = defaultAddressRefill
+	if cfg.PasswordAttemptsPerAddress <= 0 {
+		cfg.PasswordAttemptsPerAddress = defaultAttemptsPerAddress
 	}
-	if opts.PasswordAttemptsPerPage <= 0 {
-		opts.PasswordAttemptsPerPage = defaultAttemptsPerPage
+	if cfg.PasswordAddressRefill <= 0 {
+		cfg.PasswordAddressRefill = defaultAddressRefill
 	}
-	if opts.PasswordPageRefill <= 0 {
-		opts.PasswordPageRefill = defaultPageRefill
+	if cfg.PasswordAttemptsPerPage <= 0 {
+		cfg.PasswordAttemptsPerPage = defaultAttemptsPerPage
 	}
-	if opts.SubscribesPerAddress <= 0 {
-		opts.SubscribesPerAddress = defaultSubscribesPerAddress
+	if cfg.PasswordPageRefill <= 0 {
+		cfg.PasswordPageRefill = defaultPageRefill
 	}
-	if opts.SubscribeAddressRefill <= 0 {
-		opts.SubscribeAddressRefill = defaultSubscribeRefill
+	if cfg.SubscribesPerAddress <= 0 {
+		cfg.SubscribesPerAddress = defaultSubscribesPerAddress
 	}
-	if opts.SubscribesPerPage <= 0 {
-		opts.SubscribesPerPage = defaultSubscribesPerPage
+	if cfg.SubscribeAddressRefill <= 0 {
+		cfg.SubscribeAddressRefill = defaultSubscribeRefill
 	}
-	if opts.SubscribePageRefill <= 0 {
-		opts.SubscribePageRefill = defaultSubscribePageRefill
+	if cfg.SubscribesPerPage <= 0 {
+		cfg.SubscribesPerPage = defaultSubscribesPerPage
 	}
-	opts.StatusDomain = strings.ToLower(strings.Trim(opts.StatusDomain, "."))
-	opts.APIHost = strings.ToLower(strings.Trim(opts.APIHost, "."))
-	opts.Logger = opts.Logger.With("component", "statuspage_web")
-	return &Handler{st: st, opts: opts, tpl: mustTemplates(), slots: newFairSlots(opts.HashSlots), attempts: newAttemptLimits(opts), subs: newSubscribeLimits(opts),
-		cache: pageCache{ttl: opts.CacheTTL, m: map[string]cachedPage{}}}
+	if cfg.SubscribePageRefill <= 0 {
+		cfg.SubscribePageRefill = defaultSubscribePageRefill
+	}
+	cfg.StatusDomain = strings.ToLower(strings.Trim(cfg.StatusDomain, "."))
+	cfg.APIHost = strings.ToLower(strings.Trim(cfg.APIHost, "."))
+	return &Handler{st: deps.Store, cfg: cfg, log: deps.Logger.With("component", "statuspage_web"), now: deps.Now,
+		clientIP: deps.ClientIP, others: deps.Extra,
+		tpl: mustTemplates(), slots: newFairSlots(cfg.HashSlots), attempts: newAttemptLimits(cfg), subs: newSubscribeLimits(cfg),
+		cache: pageCache{ttl: cfg.CacheTTL, m: map[string]cachedPage{}}}, nil
 }
 
 // remoteIP is the host part of RemoteAddr.
@@ -187,7 +200,7 @@ func (h *Handler) Route(r *http.Request) bool {
 	if _, ok := h.subdomainOfHost(host); ok {
 		return true
 	}
-	if h.opts.APIHost == "" || host == "" || host == h.opts.APIHost || host == h.opts.StatusDomain {
+	if h.cfg.APIHost == "" || host == "" || host == h.cfg.APIHost || host == h.cfg.StatusDomain {
 		return false
 	}
 	_, err := netip.ParseAddr(strings.Trim(host, "[]"))
@@ -205,7 +218,7 @@ func hostOf(r *http.Request) string {
 
 // subdomainOfHost returns the subdomain of a host {subdomain}.{StatusDomain}.
 func (h *Handler) subdomainOfHost(host string) (string, bool) {
-	d := h.opts.StatusDomain
+	d := h.cfg.StatusDomain
 	if d == "" || !strings.HasSuffix(host, "."+d) {
 		return "", false
 	}
@@ -254,16 +267,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// extra hands a path this handler does not serve to Options.Extra, always in the path form
+// extra hands a path this handler does not serve to Deps.Extra, always in the path form
 // /status/{subdomain}/…: a request to a status or custom domain is rewritten, so that Extra
 // only ever needs to know that form.
 func (h *Handler) extra(req *request) {
-	if h.opts.Extra == nil {
+	if h.others == nil {
 		h.notFound(req)
 		return
 	}
 	if req.base != "" {
-		h.opts.Extra.ServeHTTP(req.w, req.r)
+		h.others.ServeHTTP(req.w, req.r)
 		return
 	}
 	sub := req.subdomain
@@ -278,7 +291,7 @@ func (h *Handler) extra(req *request) {
 	r := req.r.Clone(req.r.Context())
 	r.URL.Path = "/status/" + sub + req.rest
 	r.URL.RawPath = ""
-	h.opts.Extra.ServeHTTP(req.w, r)
+	h.others.ServeHTTP(req.w, r)
 }
 
 // methods runs fn when the request's method is one of allowed, else answers 405.
@@ -319,7 +332,7 @@ func (h *Handler) access(req *request) (statuspage.PublicPageAccess, bool) {
 		}
 		return a, false
 	}
-	if !ipAllowed(a.Page.AllowedIPs, h.opts.ClientIP(req.r)) {
+	if !ipAllowed(a.Page.AllowedIPs, h.clientIP(req.r)) {
 		h.notFound(req)
 		return a, false
 	}
@@ -374,7 +387,7 @@ func (h *Handler) headers(req *request, a statuspage.PublicPageAccess, contentTy
 		hd.Set("Cache-Control", "private, no-cache")
 		hd.Add("Vary", "Cookie")
 	} else {
-		hd.Set("Cache-Control", "public, max-age="+itoa(int(h.opts.CacheMaxAge/time.Second)))
+		hd.Set("Cache-Control", "public, max-age="+itoa(int(h.cfg.CacheMaxAge/time.Second)))
 	}
 	if a.Page.HideFromSearchEngines {
 		hd.Set("X-Robots-Tag", "noindex")
@@ -390,7 +403,7 @@ func (h *Handler) notFound(req *request) {
 }
 
 func (h *Handler) serverError(req *request, err error) {
-	h.opts.Logger.ErrorContext(req.r.Context(), "status page request failed", "err", err, "path", req.r.URL.Path)
+	h.log.ErrorContext(req.r.Context(), "status page request failed", "err", err, "path", req.r.URL.Path)
 	req.w.Header().Set("Cache-Control", "no-store")
 	h.render(req, http.StatusInternalServerError, "message.html", messageView{Title: "Something went wrong",
 		Message: "The status page could not be shown. Please try again in a moment.", Noindex: true})

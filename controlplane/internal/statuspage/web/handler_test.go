@@ -82,7 +82,7 @@ func TestStatusPagePublicHTML(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	f := richFixture(t, st, "acme")
-	srv := serve(t, f.handler(Options{}))
+	srv := serve(t, f.handler(Config{}))
 
 	resp, body := get(t, http.MethodGet, srv.URL+"/status/acme", "", nil, map[string]string{"Accept-Encoding": "gzip"})
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" {
@@ -157,7 +157,7 @@ func TestStatusPagePublicHistoryAndFeed(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	f := richFixture(t, st, "acme")
-	srv := serve(t, f.handler(Options{}))
+	srv := serve(t, f.handler(Config{}))
 
 	resp, body := get(t, http.MethodGet, srv.URL+"/status/acme/history", "", nil, nil)
 	if resp.StatusCode != 200 {
@@ -230,7 +230,7 @@ func TestStatusPagePublicSubscribe(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	f := richFixture(t, st, "acme")
-	srv := serve(t, f.handler(Options{SubscribesPerAddress: 100}))
+	srv := serve(t, f.handler(Config{SubscribesPerAddress: 100}))
 	_, page := get(t, http.MethodGet, srv.URL+"/status/acme", "", nil, nil)
 	token := formToken(t, page)
 	post := func(email string) (*http.Response, string) {
@@ -266,7 +266,7 @@ func TestStatusPagePublicPassword(t *testing.T) {
 	hash := hashPassword(t, "correct horse")
 	f := newFixture(t, st, store.StatusPageInput{Name: "Secret Co", Subdomain: "secret", PasswordHash: &hash})
 	f.component("Vault", [16]byte{}, false)
-	srv := serve(t, f.handler(Options{}))
+	srv := serve(t, f.handler(Config{}))
 
 	resp, body := get(t, http.MethodGet, srv.URL+"/status/secret", "", nil, nil)
 	if resp.StatusCode != 401 || !strings.Contains(body, `type="password"`) || !strings.Contains(body, `action="/status/secret/login"`) ||
@@ -322,7 +322,7 @@ func TestStatusPagePublicAllowedIPsAndNoindex(t *testing.T) {
 	ips := []string{"10.0.0.0/8", "2001:db8::1"}
 	f := newFixture(t, st, store.StatusPageInput{Name: "Internal", Subdomain: "internal", AllowedIPs: &ips, HideFromSearchEngines: &hide})
 	f.component("Intranet", [16]byte{}, false)
-	srv := serve(t, f.handler(Options{ClientIP: func(r *http.Request) string { return r.Header.Get("X-Test-Client") }}))
+	srv := serve(t, f.handlerWith(Config{}, Deps{ClientIP: func(r *http.Request) string { return r.Header.Get("X-Test-Client") }}))
 	cases := []struct {
 		name, ip string
 		want     int
@@ -372,7 +372,7 @@ func TestStatusPagePublicHostRouting(t *testing.T) {
 		w.WriteHeader(http.StatusTeapot)
 		_, _ = io.WriteString(w, "extra "+r.Host+" "+r.URL.Path)
 	})
-	h := f.handler(Options{StatusDomain: "Status.Vantage.test", APIHost: "api.vantage.test", Extra: extra})
+	h := f.handlerWith(Config{StatusDomain: "Status.Vantage.test", APIHost: "api.vantage.test"}, Deps{Extra: extra})
 	srv := serve(t, h)
 
 	cases := []struct {
@@ -432,7 +432,7 @@ func TestStatusPagePublicCache(t *testing.T) {
 	var now atomic.Int64 // unix nanoseconds
 	now.Store(time.Now().UnixNano())
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
-	srv := serve(t, f.handler(Options{Now: clock, CacheTTL: 5 * time.Second}))
+	srv := serve(t, f.handlerWith(Config{CacheTTL: 5 * time.Second}, Deps{Now: clock}))
 	page := func() string {
 		t.Helper()
 		resp, body := get(t, http.MethodGet, srv.URL+"/status/acme", "", nil, map[string]string{"Accept-Encoding": "gzip"})

@@ -19,7 +19,7 @@ func TestStatusPageSecurityHeaders(t *testing.T) {
 	open.component("API", [16]byte{}, false)
 	hash := hashPassword(t, "correct horse")
 	newFixture(t, st, store.StatusPageInput{Name: "Locked Co", Subdomain: "locked", PasswordHash: &hash})
-	srv := serve(t, open.handler(Options{}))
+	srv := serve(t, open.handler(Config{}))
 
 	cases := []struct {
 		name, method, path string

@@ -21,7 +21,7 @@ func (h *Handler) page(req *request) {
 	if !ok {
 		return
 	}
-	now := h.opts.Now()
+	now := h.now()
 	key := a.Page.ID + "|" + req.base + "|" + a.Page.Status
 	cacheable := !a.Page.Private
 	if cacheable {
@@ -33,8 +33,8 @@ func (h *Handler) page(req *request) {
 	}
 	today := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
 	p, err := h.st.LoadPublicStatusPage(req.r.Context(), a, statuspage.PublicPageQuery{
-		UptimeSince:  today.AddDate(0, 0, -(h.opts.UptimeDays - 1)),
-		HistorySince: now.AddDate(0, 0, -h.opts.HistoryDays),
+		UptimeSince:  today.AddDate(0, 0, -(h.cfg.UptimeDays - 1)),
+		HistorySince: now.AddDate(0, 0, -h.cfg.HistoryDays),
 		HistoryLimit: 20,
 	})
 	if err != nil {
@@ -104,13 +104,13 @@ func (h *Handler) subscribe(req *request) {
 			Message: "The form could not be read. Please try again.", Back: back, Noindex: a.Page.HideFromSearchEngines})
 		return
 	}
-	if !sameOrigin(req.r) || !h.validSubscribeToken(a.Page.ID, req.r.PostForm.Get("token"), h.opts.Now()) {
+	if !sameOrigin(req.r) || !h.validSubscribeToken(a.Page.ID, req.r.PostForm.Get("token"), h.now()) {
 		h.render(req, http.StatusForbidden, "message.html", messageView{Title: "Subscription failed",
 			Message: "This form has expired or was not sent from this page. Reload the page and try again.", Back: back,
 			Noindex: a.Page.HideFromSearchEngines})
 		return
 	}
-	if wait := h.subs.reserve(a.Page.ID, h.opts.ClientIP(req.r), h.opts.Now()); wait > 0 {
+	if wait := h.subs.reserve(a.Page.ID, h.clientIP(req.r), h.now()); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		req.w.Header().Set("Retry-After", strconv.Itoa(secs))
 		h.render(req, http.StatusTooManyRequests, "message.html", messageView{Title: "Too many requests",
@@ -124,7 +124,7 @@ func (h *Handler) subscribe(req *request) {
 			Message: "Please enter a valid e-mail address, like name@example.com.", Back: back, Noindex: a.Page.HideFromSearchEngines})
 		return
 	}
-	actor := store.Actor{Type: "System", DisplayName: "Public status page", RemoteIP: h.opts.ClientIP(req.r)}
+	actor := store.Actor{Type: "System", DisplayName: "Public status page", RemoteIP: h.clientIP(req.r)}
 	_, err := h.st.CreateSubscriber(req.r.Context(), actor, a.OrgID, a.PageID,
 		store.NewSubscriber{EmailAddress: email, Mode: statuspage.AllComponents})
 	var ce *store.ConflictError

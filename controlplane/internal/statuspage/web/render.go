@@ -43,7 +43,7 @@ func (h *Handler) render(req *request, status int, name string, data any) {
 	buf.Reset()
 	defer bufPool.Put(buf)
 	if err := h.tpl.pages[name].ExecuteTemplate(buf, "layout", data); err != nil {
-		h.opts.Logger.ErrorContext(req.r.Context(), "render status page", "err", err, "template", name)
+		h.log.ErrorContext(req.r.Context(), "render status page", "err", err, "template", name)
 		http.Error(req.w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -344,7 +344,7 @@ func (h *Handler) pageViewOf(req *request, a statuspage.PublicPageAccess, p stat
 	v := pageView{Name: a.Page.Name, Noindex: a.Page.HideFromSearchEngines, Base: req.base,
 		Overall: statuspage.Description(a.Page.Status), OverallClass: overallClass(a.Page.Status),
 		Active: incidentsOf(p.Active), Maintenance: incidentsOf(p.Maintenance), History: incidentsOf(p.History),
-		HistoryDays: h.opts.HistoryDays, UptimeDays: h.opts.UptimeDays, Updated: fmtTime(now), UpdatedISO: isoTime(now),
+		HistoryDays: h.cfg.HistoryDays, UptimeDays: h.cfg.UptimeDays, Updated: fmtTime(now), UpdatedISO: isoTime(now),
 		Token: h.subscribeToken(a.Page.ID, now)}
 	if a.Page.Description != nil {
 		v.Description = *a.Page.Description
@@ -359,7 +359,7 @@ func (h *Handler) pageViewOf(req *request, a statuspage.PublicPageAccess, p stat
 		v.Groups = append(v.Groups, gv)
 	}
 	for _, c := range p.Components {
-		cv := componentOf(c, today, h.opts.UptimeDays)
+		cv := componentOf(c, today, h.cfg.UptimeDays)
 		if c.GroupID != nil {
 			if i, ok := groupAt[*c.GroupID]; ok {
 				v.Groups[i].Components = append(v.Groups[i].Components, cv)

@@ -21,7 +21,7 @@ import (
 func FuzzRenderPage(f *testing.F) {
 	st := newStore(f)
 	fx := richFixture(f, st, "fuzzpage")
-	h := fx.handler(Options{CacheTTL: -1})
+	h := fx.handler(Config{CacheTTL: -1})
 	for _, s := range [][5]string{
 		{"Acme", "Live status", "Core", "API", "Errors"},
 		{"<script>alert(1)</script>", "\"'><img src=x onerror=alert(1)>", "]]><x>", "&amp;&#0;", "{{.Name}}"},

@@ -127,9 +127,10 @@ func (m sunkMail) link(t *testing.T, part string) string {
 // until the test ends.
 func runMailNotifier(t *testing.T, st *store.Store, sink *mailSink, publicURL string) {
 	t.Helper()
-	n, err := notifier.New(slog.New(slog.NewTextHandler(testWriter{t}, nil)), time.Now, nil, st, notifier.Options{
+	n, err := notifier.New(notifier.Config{
 		SMTPURL: "smtp://" + sink.addr, MailFrom: "Acme status <status@vantage.test>", PublicURL: publicURL,
-		Workers: 2, PollInterval: 20 * time.Millisecond, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}})
+		Workers: 2, PollInterval: 20 * time.Millisecond, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}},
+		notifier.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +162,11 @@ func TestSubscribeFlowBrowser(t *testing.T) {
 	f := newFixture(t, st, store.StatusPageInput{Name: "Acme Cloud", Subdomain: "acme"})
 	f.component("Public API", uuid.Nil, false)
 	sink := newMailSink(t)
-	links := subscribe.NewHandler(st, subscribe.Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
-	srv := serve(t, f.handler(Options{Extra: links}))
+	links, err := subscribe.NewHandler(subscribe.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, f.handlerWith(Config{}, Deps{Extra: links}))
 	runMailNotifier(t, st, sink, srv.URL)
 	const addr = "reader@example.com"
 

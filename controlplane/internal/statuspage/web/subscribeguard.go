@@ -19,7 +19,7 @@ import (
 // against being driven from elsewhere (CSRF: a signed form token and the browser's Origin) and
 // against bulk use (rate limits per page and client address, and per page).
 
-// Defaults of the subscribe limits (Options).
+// Defaults of the subscribe limits (Config).
 const (
 	defaultSubscribesPerAddress = 3           // burst per page and client address
 	defaultSubscribeRefill      = time.Minute // then one more a minute
@@ -35,7 +35,7 @@ type subscribeLimits struct {
 	perPage    *ratelimit.Keyed[string]
 }
 
-func newSubscribeLimits(o Options) subscribeLimits {
+func newSubscribeLimits(o Config) subscribeLimits {
 	return subscribeLimits{
 		perAddress: ratelimit.New[attemptKey](rate.Every(o.SubscribeAddressRefill), o.SubscribesPerAddress,
 			time.Duration(o.SubscribesPerAddress+1)*o.SubscribeAddressRefill),
@@ -61,7 +61,7 @@ func (h *Handler) subscribeToken(page string, now time.Time) string {
 }
 
 func (h *Handler) subscribeMAC(page, issued string) []byte {
-	m := hmac.New(sha256.New, h.opts.CookieKey)
+	m := hmac.New(sha256.New, h.cfg.CookieKey)
 	m.Write([]byte("subscribe v1|" + page + "|" + issued))
 	return m.Sum(nil)
 }
