@@ -348,7 +348,7 @@ func TestRegionWithoutAgent(t *testing.T) {
 	s.setInterval(t, id, fastInterval)
 
 	// A run missing a region is judged at its deadline: scheduled + timeout × 2 attempts + 15s
-	// grace (evaluator.Options).
+	// grace (evaluator.Config).
 	seen := s.waitStatus(t, id, "UP", fastInterval*time.Second+2*time.Second+15*time.Second+slack)
 	mustOnlySee(t, seen, "PENDING", "UP")
 	upRow := s.checkRow(t, id)

@@ -162,7 +162,7 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	w, err := worker.New(worker.Config{
 		AgentID: cfg.AgentID, Regions: cfg.Regions, Concurrency: cfg.Concurrency, DrainTimeout: cfg.ShutdownTimeout,
 		BrowserConcurrency: browserConcurrency,
-	}, js, runner, up, logger, reg)
+	}, worker.Deps{JetStream: js, Runner: runner, Uplink: up, Logger: logger, Registerer: reg})
 	if err != nil {
 		return err
 	}

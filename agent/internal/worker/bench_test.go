@@ -183,7 +183,7 @@ func pipeline(b *testing.B, natsURL, cpAddr string, job *vantagev1.CheckJob, n i
 		b.Fatal(err)
 	}
 	w, err := worker.New(worker.Config{AgentID: "bench", Regions: []string{region}, Concurrency: benchConcurrency(),
-		PollWait: time.Second}, ajs, runner, up, log, reg)
+		PollWait: time.Second}, worker.Deps{JetStream: ajs, Runner: runner, Uplink: up, Logger: log, Registerer: reg})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -176,10 +176,22 @@ type queue struct {
 	ready *atomic.Bool
 }
 
+// Deps are the worker's collaborators. JetStream, Runner and Uplink are required; Logger
+// defaults to discarding and Registerer to a private registry.
+type Deps struct {
+	JetStream  jetstream.JetStream
+	Runner     Runner
+	Uplink     Uplink
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+}
+
 // New returns a worker; it starts consuming when Run is called.
-func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *slog.Logger, reg prometheus.Registerer) (*Worker, error) {
+func New(cfg Config, deps Deps) (*Worker, error) {
 	cfg.setDefaults()
 	switch {
+	case deps.JetStream == nil || deps.Runner == nil || deps.Uplink == nil:
+		return nil, errors.New("worker: JetStream, a runner and an uplink are required")
 	case len(cfg.Regions) == 0:
 		return nil, errors.New("worker: no regions")
 	case cfg.Concurrency < 1:
@@ -189,13 +201,19 @@ func New(cfg Config, js jetstream.JetStream, runner Runner, up Uplink, logger *s
 	case cfg.ProgressInterval >= cfg.AckWait:
 		return nil, fmt.Errorf("worker: progress interval %s must be below AckWait %s", cfg.ProgressInterval, cfg.AckWait)
 	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Registerer == nil {
+		deps.Registerer = prometheus.NewRegistry()
+	}
 	w := &Worker{
 		cfg:    cfg,
-		js:     js,
-		runner: runner,
-		up:     up,
-		log:    logger.With("component", "worker"),
-		m:      newMetrics(reg),
+		js:     deps.JetStream,
+		runner: deps.Runner,
+		up:     deps.Uplink,
+		log:    deps.Logger.With("component", "worker"),
+		m:      newMetrics(deps.Registerer),
 		held:   map[*tracked]struct{}{},
 		rot:    newRotation(),
 	}

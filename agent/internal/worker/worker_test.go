@@ -248,7 +248,7 @@ func (e *env) startAgentUnready(t *testing.T, id string, runner worker.Runner, c
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := worker.New(cfg, js, runner, up, log, reg)
+	w, err := worker.New(cfg, worker.Deps{JetStream: js, Runner: runner, Uplink: up, Logger: log, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,9 +172,8 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	ev, err := evaluator.New(log, time.Now, reg, st, evaluator.Options{
-		OnStateChange: func(id uuid.UUID, _ string) { announce(id) },
-	})
+	ev, err := evaluator.New(evaluator.Config{}, evaluator.Deps{Store: st, Logger: log, Now: time.Now, Registerer: reg,
+		OnStateChange: func(id uuid.UUID, _ string) { announce(id) }})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,7 @@ package evaluator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -82,8 +83,8 @@ type Tx interface {
 
 var _ Tx = (*store.PipelineTx)(nil)
 
-// Options tune the evaluator. Zero values take the documented defaults.
-type Options struct {
+// Config tunes the evaluator. Zero values take the documented defaults.
+type Config struct {
 	// RunAttempts is how many attempts a region may take for one run, for the run deadline.
 	// Default 2, the scheduler's max_attempts of HTTP, DNS and TCP jobs (browser jobs take 1).
 	RunAttempts int
@@ -96,6 +97,15 @@ type Options struct {
 	SweepInterval time.Duration
 	// SweepLimit is how many checks one sweep transaction judges at most. Default 500.
 	SweepLimit int
+}
+
+// Deps are the evaluator's collaborators. Store is required.
+type Deps struct {
+	Store Store
+	// Logger defaults to discarding; Now to time.Now; Registerer to a private registry.
+	Logger     *slog.Logger
+	Now        func() time.Time
+	Registerer prometheus.Registerer
 	// OnStateChange, if set, is called after commit for every check whose state changed, with
 	// the new state (PENDING, UP, VERIFYING, DOWN, RECOVERING); main wires it to the NATS
 	// notification that makes the scheduler run VERIFYING and RECOVERING checks sooner. It is
@@ -103,7 +113,7 @@ type Options struct {
 	OnStateChange func(checkID uuid.UUID, state string)
 }
 
-func (o *Options) defaults() {
+func (o *Config) defaults() {
 	if o.RunAttempts <= 0 {
 		o.RunAttempts = 2
 	}
@@ -126,8 +136,10 @@ type Evaluator struct {
 	log   *slog.Logger
 	now   func() time.Time
 	store Store
-	opts  Options
+	opts  Config
 	m     metrics
+	// onStateChange: Deps.OnStateChange.
+	onStateChange func(checkID uuid.UUID, state string)
 }
 
 type metrics struct {
@@ -139,10 +151,24 @@ type metrics struct {
 	sweepErrors prometheus.Counter
 }
 
-// New returns an Evaluator. reg may be nil (metrics are then not exported).
-func New(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, st Store, opts Options) (*Evaluator, error) {
-	opts.defaults()
-	e := &Evaluator{log: log.With("component", "evaluator"), now: now, store: st, opts: opts}
+// New returns an Evaluator.
+func New(cfg Config, deps Deps) (*Evaluator, error) {
+	if deps.Store == nil {
+		return nil, errors.New("evaluator: a store is required")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	reg := deps.Registerer
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	cfg.defaults()
+	e := &Evaluator{log: deps.Logger.With("component", "evaluator"), now: deps.Now, store: deps.Store, opts: cfg,
+		onStateChange: deps.OnStateChange}
 	e.m = metrics{
 		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_evaluator_verdicts_total",
 			Help: "Run verdicts, by verdict (pass, fail)."}, []string{"verdict"}),
@@ -157,11 +183,9 @@ func New(log *slog.Logger, now func() time.Time, reg prometheus.Registerer, st S
 		sweepErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_sweep_errors_total",
 			Help: "Failed sweeps of runs past their deadline."}),
 	}
-	if reg != nil {
-		for _, c := range []prometheus.Collector{e.m.verdicts, e.m.transitions, e.m.alerts, e.m.late, e.m.excluded, e.m.sweepErrors} {
-			if err := reg.Register(c); err != nil {
-				return nil, fmt.Errorf("evaluator metrics: %w", err)
-			}
+	for _, c := range []prometheus.Collector{e.m.verdicts, e.m.transitions, e.m.alerts, e.m.late, e.m.excluded, e.m.sweepErrors} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("evaluator metrics: %w", err)
 		}
 	}
 	return e, nil
@@ -241,8 +265,8 @@ func (e *Evaluator) committed(out *outcome) {
 		e.m.transitions.WithLabelValues(string(c.from), string(c.to)).Inc()
 		e.log.Info("check state changed", "org_id", c.orgID.String(), "check_id", c.checkID.String(),
 			"from", string(c.from), "to", string(c.to))
-		if e.opts.OnStateChange != nil {
-			e.opts.OnStateChange(c.checkID, string(c.to))
+		if e.onStateChange != nil {
+			e.onStateChange(c.checkID, string(c.to))
 		}
 	}
 }

@@ -173,7 +173,7 @@ func TestMajorityVerdict(t *testing.T) {
 // nothing: it never flips the check DOWN by itself.
 func TestMissingRegionDecidedByDeadline(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{evaluator: evaluator.Options{RunAttempts: 1, RunGrace: 10 * time.Second}})
+	h := newHarness(t, harnessOptions{evaluator: evaluator.Config{RunAttempts: 1, RunGrace: 10 * time.Second}})
 	regions := []string{"cloud:us-east-1", "cloud:eu-west-1", "cloud:ap-southeast-1"}
 	checkID := h.createCheck(checkSpec{regions: regions, confirmation: 0})
 	lonely := h.createCheck(checkSpec{regions: []string{"cloud:ap-southeast-1"}, confirmation: 0})

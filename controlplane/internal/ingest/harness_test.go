@@ -58,7 +58,7 @@ type harness struct {
 
 type harnessOptions struct {
 	batcher   BatcherConfig
-	evaluator evaluator.Options
+	evaluator evaluator.Config
 }
 
 func newHarness(t testing.TB, opts harnessOptions) *harness {
@@ -66,14 +66,14 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	h := &harness{t: t, st: storetest.New(t), clock: &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
-	eo := opts.evaluator
-	eo.OnStateChange = func(id uuid.UUID, state string) {
+	onChange := func(id uuid.UUID, state string) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.changes = append(h.changes, id.String()+" "+state)
 	}
 	var err error
-	if h.ev, err = evaluator.New(log, h.clock.Now, reg, h.st, eo); err != nil {
+	if h.ev, err = evaluator.New(opts.evaluator, evaluator.Deps{Store: h.st, Logger: log, Now: h.clock.Now, Registerer: reg,
+		OnStateChange: onChange}); err != nil {
 		t.Fatal(err)
 	}
 	bo := opts.batcher

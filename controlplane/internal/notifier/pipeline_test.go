@@ -3,8 +3,6 @@ package notifier_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -31,7 +29,7 @@ func TestTransitionReachesWebhook(t *testing.T) {
 	}
 	rcv := newReceiver(t, nil)
 	_, secret := e.newWebhook(rcv.URL, []string{"uptime.down", "uptime.up"}, e.check, muted)
-	ev, err := evaluator.New(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, nil, e.st, evaluator.Options{})
+	ev, err := evaluator.New(evaluator.Config{}, evaluator.Deps{Store: e.st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -398,7 +397,7 @@ type driver struct {
 }
 
 func newDriver(t testing.TB, e *env) *driver {
-	ev, err := evaluator.New(slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now, nil, e.st, evaluator.Options{})
+	ev, err := evaluator.New(evaluator.Config{}, evaluator.Deps{Store: e.st})
 	if err != nil {
 		t.Fatal(err)
 	}
