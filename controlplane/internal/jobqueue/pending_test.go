@@ -58,8 +58,17 @@ func TestPendingCollectorReportsEachRegionConsumersPendingJobs(t *testing.T) {
 	for _, r := range slices.Sorted(slices.Values(check.Regions)) { // the exposition order
 		fmt.Fprintf(&want, "vantage_region_jobs_pending{region=%q} %d\n", r, pending[r])
 	}
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want.String()), "vantage_region_jobs_pending"); err != nil {
-		t.Error(err)
+	// The server updates a consumer's pending count asynchronously after a publish or a
+	// delivery, so the scrape is retried until it settles.
+	var scrapeErr error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		scrapeErr = testutil.GatherAndCompare(reg, strings.NewReader(want.String()), "vantage_region_jobs_pending")
+		if scrapeErr == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if scrapeErr != nil {
+		t.Error(scrapeErr)
 	}
 
 	// NATS gone: no samples (not zeros), and the scrape itself still succeeds.
