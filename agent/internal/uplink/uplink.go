@@ -60,7 +60,8 @@ type Config struct {
 	// RegisterTimeout bounds the wait for Registered after Register. Default 10s.
 	RegisterTimeout time.Duration
 	// MinBackoff and MaxBackoff bound the jittered exponential delay between reconnects.
-	// Defaults 500ms and 30s.
+	// Defaults 500ms and 5s: an agent is back within seconds of a control plane's restart,
+	// and the jitter spreads a fleet's reconnects.
 	MinBackoff, MaxBackoff time.Duration
 	// HealthySession is how long a session must have lived for the backoff to start over.
 	// Default 30s.
@@ -102,7 +103,7 @@ func (c *Config) setDefaults() {
 	}
 	def(&c.RegisterTimeout, 10*time.Second)
 	def(&c.MinBackoff, 500*time.Millisecond)
-	def(&c.MaxBackoff, 30*time.Second)
+	def(&c.MaxBackoff, 5*time.Second)
 	def(&c.HealthySession, 30*time.Second)
 	def(&c.KeepaliveTime, 30*time.Second)
 	def(&c.KeepaliveTimeout, 10*time.Second)
