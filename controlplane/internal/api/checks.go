@@ -38,10 +38,6 @@ func newChecksHandler(d Deps) *checksHandler {
 	return &checksHandler{st: d.Store, changed: d.checkChanged}
 }
 
-// crudIDLen is the minimum length of check_id on CRUD routes; incident and result lists only
-// need one character (supplement §1.4).
-const crudIDLen = 8
-
 // list is GET /v1/checks.
 func (h *checksHandler) list(c *gin.Context) {
 	p, err := parsePage(c, genericPages)
@@ -123,7 +119,7 @@ func (h *checksHandler) get(k check.Kind) gin.HandlerFunc {
 }
 
 func (h *checksHandler) getCheck(c *gin.Context, k check.Kind) {
-	id, err := pathID(c, "check_id", crudIDLen)
+	id, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -150,7 +146,7 @@ func (h *checksHandler) patch(k check.Kind) gin.HandlerFunc {
 }
 
 func (h *checksHandler) patchCheck(c *gin.Context, k check.Kind) {
-	id, err := pathID(c, "check_id", crudIDLen)
+	id, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -184,7 +180,7 @@ func (h *checksHandler) remove(k check.Kind) gin.HandlerFunc {
 }
 
 func (h *checksHandler) removeCheck(c *gin.Context, k check.Kind) {
-	id, err := pathID(c, "check_id", crudIDLen)
+	id, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -200,6 +196,8 @@ func (h *checksHandler) removeCheck(c *gin.Context, k check.Kind) {
 // historyCheck reads the path id of an incident or result list and makes sure the check is
 // one of this organization's checks of kind k.
 func (h *checksHandler) historyCheck(c *gin.Context, k check.Kind) (uuid.UUID, error) {
+	// Incident and result lists take check ids of one character or more (supplement §1.4);
+	// every other route takes minPathIDLen.
 	id, err := pathID(c, "check_id", 1)
 	if err != nil {
 		return id, err

@@ -205,7 +205,7 @@ func (h *heartbeatsHandler) create(c *gin.Context) {
 }
 
 func (h *heartbeatsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", 8)
+	id, err := pathID(c, "heartbeat_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -221,7 +221,7 @@ func (h *heartbeatsHandler) get(c *gin.Context) {
 // patch is PATCH /v1/heartbeats/{id}: every field optional, no defaults; null clears
 // report_period, report_period_cron and timezone; project_id is refused (use move).
 func (h *heartbeatsHandler) patch(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", 8)
+	id, err := pathID(c, "heartbeat_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -259,7 +259,7 @@ func (h *heartbeatsHandler) patch(c *gin.Context) {
 }
 
 func (h *heartbeatsHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", 8)
+	id, err := pathID(c, "heartbeat_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -274,7 +274,7 @@ func (h *heartbeatsHandler) remove(c *gin.Context) {
 // move is POST /v1/heartbeats/{heartbeat_id}/move: strict {project_id}, a project id or null
 // (Unassigned), required. The ping URL stays the same; there is no variable conflict.
 func (h *heartbeatsHandler) move(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", 8)
+	id, err := pathID(c, "heartbeat_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return

@@ -187,7 +187,7 @@ func (h *integrationsHandler) create(c *gin.Context) {
 }
 
 func (h *integrationsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "integration_id", webhookIDLen)
+	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -204,7 +204,7 @@ func (h *integrationsHandler) get(c *gin.Context) {
 // given settings are merged into the stored ones (null puts an optional one back to its
 // default; a secret sent back in its redacted form is kept), then validated as a whole.
 func (h *integrationsHandler) update(c *gin.Context) {
-	id, err := pathID(c, "integration_id", webhookIDLen)
+	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -243,7 +243,7 @@ func (h *integrationsHandler) update(c *gin.Context) {
 // remove is DELETE /v1/integrations/{id}; 409 integration_in_use while a check or heartbeat
 // names it.
 func (h *integrationsHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "integration_id", webhookIDLen)
+	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -267,7 +267,7 @@ type integrationTestJSON struct {
 // test is POST /v1/integrations/{id}/test: a clearly marked test message is sent now; the
 // answer says what the provider answered (also when it refused: that is what the test is for).
 func (h *integrationsHandler) test(c *gin.Context) {
-	id, err := pathID(c, "integration_id", webhookIDLen)
+	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -306,7 +306,7 @@ type integrationDeliveryJSON struct {
 // deliveries is GET /v1/integrations/{id}/deliveries: the delivery log, newest first, with
 // every attempt of each delivery.
 func (h *integrationsHandler) deliveries(c *gin.Context) {
-	id, err := pathID(c, "integration_id", webhookIDLen)
+	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return

@@ -267,7 +267,7 @@ func (h *windowsHandler) create(c *gin.Context) {
 }
 
 func (h *windowsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "maintenance_window_id", 8)
+	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -283,7 +283,7 @@ func (h *windowsHandler) get(c *gin.Context) {
 // update is PATCH: every field optional; checks and heartbeats replace the associations; an
 // empty body is a 400.
 func (h *windowsHandler) update(c *gin.Context) {
-	id, err := pathID(c, "maintenance_window_id", 8)
+	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -316,7 +316,7 @@ func (h *windowsHandler) update(c *gin.Context) {
 }
 
 func (h *windowsHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "maintenance_window_id", 8)
+	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return

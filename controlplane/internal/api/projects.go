@@ -207,7 +207,7 @@ type moveJSON struct {
 // moveCheck is POST /v1/checks/{check_id}/move: strict {project_id}, a project id or null
 // (Unassigned), required. A move to where the check already is answers 200 and changes nothing.
 func (h *projectsHandler) moveCheck(c *gin.Context) {
-	checkID, err := pathID(c, "check_id", 8)
+	checkID, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return

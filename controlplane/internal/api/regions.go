@@ -40,7 +40,7 @@ type regionResultJSON struct {
 
 // get answers the check's state in each of its test regions, in test_regions order.
 func (h *regionsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "check_id", crudIDLen)
+	id, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return

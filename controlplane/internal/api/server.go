@@ -342,6 +342,9 @@ func orgID(c *gin.Context) uuid.UUID { return principal(c).OrgID }
 // actor is the caller as the audit log records it.
 func actor(c *gin.Context) store.Actor { return principal(c).Actor(c.ClientIP()) }
 
+// minPathIDLen is the contract's minimum length of a path id (supplement §1.4).
+const minPathIDLen = 8
+
 // pathID reads a path id with the contract's minimum length; a value that is not one of our ids
 // is reported as not found, exactly like an id of another organization.
 func pathID(c *gin.Context, name string, minLen int) (uuid.UUID, error) {

@@ -114,7 +114,7 @@ func slaQuery(c *gin.Context) (from, to time.Time, csvOut bool, err error) {
 
 // check is GET /v1/checks/{check_id}/sla.
 func (h *slaHandler) check(c *gin.Context) {
-	id, err := pathID(c, "check_id", crudIDLen)
+	id, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return

@@ -34,9 +34,6 @@ func newStatusPagesHandler(d Deps) *statusPagesHandler {
 	return &statusPagesHandler{pages: sp}
 }
 
-// Path ids of status page routes are at least 8 characters (supplement §1.4).
-const spIDMinLen = 8
-
 // maxSPSearch bounds the search parameter of status page lists.
 const maxSPSearch = 255
 
@@ -57,7 +54,7 @@ func spList(c *gin.Context) (page, string, error) {
 func spIDs(c *gin.Context, names ...string) ([]uuid.UUID, error) {
 	out := make([]uuid.UUID, len(names))
 	for i, n := range names {
-		id, err := pathID(c, n, spIDMinLen)
+		id, err := pathID(c, n, minPathIDLen)
 		if err != nil {
 			return nil, err
 		}
@@ -352,5 +349,5 @@ func spIDList(o *object, name string) ([]uuid.UUID, bool) {
 // only be about the page.
 func pageParam(c *gin.Context) (uuid.UUID, error) {
 	c.Set(ctxResource, "status page")
-	return pathID(c, "status_page_id", spIDMinLen)
+	return pathID(c, "status_page_id", minPathIDLen)
 }

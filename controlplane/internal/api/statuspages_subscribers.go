@@ -115,7 +115,7 @@ func (h *statusPagesHandler) removeSubscriber(c *gin.Context) {
 		return
 	}
 	c.Set(ctxResource, "subscriber")
-	sub, err := pathID(c, "subscriber_id", spIDMinLen)
+	sub, err := pathID(c, "subscriber_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return

@@ -49,7 +49,6 @@ var webhookEvents = []string{"status_page.incident.started", "status_page.incide
 const (
 	maxWebhookURL         = 2048 // characters of the URL template
 	maxWebhookDescription = 1024 // characters
-	webhookIDLen          = 8    // minimum path id length (supplement §1.4)
 )
 
 // webhookRefJSON is an associated resource: {id, name}.
@@ -257,7 +256,7 @@ func (h *webhooksHandler) create(c *gin.Context) {
 }
 
 func (h *webhooksHandler) get(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", webhookIDLen)
+	id, err := pathID(c, "webhook_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -273,7 +272,7 @@ func (h *webhooksHandler) get(c *gin.Context) {
 // update is PATCH /v1/webhooks/{id}: the create fields, all optional; a given id list replaces
 // the stored one. The webhook must keep at least one association.
 func (h *webhooksHandler) update(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", webhookIDLen)
+	id, err := pathID(c, "webhook_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -308,7 +307,7 @@ func (h *webhooksHandler) update(c *gin.Context) {
 }
 
 func (h *webhooksHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", webhookIDLen)
+	id, err := pathID(c, "webhook_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -360,7 +359,7 @@ func toDeliveryJSON(d store.Delivery) deliveryJSON {
 // deliveries is GET /v1/webhooks/{id}/deliveries: the delivery log, newest first, with every
 // attempt of each delivery.
 func (h *webhooksHandler) deliveries(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", webhookIDLen)
+	id, err := pathID(c, "webhook_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
@@ -385,13 +384,13 @@ func (h *webhooksHandler) deliveries(c *gin.Context) {
 // resend is POST /v1/webhooks/{id}/deliveries/{delivery_id}/resend: a finished delivery is sent
 // again (same event id, fresh retry schedule); 409 while it is still pending.
 func (h *webhooksHandler) resend(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", webhookIDLen)
+	id, err := pathID(c, "webhook_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	c.Set(ctxResource, "delivery")
-	deliveryID, err := pathID(c, "delivery_id", webhookIDLen)
+	deliveryID, err := pathID(c, "delivery_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
