@@ -410,8 +410,8 @@ func (s *stack) checkRow(t *testing.T, id uuid.UUID) checkRowState {
 	defer cancel()
 	var r checkRowState
 	var changed *time.Time
-	if err := s.db.QueryRow(ctx, `SELECT state, state_changed_at, (SELECT handled_through FROM scheduler_progress), last_run_at
-		FROM checks WHERE id = $1`, id).Scan(&r.state, &changed, &r.progress, &r.lastRunAt); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT state, state_changed_at, (SELECT handled_through FROM scheduler_progress),
+		(SELECT last_run_at FROM check_progress WHERE check_id = c.id) FROM checks c WHERE id = $1`, id).Scan(&r.state, &changed, &r.progress, &r.lastRunAt); err != nil {
 		t.Fatal(err)
 	}
 	if changed != nil {

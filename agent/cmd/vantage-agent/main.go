@@ -179,7 +179,7 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return fmt.Errorf("VANTAGE_METRICS_ADDR: %w", err)
 	}
 	srv := httpserve.NewServer(httpserve.Config{}, opsHandler(nc, natsHealth, up, w, br), logger)
-	metricsSrv := httpserve.NewServer(httpserve.Config{}, metricsHandler(reg), logger)
+	metricsSrv := httpserve.NewServer(httpserve.Config{}, metricsHandler(reg, cfg.Profiling), logger)
 
 	logger.Info("vantage agent starting", "component", "agent", "agent_id", cfg.AgentID, "version", version,
 		"regions", cfg.Regions, "concurrency", cfg.Concurrency, "controlplane_addr", cfg.ControlPlaneAddr,
@@ -305,9 +305,12 @@ func opsHandler(nc *nats.Conn, natsHealth *natsHealth, up *uplink.Client, w *wor
 }
 
 // metricsHandler serves the registry at /metrics.
-func metricsHandler(reg *prometheus.Registry) http.Handler {
+func metricsHandler(reg *prometheus.Registry, profiling bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	if profiling {
+		httpserve.Profiling(mux)
+	}
 	return mux
 }
 

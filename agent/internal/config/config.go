@@ -34,6 +34,7 @@ type Config struct {
 	AgentID             string        // VANTAGE_AGENT_ID: stable id of this agent process
 	HTTPAddr            string        // VANTAGE_HTTP_ADDR: /healthz, /readyz
 	MetricsAddr         string        // VANTAGE_METRICS_ADDR: /metrics, on its own (loopback) listener
+	Profiling           bool          // VANTAGE_PPROF: /debug/pprof/ on the metrics listener
 	AllowPrivateTargets bool          // VANTAGE_ALLOW_PRIVATE_TARGETS: probes may reach private/loopback addresses
 	LogLevel            slog.Level    // VANTAGE_LOG_LEVEL
 	ShutdownTimeout     time.Duration // VANTAGE_SHUTDOWN_TIMEOUT: how long in-flight jobs may finish on SIGTERM
@@ -99,6 +100,7 @@ var Vars = []Var{
 	{"VANTAGE_AGENT_ID", "(hostname-random)", "id the agent registers with; defaults to the hostname plus a random suffix"},
 	{"VANTAGE_HTTP_ADDR", DefaultHTTPAddr, "listen address of /healthz and /readyz (for probes)"},
 	{"VANTAGE_METRICS_ADDR", DefaultMetricsAddr, "listen address of /metrics (Prometheus), apart from the probes' listener; keep it private"},
+	{"VANTAGE_PPROF", "false", "serve Go's profiler at /debug/pprof/ on the metrics listener (for measuring; keep that listener private)"},
 	{"VANTAGE_ALLOW_PRIVATE_TARGETS", strconv.FormatBool(DefaultAllowPrivate), "whether probes may reach private, loopback and link-local addresses (deny on hosted agents)"},
 	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"VANTAGE_SHUTDOWN_TIMEOUT", DefaultShutdownTimeout.String(), "on SIGTERM, how long in-flight jobs may finish before they are aborted and handed back for redelivery"},
@@ -163,6 +165,13 @@ func Load(getenv func(string) string) (Config, error) {
 			bad("VANTAGE_AGENT_CONCURRENCY", "must be a whole number from 1 to %d, got %q", MaxConcurrency, s)
 		}
 		c.Concurrency = n
+	}
+	if s := getenv("VANTAGE_PPROF"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			bad("VANTAGE_PPROF", "must be true or false, got %q", s)
+		}
+		c.Profiling = b
 	}
 	if c.AgentID = getenv("VANTAGE_AGENT_ID"); c.AgentID == "" {
 		c.AgentID = defaultAgentID()

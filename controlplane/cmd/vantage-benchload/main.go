@@ -5,14 +5,18 @@
 // stored per second, on time (started within 1s of their due time) or not, lateness p50/p99,
 // stored and skipped runs against the runs due, CPU-seconds per probe of each process (from
 // /proc), their RSS, and the same probes made by a bare Go loop in the same run (the ceiling),
-// as ratios. After the levels it runs each kind at twice its peak (overload).
+// as ratios. After the levels it runs each kind at twice its saturation point (overload): the
+// highest rate of stored runs its levels reached.
 //
 // Settings (environment): VANTAGE_LOAD_LEVELS (probes/s, default "1000,5000,10000"),
 // VANTAGE_LOAD_KINDS (default "http,tcp,dns"), VANTAGE_LOAD_SECONDS (measured window per
 // level, default 20), VANTAGE_LOAD_INTERVAL (the checks' test_interval in seconds, set below
 // the API's minimum as the tests do, default 10), VANTAGE_LOAD_OVERLOAD (default true),
 // VANTAGE_LOAD_PG (default postgres://postgres@127.0.0.1:5432), VANTAGE_LOAD_NATS (default
-// nats://127.0.0.1:4222), VANTAGE_LOAD_BIN (directory of the binaries, default bin).
+// nats://127.0.0.1:4222), VANTAGE_LOAD_BIN (directory of the binaries, default bin),
+// VANTAGE_LOAD_PROFILE (a directory: when set, each level's window also takes CPU profiles of
+// the control plane and the agent, through VANTAGE_PPROF, and PostgreSQL's busiest statements
+// when pg_stat_statements is loaded).
 package main
 
 import (
@@ -61,6 +65,7 @@ type settings struct {
 	overload bool
 	pg, nats string
 	bin      string
+	profile  string // directory of profiles; "" takes none
 }
 
 func env(name, def string) string {
@@ -73,7 +78,8 @@ func env(name, def string) string {
 func load() (settings, error) {
 	s := settings{kinds: strings.Split(env("VANTAGE_LOAD_KINDS", "http,tcp,dns"), ","),
 		pg: env("VANTAGE_LOAD_PG", "postgres://postgres@127.0.0.1:5432"), nats: env("VANTAGE_LOAD_NATS", "nats://127.0.0.1:4222"),
-		bin: env("VANTAGE_LOAD_BIN", "bin"), overload: env("VANTAGE_LOAD_OVERLOAD", "true") == "true"}
+		bin: env("VANTAGE_LOAD_BIN", "bin"), overload: env("VANTAGE_LOAD_OVERLOAD", "true") == "true",
+		profile: os.Getenv("VANTAGE_LOAD_PROFILE")}
 	for _, l := range strings.Split(env("VANTAGE_LOAD_LEVELS", "1000,5000,10000"), ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(l))
 		if err != nil || n <= 0 {
@@ -118,13 +124,19 @@ func run() error {
 	}
 	defer nc.Close()
 
+	if cfg.profile != "" {
+		if err := os.MkdirAll(cfg.profile, 0o750); err != nil {
+			return err
+		}
+	}
+	profiling := strconv.FormatBool(cfg.profile != "")
 	token, agentToken := "vtg_load_"+randHex(16), randHex(16)
-	httpAddr, grpcAddr := freeAddr(), freeAddr()
+	httpAddr, grpcAddr, cpMetrics, agMetrics := freeAddr(), freeAddr(), freeAddr(), freeAddr()
 	cp, err := startProc(filepath.Join(cfg.bin, "vantage-controlplane"), []string{"serve"}, map[string]string{
 		"VANTAGE_DATABASE_URL": dbURL, "VANTAGE_SECRET_KEY": randKey(), "VANTAGE_BOOTSTRAP_TOKEN": token,
 		"VANTAGE_HTTP_ADDR": httpAddr, "VANTAGE_GRPC_ADDR": grpcAddr, "VANTAGE_PING_ADDR": "127.0.0.1:0",
-		"VANTAGE_METRICS_ADDR": "127.0.0.1:0", "VANTAGE_AGENT_TOKEN": agentToken, "VANTAGE_NATS_URL": cfg.nats,
-		"VANTAGE_LOG_LEVEL": "warn"}, "/tmp/vantage-benchload-cp.log")
+		"VANTAGE_METRICS_ADDR": cpMetrics, "VANTAGE_AGENT_TOKEN": agentToken, "VANTAGE_NATS_URL": cfg.nats,
+		"VANTAGE_LOG_LEVEL": "warn", "VANTAGE_PPROF": profiling}, "/tmp/vantage-benchload-cp.log")
 	if err != nil {
 		return err
 	}
@@ -136,8 +148,8 @@ func run() error {
 	// One agent serving every region, with its default settings.
 	ag, err := startProc(filepath.Join(cfg.bin, "vantage-agent"), nil, map[string]string{
 		"VANTAGE_NATS_URL": cfg.nats, "VANTAGE_CONTROLPLANE_ADDR": grpcAddr, "VANTAGE_AGENT_TOKEN": agentToken,
-		"VANTAGE_REGIONS": strings.Join(regions, ","), "VANTAGE_HTTP_ADDR": "127.0.0.1:0", "VANTAGE_METRICS_ADDR": "127.0.0.1:0",
-		"VANTAGE_BROWSER_PATH": "none", "VANTAGE_LOG_LEVEL": "warn"}, "/tmp/vantage-benchload-agent.log")
+		"VANTAGE_REGIONS": strings.Join(regions, ","), "VANTAGE_HTTP_ADDR": "127.0.0.1:0", "VANTAGE_METRICS_ADDR": agMetrics,
+		"VANTAGE_BROWSER_PATH": "none", "VANTAGE_LOG_LEVEL": "warn", "VANTAGE_PPROF": profiling}, "/tmp/vantage-benchload-agent.log")
 	if err != nil {
 		return err
 	}
@@ -148,17 +160,26 @@ func run() error {
 		numCPU(), cfg.interval, cfg.window)
 	fmt.Printf("%-5s %8s %9s %9s %8s %8s %8s %8s %9s %9s %9s %9s %8s %8s %9s %9s\n", "kind", "demand/s", "stored/s", "ontime/s",
 		"p50 ms", "p99 ms", "stored%", "skipped%", "cp µs/pr", "ag µs/pr", "pg µs/pr", "nats µs/pr", "cp MiB", "ag MiB", "ceil/s", "ontime/ceil")
-	b := &bench{cfg: cfg, api: api, nc: nc, db: dbURL, tg: tg, cp: cp, ag: ag}
+	b := &bench{cfg: cfg, api: api, nc: nc, db: dbURL, tg: tg, cp: cp, ag: ag,
+		cpDebug: "http://" + cpMetrics + "/debug/pprof/profile", agDebug: "http://" + agMetrics + "/debug/pprof/profile"}
+	if cfg.profile != "" {
+		b.pgStatements = psql(dbURL, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT count(*) FROM pg_stat_statements") == nil
+		if !b.pgStatements {
+			fmt.Println("bench-load: pg_stat_statements is not loaded (shared_preload_libraries): no PostgreSQL statement profile")
+		}
+	}
 	for _, kind := range cfg.kinds {
 		ceiling, ceilCPU := b.ceiling(kind)
-		peak := 0.0
+		// The saturation point is the highest rate of stored runs a level reached: past it,
+		// more demand is shed, not stored.
+		peak, peakOnTime := 0.0, 0.0
 		for _, level := range cfg.levels {
 			r, err := b.level(kind, level)
 			if err != nil {
 				return err
 			}
 			r.print(ceiling, ceilCPU)
-			peak = max(peak, r.onTime)
+			peak, peakOnTime = max(peak, r.stored), max(peakOnTime, r.onTime)
 		}
 		if cfg.overload && peak > 0 {
 			r, err := b.level(kind, int(2*peak))
@@ -166,7 +187,8 @@ func run() error {
 				return err
 			}
 			r.print(ceiling, ceilCPU)
-			fmt.Printf("      %s at 2× its peak (%.0f/s): %.0f/s on time = %.0f%% of the peak\n", kind, peak, r.onTime, 100*r.onTime/peak)
+			fmt.Printf("      %s at 2× its saturation point (%.0f/s stored): %.0f/s stored = %.0f%% of it; %.0f/s on time = %.0f%% of the best on-time rate (%.0f/s)\n",
+				kind, peak, r.stored, 100*r.stored/peak, r.onTime, 100*r.onTime/max(peakOnTime, 1), peakOnTime)
 		}
 		fmt.Printf("      ceiling (bare Go loop, 64 goroutines): %s %.0f probes/s, %.0f µs CPU per probe\n", kind, ceiling, ceilCPU*1e6)
 	}
@@ -181,6 +203,10 @@ type bench struct {
 	tg     *targets
 	cp, ag *proc
 	region int
+	// cpDebug and agDebug are the processes' CPU profile URLs (VANTAGE_PPROF);
+	// pgStatements: pg_stat_statements can be read.
+	cpDebug, agDebug string
+	pgStatements     bool
 }
 
 type result struct {
@@ -224,11 +250,13 @@ func (b *bench) level(kind string, demand int) (result, error) {
 	}
 	_ = b.nc.Flush()
 	time.Sleep(time.Duration(b.cfg.interval)*time.Second + 2*time.Second) // one whole interval on the new rhythm
+	prof := b.startProfiles(kind, demand)
 	cpu0 := b.cpuNow()
 	t0 := time.Now()
 	time.Sleep(b.cfg.window)
 	t1 := time.Now()
 	cpu1 := b.cpuNow()
+	prof.wait()
 	cpRSS, agRSS := rssMiB(b.cp.cmd.Process.Pid), rssMiB(b.ag.cmd.Process.Pid)
 	// Pause the level's checks, then let the runs of the window finish and be stored.
 	if err := updateChecks(b.db, "paused = true", region); err != nil {
@@ -630,4 +658,72 @@ func randKey() string {
 func numCPU() int {
 	b, _ := os.ReadFile("/proc/cpuinfo")
 	return max(strings.Count(string(b), "processor\t:"), 1)
+}
+
+// profiles are the profiles of one level's window being taken.
+type profiles struct {
+	wg   sync.WaitGroup
+	done func()
+}
+
+func (p *profiles) wait() {
+	p.wg.Wait()
+	if p.done != nil {
+		p.done()
+	}
+}
+
+// startProfiles takes, when VANTAGE_LOAD_PROFILE is set, CPU profiles of the control plane and
+// the agent over the level's window, and resets PostgreSQL's statement statistics so that
+// wait() writes the window's busiest statements.
+func (b *bench) startProfiles(kind string, demand int) *profiles {
+	p := &profiles{}
+	if b.cfg.profile == "" {
+		return p
+	}
+	base := filepath.Join(b.cfg.profile, fmt.Sprintf("%s-%d", kind, demand))
+	secs := max(int(b.cfg.window.Seconds())-1, 1)
+	for name, u := range map[string]string{"controlplane": b.cpDebug, "agent": b.agDebug} {
+		p.wg.Go(func() {
+			if err := fetchTo(fmt.Sprintf("%s?seconds=%d", u, secs), base+"-"+name+".pprof"); err != nil {
+				fmt.Fprintln(os.Stderr, "bench-load: profile of the", name+":", err)
+			}
+		})
+	}
+	if b.pgStatements {
+		_ = psql(b.db, "SELECT pg_stat_statements_reset()")
+		p.done = func() {
+			out, err := psqlOut(b.db, `SELECT round(total_exec_time::numeric, 1) || ' ms | ' || calls || ' calls | ' || rows || ' rows | ' ||
+				regexp_replace(left(query, 160), '\s+', ' ', 'g') FROM pg_stat_statements
+				WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+				ORDER BY total_exec_time DESC LIMIT 25`)
+			if err == nil {
+				err = os.WriteFile(base+"-postgres.txt", []byte(out), 0o600)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench-load: PostgreSQL statements:", err)
+			}
+		}
+	}
+	return p
+}
+
+func fetchTo(u, path string) error {
+	resp, err := http.Get(u) //nolint:noctx,gosec // the local processes' profiler
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	f, err := os.Create(path) //nolint:gosec // a file in the directory the benchmark was given
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -244,7 +244,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		return nil, err
 	}
 	cp.ping = httpserve.NewServer(cp.limits, ping, log)
-	cp.metrics = httpserve.NewServer(cp.limits, metricsHandler(reg), log)
+	cp.metrics = httpserve.NewServer(cp.limits, metricsHandler(reg, cfg.Profiling), log)
 
 	public, err := publicPages(cfg, log, st, pages)
 	if err != nil {
@@ -305,9 +305,12 @@ func httpLimits(cfg config.Config) httpserve.Config {
 
 // metricsHandler serves the registry at /metrics; it runs on its own listener
 // (VANTAGE_METRICS_ADDR, loopback by default), never on the public API's.
-func metricsHandler(reg *prometheus.Registry) http.Handler {
+func metricsHandler(reg *prometheus.Registry, profiling bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	if profiling {
+		httpserve.Profiling(mux)
+	}
 	return mux
 }
 

@@ -42,6 +42,7 @@ type Config struct {
 	AllowPrivate    bool          // VANTAGE_ALLOW_PRIVATE_TARGETS, default true: webhooks may reach private and loopback addresses
 
 	MetricsAddr       string        // VANTAGE_METRICS_ADDR, default "127.0.0.1:9100": /metrics, on its own listener
+	Profiling         bool          // VANTAGE_PPROF, default false: /debug/pprof/ on the metrics listener
 	HTTPReadTimeout   time.Duration // VANTAGE_HTTP_READ_TIMEOUT, default 30s: reading a whole request, body included
 	HTTPWriteTimeout  time.Duration // VANTAGE_HTTP_WRITE_TIMEOUT, default 60s: handling a request and writing its answer
 	HTTPIdleTimeout   time.Duration // VANTAGE_HTTP_IDLE_TIMEOUT, default 120s: an idle keep-alive connection is closed
@@ -74,6 +75,7 @@ var Vars = []Var{
 	{"VANTAGE_SECRET_KEY_PREVIOUS", "(unset)", "while rotating VANTAGE_SECRET_KEY: the old key(s), comma-separated; values sealed with them still open (then run admin reencrypt-secrets)"},
 	{"VANTAGE_HTTP_ADDR", ":8080", "listen address of the REST API, the status pages, /healthz and /readyz"},
 	{"VANTAGE_METRICS_ADDR", "127.0.0.1:9100", "listen address of /metrics (Prometheus), apart from the public API; keep it private"},
+	{"VANTAGE_PPROF", "false", "serve Go's profiler at /debug/pprof/ on the metrics listener (for measuring; keep that listener private)"},
 	{"VANTAGE_GRPC_ADDR", ":9090", "listen address of the agents' gRPC stream"},
 	{"VANTAGE_BOOTSTRAP_TOKEN", "(unset)", "when set (16+ characters), start-up ensures a paid default organization with an all-permission API token whose secret is this value"},
 	{"VANTAGE_LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -250,6 +252,13 @@ func Load(getenv func(string) string) (Config, error) {
 			bad("VANTAGE_ALLOW_PRIVATE_TARGETS", "must be true or false, got %q", s)
 		}
 		c.AllowPrivate = b
+	}
+	if s := getenv("VANTAGE_PPROF"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			bad("VANTAGE_PPROF", "must be true or false, got %q", s)
+		}
+		c.Profiling = b
 	}
 	loadHTTPLimits(getenv, &c, bad)
 	loadEmbeddedNATS(getenv, &c, bad)

@@ -25,7 +25,7 @@
 // run whose only reports fail is failing however many regions are silent.
 //
 // A run is judged once. Results of a run scheduled at or before the check's last judged run
-// (checks.last_run_at) are stored but not judged ("late"). Paused checks store results but
+// (check_progress.last_run_at) are stored but not judged ("late"). Paused checks store results but
 // their runs are discarded without a verdict.
 //
 // # Transactions
@@ -33,7 +33,10 @@
 // IngestBatch runs in the ingest transaction (store.IngestResults) with the batch's checks
 // locked in id order; Sweep in its own (store.JudgeDueRuns). Both read the checks' pending
 // runs, apply Step per verdict, and write runs, check state, incidents and outbox rows before
-// commit. OnStateChange is called after commit for each check whose state changed.
+// commit. A check's row is written only when its state changes; the progress every judged run
+// moves is a narrow row of its own (check_progress), so that a steady check costs one small
+// row version per run, not a copy of its configuration. The scheduler takes no lock on
+// checks. OnStateChange is called after commit for each check whose state changed.
 package evaluator
 
 import (

@@ -181,8 +181,12 @@ func (m *Monitor) set(ctx context.Context, region string, unhealthy bool, reason
 }
 
 // Run applies the rule every interval until ctx ends; a failed round is logged and retried.
+// A round reads the window's final attempts, whose number grows with the fleet and its
+// rates: the pause after a round is at least ten times the round's own duration, so that the
+// rule takes at most a tenth of the database's time however many results the window holds
+// (at 5,000 results/s a round takes about a second, and rounds come every ten seconds).
 func (m *Monitor) Run(ctx context.Context) error {
-	t := time.NewTicker(m.interval)
+	t := time.NewTimer(m.interval)
 	defer t.Stop()
 	for {
 		select {
@@ -190,8 +194,13 @@ func (m *Monitor) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
+		start := time.Now()
 		if err := m.Round(ctx); err != nil && ctx.Err() == nil {
 			m.log.Warn("probe health round failed", "err", err)
 		}
+		t.Reset(max(m.interval, roundPauseFactor*time.Since(start)))
 	}
 }
+
+// roundPauseFactor: a round's pause is at least this many times its duration.
+const roundPauseFactor = 10

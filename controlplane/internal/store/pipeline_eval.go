@@ -85,7 +85,7 @@ func (p *PipelineTx) DeleteRuns(ctx context.Context, runs []Run) error {
 }
 
 // CheckState is the status machine's state of one check as it is written back. The JSON names
-// are the columns of UpdateCheckStates' record set.
+// are the columns of UpdateCheckStates' record set; LastRunAt goes to check_progress.
 type CheckState struct {
 	OrgID             uuid.UUID  `json:"org_id"`
 	CheckID           uuid.UUID  `json:"check_id"`
@@ -96,21 +96,34 @@ type CheckState struct {
 	LastAlertAt       *time.Time `json:"last_alert_at"`
 	DownAlerted       bool       `json:"down_alerted"`
 	CurrentIncidentID *uuid.UUID `json:"current_incident_id"`
-	LastRunAt         *time.Time `json:"last_run_at"`
+	LastRunAt         *time.Time `json:"-"`
 }
 
-// UpdateCheckStates writes the machine's state of each check (configuration and updated_at
-// are not touched: they belong to the API).
+// UpdateCheckStates writes the machine's state of each check whose state changed
+// (configuration and updated_at are not touched: they belong to the API), and the progress of
+// each (check_progress: its last judged run).
 func (p *PipelineTx) UpdateCheckStates(ctx context.Context, states []CheckState) error {
 	if len(states) == 0 {
 		return nil
+	}
+	var progress dbsqlc.SaveCheckProgressParams
+	for _, s := range states {
+		if s.LastRunAt != nil {
+			progress.CheckIds = append(progress.CheckIds, s.CheckID)
+			progress.LastRunAts = append(progress.LastRunAts, *s.LastRunAt)
+		}
+	}
+	if len(progress.CheckIds) > 0 {
+		if err := p.q().SaveCheckProgress(ctx, progress); err != nil {
+			return fmt.Errorf("save check progress: %w", err)
+		}
 	}
 	// PostgreSQL keeps microseconds and would round the nanoseconds of the JSON text; truncate
 	// them, as the binary encoding of a timestamp does.
 	out := make([]CheckState, len(states))
 	for i, s := range states {
 		s.StateChangedAt, s.FailingSince, s.PassingSince = micros(s.StateChangedAt), micros(s.FailingSince), micros(s.PassingSince)
-		s.LastAlertAt, s.LastRunAt = micros(s.LastAlertAt), micros(s.LastRunAt)
+		s.LastAlertAt = micros(s.LastAlertAt)
 		out[i] = s
 	}
 	body, err := json.Marshal(out)

@@ -156,3 +156,69 @@ func TestPipelineTxRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestUnchangedStateWritesOnlyProgress: a judged run that leaves a check's state as it was
+// moves the check's progress (check_progress) and does not write the check's row; a
+// transition writes it.
+func TestUnchangedStateWritesOnlyProgress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, err := st.CreateOrganization(ctx, "progress", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkID := uuid.Must(uuid.NewV7())
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions,
+			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec)
+		VALUES ($1, $2, 'UPTIME', 'progress', 60, 5000, '{cloud:us-east-1}', 'HIGH', 0, 0, '{"url": "https://example.com/", "method": "GET"}')`,
+		checkID, org.ID); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	judgeRun := func(at time.Time, state store.CheckState) {
+		t.Helper()
+		row := store.ResultRow{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, CheckID: checkID, JobID: uuid.Must(uuid.NewV7()),
+			Region: "cloud:us-east-1", AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: at, CheckedAt: at.Add(time.Second),
+			Passing: true, BodyAvailability: "NONE"}
+		state.OrgID, state.CheckID, state.LastRunAt = org.ID, checkID, &at
+		if _, err := st.IngestResults(ctx, []store.ResultRow{row}, func(ctx context.Context, tx *store.PipelineTx, _ []*store.PipelineCheck, _ []store.ResultRow) error {
+			return tx.UpdateCheckStates(ctx, []store.CheckState{state})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// xmin is the transaction that wrote the row's current version.
+	rowVersion := func() (version string, lastRun time.Time) {
+		t.Helper()
+		if err := st.Pool().QueryRow(ctx, `SELECT c.xmin::text, p.last_run_at FROM checks c JOIN check_progress p ON p.check_id = c.id
+			WHERE c.id = $1`, checkID).Scan(&version, &lastRun); err != nil {
+			t.Fatal(err)
+		}
+		return version, lastRun
+	}
+	up := store.CheckState{State: "UP", StateChangedAt: &base, PassingSince: &base}
+	judgeRun(base, up)
+	first, lastRun := rowVersion()
+	if !lastRun.Equal(base) {
+		t.Errorf("progress after the first run: %s, want %s", lastRun, base)
+	}
+	judgeRun(base.Add(time.Minute), up)
+	second, lastRun := rowVersion()
+	if second != first {
+		t.Errorf("a run that changed no state rewrote the check's row (version %s → %s)", first, second)
+	}
+	if !lastRun.Equal(base.Add(time.Minute)) {
+		t.Errorf("progress after the second run: %s, want %s", lastRun, base.Add(time.Minute))
+	}
+	changed := base.Add(2 * time.Minute)
+	judgeRun(changed, store.CheckState{State: "VERIFYING", StateChangedAt: &changed, FailingSince: &changed, PassingSince: &base})
+	third, _ := rowVersion()
+	var state string
+	if err := st.Pool().QueryRow(ctx, `SELECT state FROM checks WHERE id = $1`, checkID).Scan(&state); err != nil {
+		t.Fatal(err)
+	}
+	if third == second || state != "VERIFYING" {
+		t.Errorf("a transition was not written: version %s → %s, state %s", second, third, state)
+	}
+}

@@ -116,7 +116,8 @@ CREATE TABLE public.check_daily_stats (
     runs integer DEFAULT 0 NOT NULL,
     failed_runs integer DEFAULT 0 NOT NULL,
     CONSTRAINT check_daily_stats_check CHECK (((runs >= 0) AND (failed_runs >= 0) AND (failed_runs <= runs)))
-);
+)
+WITH (fillfactor='70');
 
 CREATE TABLE public.check_degradations (
     org_id uuid NOT NULL,
@@ -147,7 +148,14 @@ CREATE TABLE public.check_monthly_stats (
     month date NOT NULL,
     runs bigint DEFAULT 0 NOT NULL,
     failed_runs bigint DEFAULT 0 NOT NULL
-);
+)
+WITH (fillfactor='70');
+
+CREATE TABLE public.check_progress (
+    check_id uuid NOT NULL,
+    last_run_at timestamp with time zone NOT NULL
+)
+WITH (fillfactor='70');
 
 CREATE TABLE public.check_regions (
     org_id uuid NOT NULL,
@@ -158,7 +166,8 @@ CREATE TABLE public.check_regions (
     result_id uuid NOT NULL,
     response_time_ms integer,
     result_summary text
-);
+)
+WITH (fillfactor='70');
 
 CREATE TABLE public.check_results (
     id uuid NOT NULL,
@@ -258,7 +267,6 @@ CREATE TABLE public.checks (
     last_alert_at timestamp with time zone,
     down_alerted boolean DEFAULT false NOT NULL,
     current_incident_id uuid,
-    last_run_at timestamp with time zone,
     spec jsonb DEFAULT '{}'::jsonb NOT NULL,
     url text GENERATED ALWAYS AS ((spec ->> 'url'::text)) STORED,
     region_quorum text DEFAULT 'majority'::text NOT NULL,
@@ -267,7 +275,8 @@ CREATE TABLE public.checks (
     CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),
     CONSTRAINT checks_state_check CHECK ((state = ANY (ARRAY['PENDING'::text, 'UP'::text, 'VERIFYING'::text, 'DOWN'::text, 'RECOVERING'::text])))
-);
+)
+WITH (fillfactor='70');
 
 CREATE TABLE public.deliveries (
     id uuid NOT NULL,
@@ -720,6 +729,9 @@ ALTER TABLE ONLY public.check_incidents
 ALTER TABLE ONLY public.check_monthly_stats
     ADD CONSTRAINT check_monthly_stats_pkey PRIMARY KEY (check_id, month);
 
+ALTER TABLE ONLY public.check_progress
+    ADD CONSTRAINT check_progress_pkey PRIMARY KEY (check_id);
+
 ALTER TABLE ONLY public.check_regions
     ADD CONSTRAINT check_regions_pkey PRIMARY KEY (check_id, region);
 
@@ -916,7 +928,7 @@ CREATE UNIQUE INDEX check_incidents_one_open ON public.check_incidents USING btr
 
 CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org_id, started_at) INCLUDE (check_id, ended_at);
 
-CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month) INCLUDE (check_id, runs, failed_runs);
+CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month) INCLUDE (check_id);
 
 CREATE INDEX check_runs_deadline ON public.check_runs USING btree (deadline);
 
@@ -1045,6 +1057,9 @@ ALTER TABLE ONLY public.check_incidents
 ALTER TABLE ONLY public.check_monthly_stats
     ADD CONSTRAINT check_monthly_stats_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY public.check_progress
+    ADD CONSTRAINT check_progress_check_id_fkey FOREIGN KEY (check_id) REFERENCES public.checks(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.check_regions
     ADD CONSTRAINT check_regions_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
@@ -1119,9 +1134,6 @@ ALTER TABLE ONLY public.outbox
 
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY public.skipped_runs
-    ADD CONSTRAINT skipped_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.status_page_component_checks
     ADD CONSTRAINT status_page_component_checks_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

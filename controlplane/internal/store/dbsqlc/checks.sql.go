@@ -239,7 +239,7 @@ func (q *Queries) DeleteCheck(ctx context.Context, arg DeleteCheckParams) (Delet
 }
 
 const getCheck = `-- name: GetCheck :one
-SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.last_run_at, c.spec, c.url, c.region_quorum, c.depends_on,
+SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.spec, c.url, c.region_quorum, c.depends_on,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
@@ -291,7 +291,6 @@ func (q *Queries) GetCheck(ctx context.Context, arg GetCheckParams) (GetCheckRow
 		&i.Check.LastAlertAt,
 		&i.Check.DownAlerted,
 		&i.Check.CurrentIncidentID,
-		&i.Check.LastRunAt,
 		&i.Check.Spec,
 		&i.Check.Url,
 		&i.Check.RegionQuorum,
@@ -490,7 +489,7 @@ func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecks
 }
 
 const lockCheck = `-- name: LockCheck :one
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.last_run_at, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockCheckParams struct {
@@ -532,7 +531,6 @@ func (q *Queries) LockCheck(ctx context.Context, arg LockCheckParams) (LockCheck
 		&i.Check.LastAlertAt,
 		&i.Check.DownAlerted,
 		&i.Check.CurrentIncidentID,
-		&i.Check.LastRunAt,
 		&i.Check.Spec,
 		&i.Check.Url,
 		&i.Check.RegionQuorum,

@@ -13,7 +13,7 @@ import (
 )
 
 const schedulableChecksByID = `-- name: SchedulableChecksByID :many
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.last_run_at, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE NOT paused AND id = ANY($1::uuid[])
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE NOT paused AND id = ANY($1::uuid[])
 `
 
 type SchedulableChecksByIDRow struct {
@@ -56,7 +56,6 @@ func (q *Queries) SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([
 			&i.Check.LastAlertAt,
 			&i.Check.DownAlerted,
 			&i.Check.CurrentIncidentID,
-			&i.Check.LastRunAt,
 			&i.Check.Spec,
 			&i.Check.Url,
 			&i.Check.RegionQuorum,
@@ -74,7 +73,7 @@ func (q *Queries) SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([
 
 const schedulableChecksPage = `-- name: SchedulableChecksPage :many
 
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.last_run_at, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE NOT paused AND id > $1 ORDER BY id LIMIT $2::bigint
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE NOT paused AND id > $1 ORDER BY id LIMIT $2::bigint
 `
 
 type SchedulableChecksPageParams struct {
@@ -125,7 +124,6 @@ func (q *Queries) SchedulableChecksPage(ctx context.Context, arg SchedulableChec
 			&i.Check.LastAlertAt,
 			&i.Check.DownAlerted,
 			&i.Check.CurrentIncidentID,
-			&i.Check.LastRunAt,
 			&i.Check.Spec,
 			&i.Check.Url,
 			&i.Check.RegionQuorum,

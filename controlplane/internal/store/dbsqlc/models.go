@@ -102,7 +102,6 @@ type Check struct {
 	LastAlertAt                  *time.Time
 	DownAlerted                  bool
 	CurrentIncidentID            *uuid.UUID
-	LastRunAt                    *time.Time
 	Spec                         json.RawMessage
 	Url                          *string
 	RegionQuorum                 string
@@ -146,6 +145,11 @@ type CheckMonthlyStat struct {
 	Month      time.Time
 	Runs       int64
 	FailedRuns int64
+}
+
+type CheckProgress struct {
+	CheckID   uuid.UUID
+	LastRunAt time.Time
 }
 
 type CheckRegion struct {

@@ -201,10 +201,11 @@ const lockChecksForResults = `-- name: LockChecksForResults :many
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
 JOIN ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[])) AS k(org_id, id)
     ON c.org_id = k.org_id AND c.id = k.id
+LEFT JOIN check_progress p ON p.check_id = c.id
 ORDER BY c.id
 FOR NO KEY UPDATE OF c
 `
@@ -290,8 +291,9 @@ const lockChecksWithDueRuns = `-- name: LockChecksWithDueRuns :many
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
+LEFT JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= $1
     ORDER BY r.check_id LIMIT $2::bigint)
@@ -456,6 +458,25 @@ func (q *Queries) PendingRuns(ctx context.Context, arg PendingRunsParams) ([]Che
 	return items, nil
 }
 
+const saveCheckProgress = `-- name: SaveCheckProgress :exec
+INSERT INTO check_progress AS p (check_id, last_run_at)
+SELECT c, t FROM ROWS FROM (unnest($1::uuid[]), unnest($2::timestamptz[])) AS u(c, t)
+ORDER BY c
+ON CONFLICT (check_id) DO UPDATE SET last_run_at = excluded.last_run_at
+WHERE p.last_run_at IS DISTINCT FROM excluded.last_run_at
+`
+
+type SaveCheckProgressParams struct {
+	CheckIds   []uuid.UUID
+	LastRunAts []time.Time
+}
+
+// The scheduled time of each check's last judged run (check_progress), in check id order.
+func (q *Queries) SaveCheckProgress(ctx context.Context, arg SaveCheckProgressParams) error {
+	_, err := q.db.Exec(ctx, saveCheckProgress, arg.CheckIds, arg.LastRunAts)
+	return err
+}
+
 const saveRuns = `-- name: SaveRuns :exec
 INSERT INTO check_runs (org_id, check_id, job_id, scheduled_at, deadline,
     expected_regions, passed_regions, failed_regions, first_result_at)
@@ -500,16 +521,19 @@ func (q *Queries) SaveRuns(ctx context.Context, arg SaveRunsParams) error {
 const updateCheckStates = `-- name: UpdateCheckStates :exec
 UPDATE checks c SET state = u.state, state_changed_at = u.state_changed_at,
     failing_since = u.failing_since, passing_since = u.passing_since, last_alert_at = u.last_alert_at,
-    down_alerted = u.down_alerted, current_incident_id = u.current_incident_id, last_run_at = u.last_run_at
+    down_alerted = u.down_alerted, current_incident_id = u.current_incident_id
 FROM jsonb_to_recordset($1::jsonb) AS u(org_id uuid, check_id uuid, state text,
     state_changed_at timestamptz, failing_since timestamptz, passing_since timestamptz,
-    last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid, last_run_at timestamptz)
+    last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid)
 WHERE c.org_id = u.org_id AND c.id = u.check_id
+    AND (c.state, c.state_changed_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id)
+        IS DISTINCT FROM (u.state, u.state_changed_at, u.failing_since, u.passing_since, u.last_alert_at, u.down_alerted, u.current_incident_id)
 `
 
 // The states travel as a JSON array because several of their columns are NULL-able, which
 // arrays of timestamps and uuids passed as parameters cannot carry. Configuration and
-// updated_at are not touched: they belong to the API.
+// updated_at are not touched: they belong to the API. A row whose state is unchanged is not
+// written (most judged runs change nothing but the check's progress, SaveCheckProgress).
 func (q *Queries) UpdateCheckStates(ctx context.Context, states json.RawMessage) error {
 	_, err := q.db.Exec(ctx, updateCheckStates, states)
 	return err

@@ -19,10 +19,11 @@ RETURNING job_id, region, attempt_number, is_final;
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
 JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
     ON c.org_id = k.org_id AND c.id = k.id
+LEFT JOIN check_progress p ON p.check_id = c.id
 ORDER BY c.id
 FOR NO KEY UPDATE OF c;
 
@@ -32,8 +33,9 @@ FOR NO KEY UPDATE OF c;
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, c.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
+LEFT JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= @now
     ORDER BY r.check_id LIMIT @max_checks::bigint)
@@ -76,14 +78,25 @@ WHERE r.org_id = k.o AND r.check_id = k.c AND r.job_id = k.j;
 -- name: UpdateCheckStates :exec
 -- The states travel as a JSON array because several of their columns are NULL-able, which
 -- arrays of timestamps and uuids passed as parameters cannot carry. Configuration and
--- updated_at are not touched: they belong to the API.
+-- updated_at are not touched: they belong to the API. A row whose state is unchanged is not
+-- written (most judged runs change nothing but the check's progress, SaveCheckProgress).
 UPDATE checks c SET state = u.state, state_changed_at = u.state_changed_at,
     failing_since = u.failing_since, passing_since = u.passing_since, last_alert_at = u.last_alert_at,
-    down_alerted = u.down_alerted, current_incident_id = u.current_incident_id, last_run_at = u.last_run_at
+    down_alerted = u.down_alerted, current_incident_id = u.current_incident_id
 FROM jsonb_to_recordset(@states::jsonb) AS u(org_id uuid, check_id uuid, state text,
     state_changed_at timestamptz, failing_since timestamptz, passing_since timestamptz,
-    last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid, last_run_at timestamptz)
-WHERE c.org_id = u.org_id AND c.id = u.check_id;
+    last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid)
+WHERE c.org_id = u.org_id AND c.id = u.check_id
+    AND (c.state, c.state_changed_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id)
+        IS DISTINCT FROM (u.state, u.state_changed_at, u.failing_since, u.passing_since, u.last_alert_at, u.down_alerted, u.current_incident_id);
+
+-- name: SaveCheckProgress :exec
+-- The scheduled time of each check's last judged run (check_progress), in check id order.
+INSERT INTO check_progress AS p (check_id, last_run_at)
+SELECT c, t FROM ROWS FROM (unnest(@check_ids::uuid[]), unnest(@last_run_ats::timestamptz[])) AS u(c, t)
+ORDER BY c
+ON CONFLICT (check_id) DO UPDATE SET last_run_at = excluded.last_run_at
+WHERE p.last_run_at IS DISTINCT FROM excluded.last_run_at;
 
 -- name: OpenIncident :one
 -- At most one incident of a check is open (check_incidents_one_open): when one is, it is
