@@ -667,3 +667,41 @@ func TestRunnerDispatch(t *testing.T) {
 	}
 	wantFail(t, run(t, r, &vantagev1.CheckJob{Kind: 99}, time.Second), SourceTransport, InvalidRequest)
 }
+
+// TestHTTPProtocols: a plain-HTTP target is probed over HTTP/1.1 without HTTP/2 set up, and an
+// HTTPS target, directly or at the end of a redirect from plain HTTP, over HTTP/2 when it
+// offers it.
+func TestHTTPProtocols(t *testing.T) {
+	t.Parallel()
+	protos := make(chan string, 4)
+	secure := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos <- r.Proto
+		fmt.Fprint(w, "ok")
+	}))
+	secure.EnableHTTP2 = true
+	secure.StartTLS()
+	t.Cleanup(secure.Close)
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/to-secure" {
+			http.Redirect(w, r, secure.URL+"/", http.StatusFound)
+			return
+		}
+		protos <- r.Proto
+		fmt.Fprint(w, "ok")
+	}))
+	t.Cleanup(plain.Close)
+	roots := x509.NewCertPool()
+	roots.AddCert(secure.Certificate())
+	p := NewHTTP(WithRootCAs(roots))
+	for _, c := range []struct{ url, want string }{
+		{plain.URL + "/", "HTTP/1.1"},
+		{secure.URL + "/", "HTTP/2.0"},
+		{plain.URL + "/to-secure", "HTTP/2.0"},
+	} {
+		res := run(t, p, uptime(c.url), 5*time.Second)
+		wantPass(t, res)
+		if got := <-protos; got != c.want {
+			t.Errorf("%s was probed over %s, want %s", c.url, got, c.want)
+		}
+	}
+}
