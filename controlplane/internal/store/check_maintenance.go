@@ -14,7 +14,7 @@ import (
 // windowsActive reports whether any window of a maintenance_windows JSON column value (see the
 // check queries) is active at now.
 func windowsActive(raw []byte, now time.Time) (bool, error) {
-	if len(raw) == 0 {
+	if len(raw) == 0 || string(raw) == "[]" { // most checks: no window to decode
 		return false, nil
 	}
 	var ws []struct {

@@ -56,10 +56,12 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 	var total int64
 	var rows []dbsqlc.ListChecksRow
 	var err error
+	skippedSince := s.now().Add(-SkippedRunsWindow)
 	if f == (CheckFilter{}) {
 		total, err = s.q.CountChecks(ctx, orgID)
 		if err == nil && total > offset {
-			rows, err = s.q.ListChecks(ctx, dbsqlc.ListChecksParams{OrgID: orgID, PageLimit: limit, PageOffset: offset})
+			rows, err = s.q.ListChecks(ctx, dbsqlc.ListChecksParams{OrgID: orgID, PageLimit: limit, PageOffset: offset,
+				SkippedSince: skippedSince})
 		}
 	} else {
 		q := dbsqlc.New(customPlans{s.pool})
@@ -70,7 +72,7 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 			var filtered []dbsqlc.ListFilteredChecksRow
 			filtered, err = q.ListFilteredChecks(ctx, dbsqlc.ListFilteredChecksParams{
 				OrgID: orgID, ProjectID: f.ProjectID, Unassigned: f.Unassigned, Search: search, Status: f.Status,
-				PageLimit: limit, PageOffset: offset})
+				PageLimit: limit, PageOffset: offset, SkippedSince: skippedSince})
 			for _, r := range filtered {
 				rows = append(rows, dbsqlc.ListChecksRow(r)) // the same select list
 			}
@@ -81,14 +83,6 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 	}
 	now := s.now()
 	progress := s.schedulerProgress(ctx)
-	ids := make([]uuid.UUID, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ID
-	}
-	skipped, err := s.skippedRunCounts(ctx, s.q, orgID, ids)
-	if err != nil {
-		return nil, 0, err
-	}
 	items := make([]CheckSummary, len(rows))
 	for i, r := range rows {
 		sp := check.Spec{Kind: check.Kind(r.Kind)}
@@ -104,7 +98,7 @@ func (s *Store) ListChecks(ctx context.Context, orgID uuid.UUID, f CheckFilter, 
 		items[i] = CheckSummary{ID: r.ID, ProjectID: r.ProjectID, Kind: sp.Kind, Name: r.Name, URL: r.Url, State: r.State,
 			Paused: r.Paused, Muted: r.Muted, InMaintenance: inWindow,
 			LastQueued:     lastQueued(r.ID, time.Duration(r.TestInterval)*time.Second, r.Paused, r.CreatedAt, r.LastQueued, progress),
-			SkippedRuns24h: skipped[r.ID], DNS: sp.DNS, TCP: sp.TCP}
+			SkippedRuns24h: r.SkippedRuns, DNS: sp.DNS, TCP: sp.TCP}
 	}
 	return items, total, nil
 }

@@ -325,19 +325,22 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
-        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
+        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows,
+    -- skipped_runs_24h, on skipped_runs' key (check_id, scheduled_at, region)
+    (SELECT count(*) FROM skipped_runs s WHERE s.check_id = c.id AND s.scheduled_at > $1::timestamptz)::bigint AS skipped_runs
 FROM checks c
-WHERE c.org_id = $1 AND c.id = ANY(ARRAY(
-      SELECT p.id FROM checks p WHERE p.org_id = $1
+WHERE c.org_id = $2 AND c.id = ANY(ARRAY(
+      SELECT p.id FROM checks p WHERE p.org_id = $2
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT $3::bigint OFFSET $2::bigint))
+      LIMIT $4::bigint OFFSET $3::bigint))
 ORDER BY c.created_at DESC, c.id DESC
 `
 
 type ListChecksParams struct {
-	OrgID      uuid.UUID
-	PageOffset int64
-	PageLimit  int64
+	SkippedSince time.Time
+	OrgID        uuid.UUID
+	PageOffset   int64
+	PageLimit    int64
 }
 
 type ListChecksRow struct {
@@ -354,6 +357,7 @@ type ListChecksRow struct {
 	CreatedAt          time.Time
 	Spec               json.RawMessage
 	MaintenanceWindows json.RawMessage
+	SkippedRuns        int64
 }
 
 // The page's ids come from the index alone (an index-only scan, however deep the offset), and
@@ -361,7 +365,12 @@ type ListChecksRow struct {
 // subquery instead, it hashed a sequential scan of every check of the organization (3-4 ms
 // at 10,000 checks, against 0.3 ms).
 func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListChecksRow, error) {
-	rows, err := q.db.Query(ctx, listChecks, arg.OrgID, arg.PageOffset, arg.PageLimit)
+	rows, err := q.db.Query(ctx, listChecks,
+		arg.SkippedSince,
+		arg.OrgID,
+		arg.PageOffset,
+		arg.PageLimit,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -383,6 +392,7 @@ func (q *Queries) ListChecks(ctx context.Context, arg ListChecksParams) ([]ListC
 			&i.CreatedAt,
 			&i.Spec,
 			&i.MaintenanceWindows,
+			&i.SkippedRuns,
 		); err != nil {
 			return nil, err
 		}
@@ -401,33 +411,35 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
-        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
+        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows,
+    (SELECT count(*) FROM skipped_runs s WHERE s.check_id = c.id AND s.scheduled_at > $1::timestamptz)::bigint AS skipped_runs
 FROM checks c
-WHERE c.org_id = $1 AND c.id = ANY(ARRAY(
+WHERE c.org_id = $2 AND c.id = ANY(ARRAY(
       SELECT p.id FROM checks p
-      WHERE p.org_id = $1
-      AND ($2::uuid IS NULL OR p.project_id = $2::uuid)
-      AND (NOT $3::boolean OR p.project_id IS NULL)
-      AND ($4::text = '' OR strpos(lower(p.name), $4::text) > 0 OR strpos(lower(coalesce(p.url, '')), $4::text) > 0)
-      AND CASE $5::text
+      WHERE p.org_id = $2
+      AND ($3::uuid IS NULL OR p.project_id = $3::uuid)
+      AND (NOT $4::boolean OR p.project_id IS NULL)
+      AND ($5::text = '' OR strpos(lower(p.name), $5::text) > 0 OR strpos(lower(coalesce(p.url, '')), $5::text) > 0)
+      AND CASE $6::text
             WHEN '' THEN true
             WHEN 'PAUSED' THEN p.paused
             WHEN 'MUTED' THEN p.muted AND NOT p.paused
-            ELSE p.state = $5::text AND NOT p.paused AND NOT p.muted
+            ELSE p.state = $6::text AND NOT p.paused AND NOT p.muted
           END
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT $7::bigint OFFSET $6::bigint))
+      LIMIT $8::bigint OFFSET $7::bigint))
 ORDER BY c.created_at DESC, c.id DESC
 `
 
 type ListFilteredChecksParams struct {
-	OrgID      uuid.UUID
-	ProjectID  *uuid.UUID
-	Unassigned bool
-	Search     string
-	Status     string
-	PageOffset int64
-	PageLimit  int64
+	SkippedSince time.Time
+	OrgID        uuid.UUID
+	ProjectID    *uuid.UUID
+	Unassigned   bool
+	Search       string
+	Status       string
+	PageOffset   int64
+	PageLimit    int64
 }
 
 type ListFilteredChecksRow struct {
@@ -444,10 +456,12 @@ type ListFilteredChecksRow struct {
 	CreatedAt          time.Time
 	Spec               json.RawMessage
 	MaintenanceWindows json.RawMessage
+	SkippedRuns        int64
 }
 
 func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecksParams) ([]ListFilteredChecksRow, error) {
 	rows, err := q.db.Query(ctx, listFilteredChecks,
+		arg.SkippedSince,
 		arg.OrgID,
 		arg.ProjectID,
 		arg.Unassigned,
@@ -477,6 +491,7 @@ func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecks
 			&i.CreatedAt,
 			&i.Spec,
 			&i.MaintenanceWindows,
+			&i.SkippedRuns,
 		); err != nil {
 			return nil, err
 		}

@@ -67,7 +67,9 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
-        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
+        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows,
+    -- skipped_runs_24h, on skipped_runs' key (check_id, scheduled_at, region)
+    (SELECT count(*) FROM skipped_runs s WHERE s.check_id = c.id AND s.scheduled_at > @skipped_since::timestamptz)::bigint AS skipped_runs
 FROM checks c
 -- The page's ids come from the index alone (an index-only scan, however deep the offset), and
 -- their rows by key: as an array, which the planner looks up in (org_id, id). Joined to a
@@ -99,7 +101,8 @@ SELECT c.id, c.project_id, c.kind, c.name, c.url, c.state, c.paused, c.muted, c.
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
         JOIN maintenance_windows w ON w.org_id = l.org_id AND w.id = l.window_id
-        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows
+        WHERE l.check_id = c.id AND l.org_id = c.org_id AND w.status = 'ENABLED')::jsonb AS maintenance_windows,
+    (SELECT count(*) FROM skipped_runs s WHERE s.check_id = c.id AND s.scheduled_at > @skipped_since::timestamptz)::bigint AS skipped_runs
 FROM checks c
 WHERE c.org_id = @org_id AND c.id = ANY(ARRAY(
       SELECT p.id FROM checks p
