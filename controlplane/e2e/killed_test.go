@@ -23,10 +23,11 @@ import (
 // answers in 200ms. The agent is killed (SIGKILL) in the middle of a window while probes are in
 // flight, and a new agent process for the region (same agent id) starts a few seconds later, as
 // an operator's restart would. Every run due in the window — from two intervals before the kill
-// to two after — is either stored (its final attempt) or recorded as skipped with a reason
-// (the killed agent's jobs are redelivered after AckWait, past their deadline, and reported
-// EXPIRED): none vanishes, and none counts twice. The skips show in the control plane's
-// vantage_runs_skipped_total and in each check's skipped_runs_24h.
+// to two after — is either stored (its final attempt) or recorded as skipped with a reason:
+// none vanishes, and none counts twice. The killed agent's jobs are redelivered after AckWait,
+// past their deadline, and reported EXPIRED; jobs queued while no agent served the region reach
+// the new agent late, and those it does not run are reported SHED. The skips show in the
+// control plane's vantage_runs_skipped_total and in each check's skipped_runs_24h.
 func TestAgentKilledUnderLoad(t *testing.T) {
 	parallel(t)
 	const (
