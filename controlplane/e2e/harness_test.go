@@ -8,12 +8,15 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -303,13 +306,28 @@ func (a *agent) terminate(t *testing.T) { t.Helper(); a.p.terminate(t, 30*time.S
 
 // metric is the sum of every series of the named metric on the agent's /metrics.
 func (a *agent) metric(name string) (float64, error) {
-	resp, err := a.client.Get("http://" + a.metricsAddr + "/metrics")
+	return scrapeMetric(a.client, a.name, "http://"+a.metricsAddr+"/metrics", name)
+}
+
+// metric is the sum of every series of the named metric on the control plane's /metrics.
+func (c *controlPlane) metric(name string) (float64, error) {
+	line, ok := c.p.log.find("metrics listening")
+	if !ok {
+		return 0, fmt.Errorf("%s logged no metrics address", c.p.name)
+	}
+	addr, _ := line["addr"].(string)
+	return scrapeMetric(c.s.client, c.p.name, "http://"+addr+"/metrics", name)
+}
+
+// scrapeMetric is the sum of every series of the named metric on who's /metrics at u.
+func scrapeMetric(client *http.Client, who, u, name string) (float64, error) {
+	resp, err := client.Get(u)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("%s /metrics: %s", a.name, resp.Status)
+		return 0, fmt.Errorf("%s /metrics: %s", who, resp.Status)
 	}
 	var sum float64
 	found := false
@@ -328,7 +346,7 @@ func (a *agent) metric(name string) (float64, error) {
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 		if err != nil {
-			return 0, fmt.Errorf("%s: %q: %v", a.name, line, err)
+			return 0, fmt.Errorf("%s: %q: %v", who, line, err)
 		}
 		sum += v
 		found = true
@@ -337,7 +355,7 @@ func (a *agent) metric(name string) (float64, error) {
 		return 0, err
 	}
 	if !found {
-		return 0, fmt.Errorf("%s exports no %s", a.name, name)
+		return 0, fmt.Errorf("%s exports no %s", who, name)
 	}
 	return sum, nil
 }
@@ -467,6 +485,49 @@ func (s *stack) createCheck(t *testing.T, path string, body map[string]any) uuid
 		t.Fatalf("POST %s: a new check has status %q, want PENDING", path, c.Status)
 	}
 	return id
+}
+
+// createChecks creates n checks with POST path, body(i) being the i-th one's body, from
+// workers concurrent clients, and returns their ids in order.
+func (s *stack) createChecks(t *testing.T, path string, n, workers int, body func(i int) map[string]any) []uuid.UUID {
+	t.Helper()
+	ids := make([]uuid.UUID, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				var c checkJSON
+				if errs[i] = s.call(http.MethodPost, path, body(i), &c); errs[i] != nil {
+					return
+				}
+				ids[i], errs[i] = uuid.Parse(c.ID)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("creating %d checks: %v", n, err)
+	}
+	return ids
+}
+
+// setIntervals is setInterval for many checks at once: one UPDATE, locking the checks in id
+// order as the evaluator does (an UPDATE in physical order can deadlock with ingest), and one
+// change notification per check.
+func (s *stack) setIntervals(t *testing.T, ids []uuid.UUID, seconds int) {
+	t.Helper()
+	s.exec(t, `UPDATE checks SET test_interval = $2, updated_at = now()
+		WHERE id IN (SELECT id FROM checks WHERE id = ANY($1) ORDER BY id FOR UPDATE)`, ids, seconds)
+	for _, id := range ids {
+		if err := scheduler.Notify(s.nc, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // setInterval sets a check's test_interval in SQL, below the API's 30s minimum, and tells the
