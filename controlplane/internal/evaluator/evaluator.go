@@ -8,7 +8,7 @@
 // each region's agent reports attempts; only a region's final attempt counts (the first final
 // attempt stored for a region, should a redelivered job produce another). Results of a run
 // arrive separately, possibly at different control-plane replicas, so runs are aggregated in
-// PostgreSQL (check_runs) under the check's row lock. A run gets its verdict when the first of
+// PostgreSQL (check_runs) under the check's lock (its check_progress row). A run gets its verdict when the first of
 // these holds:
 //
 //   - every region expected for it (the check's test_regions when its first result came) has
@@ -33,10 +33,11 @@
 // IngestBatch runs in the ingest transaction (store.IngestResults) with the batch's checks
 // locked in id order; Sweep in its own (store.JudgeDueRuns). Both read the checks' pending
 // runs, apply Step per verdict, and write runs, check state, incidents and outbox rows before
-// commit. A check's row is written only when its state changes; the progress every judged run
-// moves is a narrow row of its own (check_progress), so that a steady check costs one small
-// row version per run, not a copy of its configuration. The scheduler takes no lock on
-// checks. OnStateChange is called after commit for each check whose state changed.
+// commit. The lock of a check and the progress every judged run moves are a narrow row of its
+// own (check_progress): a steady check costs one small row version per run, not a copy of its
+// configuration, and the check's row is written only when its state changes. Neither the
+// scheduler nor the API takes that lock. OnStateChange is called after commit for each check
+// whose state changed.
 package evaluator
 
 import (

@@ -222,3 +222,58 @@ func TestUnchangedStateWritesOnlyProgress(t *testing.T) {
 		t.Errorf("a transition was not written: version %s → %s, state %s", second, third, state)
 	}
 }
+
+// TestIngestDoesNotBlockCheckChanges: while ingest judges a check (its check_progress row
+// locked), a change of the check's configuration through the API goes through at once.
+func TestIngestDoesNotBlockCheckChanges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, err := st.CreateOrganization(ctx, "no wait", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkID := uuid.Must(uuid.NewV7())
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions,
+			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec)
+		VALUES ($1, $2, 'UPTIME', 'judged', 60, 5000, '{cloud:us-east-1}', 'HIGH', 0, 0, '{"url": "https://example.com/", "method": "GET"}')`,
+		checkID, org.ID); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	row := store.ResultRow{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, CheckID: checkID, JobID: uuid.Must(uuid.NewV7()),
+		Region: "cloud:us-east-1", AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: at, CheckedAt: at, Passing: true, BodyAvailability: "NONE"}
+	judging, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.IngestResults(ctx, []store.ResultRow{row}, func(ctx context.Context, tx *store.PipelineTx, checks []*store.PipelineCheck, _ []store.ResultRow) error {
+			if len(checks) != 1 {
+				t.Errorf("judge got %d checks", len(checks))
+			}
+			close(judging)
+			<-release
+			return tx.UpdateCheckStates(ctx, []store.CheckState{{OrgID: org.ID, CheckID: checkID, State: "UP", StateChangedAt: &at, LastRunAt: &at}})
+		})
+		done <- err
+	}()
+	<-judging
+	change, cancel := context.WithTimeout(ctx, 2*time.Second)
+	_, err = st.Pool().Exec(change, `UPDATE checks SET name = 'renamed', paused = true WHERE id = $1`, checkID)
+	cancel()
+	close(release)
+	if err != nil {
+		t.Fatalf("changing a check while ingest judged it: %v (it waited for ingest)", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var name, state string
+	var lastRun time.Time
+	if err := st.Pool().QueryRow(ctx, `SELECT c.name, c.state, p.last_run_at FROM checks c JOIN check_progress p ON p.check_id = c.id WHERE c.id = $1`,
+		checkID).Scan(&name, &state, &lastRun); err != nil {
+		t.Fatal(err)
+	}
+	if name != "renamed" || state != "UP" || !lastRun.Equal(at) {
+		t.Errorf("after both: name %q, state %s, last run %s; want both writes kept", name, state, lastRun)
+	}
+}

@@ -21,6 +21,14 @@ BEGIN
     RETURN NULL;
 END $$;
 
+CREATE FUNCTION public.check_progress_create() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO check_progress (check_id) SELECT id FROM new_checks;
+    RETURN NULL;
+END $$;
+
 CREATE FUNCTION public.count_org_checks() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -153,7 +161,7 @@ WITH (fillfactor='70');
 
 CREATE TABLE public.check_progress (
     check_id uuid NOT NULL,
-    last_run_at timestamp with time zone NOT NULL
+    last_run_at timestamp with time zone
 )
 WITH (fillfactor='70');
 
@@ -1023,6 +1031,8 @@ ALTER INDEX public.ingest_dedupe_pkey ATTACH PARTITION public.ingest_dedupe_defa
 CREATE TRIGGER check_daily_stats_monthly_insert AFTER INSERT ON public.check_daily_stats REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
 
 CREATE TRIGGER check_daily_stats_monthly_update AFTER UPDATE ON public.check_daily_stats REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
+
+CREATE TRIGGER check_progress_create AFTER INSERT ON public.checks REFERENCING NEW TABLE AS new_checks FOR EACH STATEMENT EXECUTE FUNCTION public.check_progress_create();
 
 CREATE CONSTRAINT TRIGGER checks_count_delete AFTER DELETE ON public.checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.count_org_checks();
 

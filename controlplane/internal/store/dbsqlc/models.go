@@ -149,7 +149,7 @@ type CheckMonthlyStat struct {
 
 type CheckProgress struct {
 	CheckID   uuid.UUID
-	LastRunAt time.Time
+	LastRunAt *time.Time
 }
 
 type CheckRegion struct {

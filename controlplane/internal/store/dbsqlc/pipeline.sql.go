@@ -205,9 +205,9 @@ SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.pau
 FROM checks c
 JOIN ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[])) AS k(org_id, id)
     ON c.org_id = k.org_id AND c.id = k.id
-LEFT JOIN check_progress p ON p.check_id = c.id
+JOIN check_progress p ON p.check_id = c.id
 ORDER BY c.id
-FOR NO KEY UPDATE OF c
+FOR NO KEY UPDATE OF p
 `
 
 type LockChecksForResultsParams struct {
@@ -241,8 +241,8 @@ type LockChecksForResultsRow struct {
 	RegionQuorum                 string
 }
 
-// FOR NO KEY UPDATE: the evaluator changes no key columns, so inserts that reference the checks
-// elsewhere are not blocked. Locked in id order.
+// The evaluator's lock of a check is its check_progress row (0017), in id order; the check's
+// own row is read, not locked, so the API's changes to it never wait for ingest.
 func (q *Queries) LockChecksForResults(ctx context.Context, arg LockChecksForResultsParams) ([]LockChecksForResultsRow, error) {
 	rows, err := q.db.Query(ctx, lockChecksForResults, arg.OrgIds, arg.CheckIds)
 	if err != nil {
@@ -293,12 +293,12 @@ SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.pau
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
     c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
-LEFT JOIN check_progress p ON p.check_id = c.id
+JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= $1
     ORDER BY r.check_id LIMIT $2::bigint)
 ORDER BY c.id
-FOR NO KEY UPDATE OF c SKIP LOCKED
+FOR NO KEY UPDATE OF p SKIP LOCKED
 `
 
 type LockChecksWithDueRunsParams struct {
@@ -459,11 +459,9 @@ func (q *Queries) PendingRuns(ctx context.Context, arg PendingRunsParams) ([]Che
 }
 
 const saveCheckProgress = `-- name: SaveCheckProgress :exec
-INSERT INTO check_progress AS p (check_id, last_run_at)
-SELECT c, t FROM ROWS FROM (unnest($1::uuid[]), unnest($2::timestamptz[])) AS u(c, t)
-ORDER BY c
-ON CONFLICT (check_id) DO UPDATE SET last_run_at = excluded.last_run_at
-WHERE p.last_run_at IS DISTINCT FROM excluded.last_run_at
+UPDATE check_progress p SET last_run_at = u.t
+FROM ROWS FROM (unnest($1::uuid[]), unnest($2::timestamptz[])) AS u(c, t)
+WHERE p.check_id = u.c AND p.last_run_at IS DISTINCT FROM u.t
 `
 
 type SaveCheckProgressParams struct {
@@ -471,7 +469,7 @@ type SaveCheckProgressParams struct {
 	LastRunAts []time.Time
 }
 
-// The scheduled time of each check's last judged run (check_progress), in check id order.
+// The scheduled time of each check's last judged run; the rows are the transaction's locked ones.
 func (q *Queries) SaveCheckProgress(ctx context.Context, arg SaveCheckProgressParams) error {
 	_, err := q.db.Exec(ctx, saveCheckProgress, arg.CheckIds, arg.LastRunAts)
 	return err

@@ -14,8 +14,8 @@ ON CONFLICT DO NOTHING
 RETURNING job_id, region, attempt_number, is_final;
 
 -- name: LockChecksForResults :many
--- FOR NO KEY UPDATE: the evaluator changes no key columns, so inserts that reference the checks
--- elsewhere are not blocked. Locked in id order.
+-- The evaluator's lock of a check is its check_progress row (0017), in id order; the check's
+-- own row is read, not locked, so the API's changes to it never wait for ingest.
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
@@ -23,9 +23,9 @@ SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.pau
 FROM checks c
 JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
     ON c.org_id = k.org_id AND c.id = k.id
-LEFT JOIN check_progress p ON p.check_id = c.id
+JOIN check_progress p ON p.check_id = c.id
 ORDER BY c.id
-FOR NO KEY UPDATE OF c;
+FOR NO KEY UPDATE OF p;
 
 -- name: LockChecksWithDueRuns :many
 -- The same columns as LockChecksForResults, for up to @max_checks checks with a run whose
@@ -35,12 +35,12 @@ SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.pau
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
     c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
-LEFT JOIN check_progress p ON p.check_id = c.id
+JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= @now
     ORDER BY r.check_id LIMIT @max_checks::bigint)
 ORDER BY c.id
-FOR NO KEY UPDATE OF c SKIP LOCKED;
+FOR NO KEY UPDATE OF p SKIP LOCKED;
 
 -- name: CopyResults :copyfrom
 INSERT INTO check_results (id, org_id, check_id, job_id, region, attempt_number, is_final_attempt,
@@ -91,12 +91,10 @@ WHERE c.org_id = u.org_id AND c.id = u.check_id
         IS DISTINCT FROM (u.state, u.state_changed_at, u.failing_since, u.passing_since, u.last_alert_at, u.down_alerted, u.current_incident_id);
 
 -- name: SaveCheckProgress :exec
--- The scheduled time of each check's last judged run (check_progress), in check id order.
-INSERT INTO check_progress AS p (check_id, last_run_at)
-SELECT c, t FROM ROWS FROM (unnest(@check_ids::uuid[]), unnest(@last_run_ats::timestamptz[])) AS u(c, t)
-ORDER BY c
-ON CONFLICT (check_id) DO UPDATE SET last_run_at = excluded.last_run_at
-WHERE p.last_run_at IS DISTINCT FROM excluded.last_run_at;
+-- The scheduled time of each check's last judged run; the rows are the transaction's locked ones.
+UPDATE check_progress p SET last_run_at = u.t
+FROM ROWS FROM (unnest(@check_ids::uuid[]), unnest(@last_run_ats::timestamptz[])) AS u(c, t)
+WHERE p.check_id = u.c AND p.last_run_at IS DISTINCT FROM u.t;
 
 -- name: OpenIncident :one
 -- At most one incident of a check is open (check_incidents_one_open): when one is, it is
