@@ -283,8 +283,7 @@ CREATE TABLE public.checks (
     CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),
     CONSTRAINT checks_state_check CHECK ((state = ANY (ARRAY['PENDING'::text, 'UP'::text, 'VERIFYING'::text, 'DOWN'::text, 'RECOVERING'::text])))
-)
-WITH (fillfactor='70');
+);
 
 CREATE TABLE public.deliveries (
     id uuid NOT NULL,

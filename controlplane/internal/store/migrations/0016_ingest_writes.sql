@@ -1,11 +1,12 @@
 -- Vantage schema: cheaper writes on the ingest path (make bench-load, docs/scaling.md).
 
--- The rows ingest updates once per judged run (a check's state, its latest result per region,
--- its daily and monthly counters) get room on their pages, so that the update can be a HOT
--- update: the new row version stays on its page and no index gets a new entry. At the default
--- fillfactor (100) a freshly written table has no room, and the first update of every row
--- writes an entry in each of the table's indexes. Applies to pages written from now on.
-ALTER TABLE checks SET (fillfactor = 70);
+-- The rows ingest updates once per judged run (a check's latest result per region, its daily
+-- and monthly counters; its progress, 0017) get room on their pages, so that the update can be
+-- a HOT update: the new row version stays on its page and no index gets a new entry. At the
+-- default fillfactor (100) a freshly written table has no room, and the first update of every
+-- row writes an entry in each of the table's indexes. Applies to pages written from now on.
+-- The checks' own rows are written only on a state change (0017) and read by every batch:
+-- they keep the default, dense pages.
 ALTER TABLE check_regions SET (fillfactor = 70);
 ALTER TABLE check_daily_stats SET (fillfactor = 70);
 ALTER TABLE check_monthly_stats SET (fillfactor = 70);
