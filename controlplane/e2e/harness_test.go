@@ -519,7 +519,7 @@ func (s *stack) createChecks(t *testing.T, path string, n, workers int, body fun
 func (s *stack) setIntervals(t *testing.T, ids []uuid.UUID, seconds int) {
 	t.Helper()
 	s.exec(t, `UPDATE checks SET test_interval = $2, updated_at = now()
-		WHERE id IN (SELECT id FROM checks WHERE id = ANY($1) ORDER BY id FOR UPDATE)`, ids, seconds)
+		WHERE id IN (SELECT id FROM checks WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE)`, ids, seconds)
 	for _, id := range ids {
 		if err := scheduler.Notify(s.nc, id); err != nil {
 			t.Fatal(err)

@@ -310,9 +310,10 @@ func (b *bench) level(kind string, demand int) (result, error) {
 }
 
 // updateChecks sets columns of the checks of a region, locking them in id order as the
-// evaluator does (a bulk UPDATE in physical order deadlocks with ingest).
+// evaluator does (a bulk UPDATE in physical order deadlocks with ingest), and not their keys:
+// ingest's rows that reference the checks take key-share locks on them.
 func updateChecks(db, set, region string) error {
-	return psql(db, fmt.Sprintf(`UPDATE checks SET %s WHERE id IN (SELECT id FROM checks WHERE test_regions = ARRAY['%s'] ORDER BY id FOR UPDATE)`, set, region))
+	return psql(db, fmt.Sprintf(`UPDATE checks SET %s WHERE id IN (SELECT id FROM checks WHERE test_regions = ARRAY['%s'] ORDER BY id FOR NO KEY UPDATE)`, set, region))
 }
 
 // dueIn counts the due times of a check's regular schedule in [t0, t1).

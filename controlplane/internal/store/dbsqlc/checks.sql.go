@@ -504,7 +504,7 @@ func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecks
 }
 
 const lockCheck = `-- name: LockCheck :one
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
 
 type LockCheckParams struct {
@@ -516,6 +516,8 @@ type LockCheckRow struct {
 	Check Check
 }
 
+// NO KEY UPDATE: a change keeps the check's keys, so it need not wait for the key-share locks
+// that ingest's rows referencing the check take.
 func (q *Queries) LockCheck(ctx context.Context, arg LockCheckParams) (LockCheckRow, error) {
 	row := q.db.QueryRow(ctx, lockCheck, arg.OrgID, arg.ID)
 	var i LockCheckRow

@@ -144,7 +144,7 @@ func (q *Queries) SampleSealedValue(ctx context.Context) ([][]byte, error) {
 }
 
 const sealedCheckPasswords = `-- name: SealedCheckPasswords :many
-SELECT id, auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL ORDER BY id FOR UPDATE
+SELECT id, auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL ORDER BY id FOR NO KEY UPDATE
 `
 
 type SealedCheckPasswordsRow struct {

@@ -26,7 +26,9 @@ WHERE c.org_id = @org_id AND c.id = @id;
 SELECT kind FROM checks WHERE org_id = @org_id AND id = @id;
 
 -- name: LockCheck :one
-SELECT sqlc.embed(checks) FROM checks WHERE org_id = @org_id AND id = @id FOR UPDATE;
+-- NO KEY UPDATE: a change keeps the check's keys, so it need not wait for the key-share locks
+-- that ingest's rows referencing the check take.
+SELECT sqlc.embed(checks) FROM checks WHERE org_id = @org_id AND id = @id FOR NO KEY UPDATE;
 
 -- name: UpdateCheck :execrows
 UPDATE checks SET

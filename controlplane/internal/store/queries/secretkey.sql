@@ -27,7 +27,7 @@ SELECT id, value_enc FROM env_vars ORDER BY id FOR UPDATE;
 UPDATE env_vars SET value_enc = @value_enc WHERE id = @id;
 
 -- name: SealedCheckPasswords :many
-SELECT id, auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL ORDER BY id FOR UPDATE;
+SELECT id, auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL ORDER BY id FOR NO KEY UPDATE;
 
 -- name: ResealCheckPassword :exec
 UPDATE checks SET auth_password_enc = @auth_password_enc WHERE id = @id;
