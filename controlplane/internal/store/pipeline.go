@@ -193,7 +193,7 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 				judged = append(judged, c)
 			}
 		}
-		return judge(ctx, &PipelineTx{tx: tx}, judged, finals)
+		return judge(ctx, newPipelineTx(tx, checks), judged, finals)
 	})
 	if err != nil {
 		return IngestStats{}, err
@@ -334,7 +334,7 @@ func (s *Store) JudgeDueRuns(ctx context.Context, now time.Time, limit int, judg
 		for i, r := range locked {
 			checks[i] = pipelineCheck(dbsqlc.LockChecksForResultsRow(r))
 		}
-		return judge(ctx, &PipelineTx{tx: tx}, checks, nil)
+		return judge(ctx, newPipelineTx(tx, checks), checks, nil)
 	})
 	return n, err
 }

@@ -20,6 +20,17 @@ import (
 // scoped by organization. The evaluator decides all of it; this only persists.
 type PipelineTx struct {
 	tx pgx.Tx
+	// read: the checks the transaction locked, as it read them (UpdateCheckStates writes only
+	// what changed).
+	read map[uuid.UUID]*PipelineCheck
+}
+
+func newPipelineTx(tx pgx.Tx, checks []*PipelineCheck) *PipelineTx {
+	read := make(map[uuid.UUID]*PipelineCheck, len(checks))
+	for _, c := range checks {
+		read[c.ID] = c
+	}
+	return &PipelineTx{tx: tx, read: read}
 }
 
 func (p *PipelineTx) q() *dbsqlc.Queries { return dbsqlc.New(p.tx) }
@@ -99,18 +110,25 @@ type CheckState struct {
 	LastRunAt         *time.Time `json:"-"`
 }
 
-// UpdateCheckStates writes the machine's state of each check whose state changed
-// (configuration and updated_at are not touched: they belong to the API), and the progress of
-// each (check_progress: its last judged run).
+// UpdateCheckStates records each check's progress (check_progress: its last judged run) and
+// writes the machine's state of each check whose state differs from what the transaction read
+// (configuration and updated_at are not touched: they belong to the API). Most judged runs
+// change nothing but the progress; the rows that do change are locked in id order first, as
+// every multi-row writer of checks locks them.
 func (p *PipelineTx) UpdateCheckStates(ctx context.Context, states []CheckState) error {
-	if len(states) == 0 {
-		return nil
-	}
 	var progress dbsqlc.SaveCheckProgressParams
+	var changed []CheckState
 	for _, s := range states {
 		if s.LastRunAt != nil {
 			progress.CheckIds = append(progress.CheckIds, s.CheckID)
 			progress.LastRunAts = append(progress.LastRunAts, *s.LastRunAt)
+		}
+		// PostgreSQL keeps microseconds and would round the nanoseconds of the JSON text;
+		// truncate them, as the binary encoding of a timestamp does.
+		s.StateChangedAt, s.FailingSince, s.PassingSince = micros(s.StateChangedAt), micros(s.FailingSince), micros(s.PassingSince)
+		s.LastAlertAt = micros(s.LastAlertAt)
+		if before := p.read[s.CheckID]; before == nil || s.differs(before) {
+			changed = append(changed, s)
 		}
 	}
 	if len(progress.CheckIds) > 0 {
@@ -118,15 +136,17 @@ func (p *PipelineTx) UpdateCheckStates(ctx context.Context, states []CheckState)
 			return fmt.Errorf("save check progress: %w", err)
 		}
 	}
-	// PostgreSQL keeps microseconds and would round the nanoseconds of the JSON text; truncate
-	// them, as the binary encoding of a timestamp does.
-	out := make([]CheckState, len(states))
-	for i, s := range states {
-		s.StateChangedAt, s.FailingSince, s.PassingSince = micros(s.StateChangedAt), micros(s.FailingSince), micros(s.PassingSince)
-		s.LastAlertAt = micros(s.LastAlertAt)
-		out[i] = s
+	if len(changed) == 0 {
+		return nil
 	}
-	body, err := json.Marshal(out)
+	ids := make([]uuid.UUID, len(changed))
+	for i, s := range changed {
+		ids[i] = s.CheckID
+	}
+	if _, err := p.q().LockCheckRows(ctx, ids); err != nil {
+		return fmt.Errorf("lock checks: %w", err)
+	}
+	body, err := json.Marshal(changed)
 	if err != nil {
 		return fmt.Errorf("update check states: %w", err)
 	}
@@ -134,6 +154,21 @@ func (p *PipelineTx) UpdateCheckStates(ctx context.Context, states []CheckState)
 		return fmt.Errorf("update check states: %w", err)
 	}
 	return nil
+}
+
+// differs reports whether s is another state than the row c was read as.
+func (s CheckState) differs(c *PipelineCheck) bool {
+	return s.State != c.State || !sameTime(s.StateChangedAt, c.StateChangedAt) || !sameTime(s.FailingSince, c.FailingSince) ||
+		!sameTime(s.PassingSince, c.PassingSince) || !sameTime(s.LastAlertAt, c.LastAlertAt) || s.DownAlerted != c.DownAlerted ||
+		!sameID(s.CurrentIncidentID, c.CurrentIncidentID)
+}
+
+func sameTime(a, b *time.Time) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Equal(*b))
+}
+
+func sameID(a, b *uuid.UUID) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 func micros(t *time.Time) *time.Time {

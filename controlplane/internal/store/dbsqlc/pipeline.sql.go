@@ -197,6 +197,31 @@ func (q *Queries) InsertResultKeys(ctx context.Context, arg InsertResultKeysPara
 	return items, nil
 }
 
+const lockCheckRows = `-- name: LockCheckRows :many
+SELECT id FROM checks WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE
+`
+
+// The rows of checks whose state changes, in id order (UpdateCheckStates).
+func (q *Queries) LockCheckRows(ctx context.Context, ids []uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, lockCheckRows, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockChecksForResults = `-- name: LockChecksForResults :many
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
@@ -517,31 +542,18 @@ func (q *Queries) SaveRuns(ctx context.Context, arg SaveRunsParams) error {
 }
 
 const updateCheckStates = `-- name: UpdateCheckStates :exec
-WITH changed AS (
-    SELECT c.id FROM checks c
-    JOIN jsonb_to_recordset($1::jsonb) AS u(org_id uuid, check_id uuid, state text,
-        state_changed_at timestamptz, failing_since timestamptz, passing_since timestamptz,
-        last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid)
-        ON c.org_id = u.org_id AND c.id = u.check_id
-    WHERE (c.state, c.state_changed_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id)
-        IS DISTINCT FROM (u.state, u.state_changed_at, u.failing_since, u.passing_since, u.last_alert_at, u.down_alerted, u.current_incident_id)
-    ORDER BY c.id
-    FOR NO KEY UPDATE OF c)
 UPDATE checks c SET state = u.state, state_changed_at = u.state_changed_at,
     failing_since = u.failing_since, passing_since = u.passing_since, last_alert_at = u.last_alert_at,
     down_alerted = u.down_alerted, current_incident_id = u.current_incident_id
 FROM jsonb_to_recordset($1::jsonb) AS u(org_id uuid, check_id uuid, state text,
     state_changed_at timestamptz, failing_since timestamptz, passing_since timestamptz,
     last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid)
-WHERE c.org_id = u.org_id AND c.id = u.check_id AND c.id IN (SELECT changed.id FROM changed)
+WHERE c.org_id = u.org_id AND c.id = u.check_id
 `
 
 // The states travel as a JSON array because several of their columns are NULL-able, which
 // arrays of timestamps and uuids passed as parameters cannot carry. Configuration and
-// updated_at are not touched: they belong to the API. A row whose state is unchanged is not
-// written (most judged runs change nothing but the check's progress, SaveCheckProgress); the
-// rows that change are locked in id order first, as every multi-row writer of checks does, so
-// that this statement cannot deadlock with one.
+// updated_at are not touched: they belong to the API.
 func (q *Queries) UpdateCheckStates(ctx context.Context, states json.RawMessage) error {
 	_, err := q.db.Exec(ctx, updateCheckStates, states)
 	return err

@@ -75,30 +75,21 @@ DELETE FROM check_runs r
 USING ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@job_ids::uuid[])) AS k(o, c, j)
 WHERE r.org_id = k.o AND r.check_id = k.c AND r.job_id = k.j;
 
+-- name: LockCheckRows :many
+-- The rows of checks whose state changes, in id order (UpdateCheckStates).
+SELECT id FROM checks WHERE id = ANY(@ids::uuid[]) ORDER BY id FOR NO KEY UPDATE;
+
 -- name: UpdateCheckStates :exec
 -- The states travel as a JSON array because several of their columns are NULL-able, which
 -- arrays of timestamps and uuids passed as parameters cannot carry. Configuration and
--- updated_at are not touched: they belong to the API. A row whose state is unchanged is not
--- written (most judged runs change nothing but the check's progress, SaveCheckProgress); the
--- rows that change are locked in id order first, as every multi-row writer of checks does, so
--- that this statement cannot deadlock with one.
-WITH changed AS (
-    SELECT c.id FROM checks c
-    JOIN jsonb_to_recordset(@states::jsonb) AS u(org_id uuid, check_id uuid, state text,
-        state_changed_at timestamptz, failing_since timestamptz, passing_since timestamptz,
-        last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid)
-        ON c.org_id = u.org_id AND c.id = u.check_id
-    WHERE (c.state, c.state_changed_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id)
-        IS DISTINCT FROM (u.state, u.state_changed_at, u.failing_since, u.passing_since, u.last_alert_at, u.down_alerted, u.current_incident_id)
-    ORDER BY c.id
-    FOR NO KEY UPDATE OF c)
+-- updated_at are not touched: they belong to the API.
 UPDATE checks c SET state = u.state, state_changed_at = u.state_changed_at,
     failing_since = u.failing_since, passing_since = u.passing_since, last_alert_at = u.last_alert_at,
     down_alerted = u.down_alerted, current_incident_id = u.current_incident_id
 FROM jsonb_to_recordset(@states::jsonb) AS u(org_id uuid, check_id uuid, state text,
     state_changed_at timestamptz, failing_since timestamptz, passing_since timestamptz,
     last_alert_at timestamptz, down_alerted boolean, current_incident_id uuid)
-WHERE c.org_id = u.org_id AND c.id = u.check_id AND c.id IN (SELECT changed.id FROM changed);
+WHERE c.org_id = u.org_id AND c.id = u.check_id;
 
 -- name: SaveCheckProgress :exec
 -- The scheduled time of each check's last judged run; the rows are the transaction's locked ones.
