@@ -268,23 +268,30 @@ func lockChecks(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) ([]*Pi
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	type ref struct{ orgID, checkID uuid.UUID }
-	seen := map[ref]struct{}{}
+	type pair struct{ orgID, checkID uuid.UUID }
+	asked := map[pair]struct{}{}
+	ids, orgs := map[uuid.UUID]struct{}{}, map[uuid.UUID]struct{}{}
 	var arg dbsqlc.LockChecksForResultsParams
 	for _, r := range rows {
-		k := ref{r.OrgID, r.CheckID}
-		if _, ok := seen[k]; !ok {
-			seen[k] = struct{}{}
-			arg.OrgIds, arg.CheckIds = append(arg.OrgIds, r.OrgID), append(arg.CheckIds, r.CheckID)
+		asked[pair{r.OrgID, r.CheckID}] = struct{}{}
+		if _, ok := ids[r.CheckID]; !ok {
+			ids[r.CheckID] = struct{}{}
+			arg.CheckIds = append(arg.CheckIds, r.CheckID)
+		}
+		if _, ok := orgs[r.OrgID]; !ok {
+			orgs[r.OrgID] = struct{}{}
+			arg.OrgIds = append(arg.OrgIds, r.OrgID)
 		}
 	}
 	locked, err := q.LockChecksForResults(ctx, arg)
 	if err != nil {
 		return nil, fmt.Errorf("lock checks: %w", err)
 	}
-	checks := make([]*PipelineCheck, len(locked))
-	for i, r := range locked {
-		checks[i] = pipelineCheck(r)
+	checks := make([]*PipelineCheck, 0, len(locked))
+	for _, r := range locked {
+		if _, ok := asked[pair{r.OrgID, r.ID}]; ok {
+			checks = append(checks, pipelineCheck(r))
+		}
 	}
 	return checks, nil
 }

@@ -228,16 +228,15 @@ SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.pau
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
     c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
-JOIN ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[])) AS k(org_id, id)
-    ON c.org_id = k.org_id AND c.id = k.id
 JOIN check_progress p ON p.check_id = c.id
+WHERE c.id = ANY($1::uuid[]) AND c.org_id = ANY($2::uuid[])
 ORDER BY c.id
 FOR NO KEY UPDATE OF p
 `
 
 type LockChecksForResultsParams struct {
-	OrgIds   []uuid.UUID
 	CheckIds []uuid.UUID
+	OrgIds   []uuid.UUID
 }
 
 type LockChecksForResultsRow struct {
@@ -267,9 +266,11 @@ type LockChecksForResultsRow struct {
 }
 
 // The evaluator's lock of a check is its check_progress row (0017), in id order; the check's
-// own row is read, not locked, so the API's changes to it never wait for ingest.
+// own row is read, not locked, so the API's changes to it never wait for ingest. Looked up by
+// id (a check id is unique), which plans as index lookups whatever the arrays' length; the
+// caller keeps only the checks of the (organization, check) pairs it asked for.
 func (q *Queries) LockChecksForResults(ctx context.Context, arg LockChecksForResultsParams) ([]LockChecksForResultsRow, error) {
-	rows, err := q.db.Query(ctx, lockChecksForResults, arg.OrgIds, arg.CheckIds)
+	rows, err := q.db.Query(ctx, lockChecksForResults, arg.CheckIds, arg.OrgIds)
 	if err != nil {
 		return nil, err
 	}

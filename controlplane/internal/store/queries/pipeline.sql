@@ -15,15 +15,16 @@ RETURNING job_id, region, attempt_number, is_final;
 
 -- name: LockChecksForResults :many
 -- The evaluator's lock of a check is its check_progress row (0017), in id order; the check's
--- own row is read, not locked, so the API's changes to it never wait for ingest.
+-- own row is read, not locked, so the API's changes to it never wait for ingest. Looked up by
+-- id (a check id is unique), which plans as index lookups whatever the arrays' length; the
+-- caller keeps only the checks of the (organization, check) pairs it asked for.
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
     c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
 FROM checks c
-JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
-    ON c.org_id = k.org_id AND c.id = k.id
 JOIN check_progress p ON p.check_id = c.id
+WHERE c.id = ANY(@check_ids::uuid[]) AND c.org_id = ANY(@org_ids::uuid[])
 ORDER BY c.id
 FOR NO KEY UPDATE OF p;
 
