@@ -44,10 +44,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/miekg/dns"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/wire"
 )
 
 func main() {
@@ -265,7 +267,10 @@ func (b *bench) level(kind string, demand int) (result, error) {
 	for _, id := range ids {
 		_ = scheduler.Notify(b.nc, id)
 	}
-	time.Sleep(15 * time.Second)
+	// Then every job of the region's queue is run, shed or expired, and reported: wait until
+	// the queue is empty (at most two minutes), and for the last results to be stored.
+	b.drain(region, 2*time.Minute)
+	time.Sleep(5 * time.Second)
 
 	due := 0
 	for _, id := range ids {
@@ -307,6 +312,34 @@ func (b *bench) level(kind string, demand int) (result, error) {
 		storedPct: 100 * stored / float64(max(due, 1)), skippedPct: 100 * skipped / float64(max(due, 1)),
 		cpCPU: per(cpu1.cp - cpu0.cp), agCPU: per(cpu1.ag - cpu0.ag), pgCPU: per(cpu1.pg - cpu0.pg), nCPU: per(cpu1.nats - cpu0.nats),
 		cpRSS: cpRSS, agRSS: agRSS}, nil
+}
+
+// drain waits until the job stream holds no job of region (acked jobs leave the work queue),
+// at most within.
+func (b *bench) drain(region string, within time.Duration) {
+	subject := wire.JobSubject(region)
+	js, err := jetstream.New(b.nc)
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		st, err := js.Stream(ctx, wire.JobStream)
+		var left uint64
+		if err == nil {
+			var info *jetstream.StreamInfo
+			if info, err = st.Info(ctx, jetstream.WithSubjectFilter(subject)); err == nil {
+				left = info.State.Subjects[subject]
+			}
+		}
+		cancel()
+		if err == nil && left == 0 {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	fmt.Fprintf(os.Stderr, "bench-load: the queue of %s still held jobs after %s\n", region, within)
 }
 
 // updateChecks sets columns of the checks of a region, locking them in id order as the
