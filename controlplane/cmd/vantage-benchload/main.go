@@ -163,7 +163,8 @@ func run() error {
 	fmt.Printf("%-5s %8s %9s %9s %8s %8s %8s %8s %9s %9s %9s %9s %8s %8s %9s %9s\n", "kind", "demand/s", "stored/s", "ontime/s",
 		"p50 ms", "p99 ms", "stored%", "skipped%", "cp µs/pr", "ag µs/pr", "pg µs/pr", "nats µs/pr", "cp MiB", "ag MiB", "ceil/s", "ontime/ceil")
 	b := &bench{cfg: cfg, api: api, nc: nc, db: dbURL, tg: tg, cp: cp, ag: ag,
-		cpDebug: "http://" + cpMetrics + "/debug/pprof/profile", agDebug: "http://" + agMetrics + "/debug/pprof/profile"}
+		cpDebug: "http://" + cpMetrics + "/debug/pprof/profile", agDebug: "http://" + agMetrics + "/debug/pprof/profile",
+		cpMetrics: "http://" + cpMetrics + "/metrics"}
 	if cfg.profile != "" {
 		b.pgStatements = psql(dbURL, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT count(*) FROM pg_stat_statements") == nil
 		if !b.pgStatements {
@@ -209,6 +210,7 @@ type bench struct {
 	// pgStatements: pg_stat_statements can be read.
 	cpDebug, agDebug string
 	pgStatements     bool
+	cpMetrics        string // the control plane's /metrics URL
 }
 
 type result struct {
@@ -251,7 +253,10 @@ func (b *bench) level(kind string, demand int) (result, error) {
 		}
 	}
 	_ = b.nc.Flush()
-	time.Sleep(time.Duration(b.cfg.interval)*time.Second + 2*time.Second) // one whole interval on the new rhythm
+	// The scheduler takes the changes in over seconds (tens of seconds for 100,000 checks):
+	// the window starts once it publishes the level's demand, and one whole interval later.
+	b.awaitRhythm(region, demand, 3*time.Minute)
+	time.Sleep(time.Duration(b.cfg.interval)*time.Second + 2*time.Second)
 	prof := b.startProfiles(kind, demand)
 	cpu0 := b.cpuNow()
 	t0 := time.Now()
@@ -312,6 +317,36 @@ func (b *bench) level(kind string, demand int) (result, error) {
 		storedPct: 100 * stored / float64(max(due, 1)), skippedPct: 100 * skipped / float64(max(due, 1)),
 		cpCPU: per(cpu1.cp - cpu0.cp), agCPU: per(cpu1.ag - cpu0.ag), pgCPU: per(cpu1.pg - cpu0.pg), nCPU: per(cpu1.nats - cpu0.nats),
 		cpRSS: cpRSS, agRSS: agRSS}, nil
+}
+
+// awaitRhythm waits until the scheduler publishes region's jobs at 95% of demand per second
+// (vantage_scheduler_jobs_published_total over 2 s), at most within.
+func (b *bench) awaitRhythm(region string, demand int, within time.Duration) {
+	published := func() float64 {
+		resp, err := http.Get(b.cpMetrics) //nolint:noctx,gosec // the local control plane's metrics
+		if err != nil {
+			return -1
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		prefix := `vantage_scheduler_jobs_published_total{region="` + region + `"} `
+		for _, l := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(l, prefix); ok {
+				f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				return f
+			}
+		}
+		return 0
+	}
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		a := published()
+		time.Sleep(2 * time.Second)
+		if z := published(); a >= 0 && (z-a)/2 >= 0.95*float64(demand) {
+			return
+		}
+	}
+	fmt.Fprintf(os.Stderr, "bench-load: the scheduler did not reach %d jobs/s for %s within %s\n", demand, region, within)
 }
 
 // drain waits until the job stream holds no job of region (acked jobs leave the work queue),
