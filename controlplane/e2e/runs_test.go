@@ -120,7 +120,7 @@ func TestOverloadSkipsAreAccounted(t *testing.T) {
 	s := newStack(t)
 	const region = "cloud:ap-south-1"
 	const interval = 2 * time.Second
-	s.startAgentWith(t, "agent-small", map[string]string{"VANTAGE_AGENT_CONCURRENCY": "1"}, region)
+	s.startAgentWith(t, "agent-small", map[string]string{"VANTAGE_AGENT_CONCURRENCY": "1", "VANTAGE_BROWSER_PATH": "none"}, region)
 	ids := make([]uuid.UUID, 10)
 	for i := range ids {
 		ids[i] = s.createCheck(t, "/v1/checks", map[string]any{

@@ -23,27 +23,56 @@ var executables = []string{"chromium-headless-shell", "chromium", "chromium-brow
 
 // FindExecutable returns path when it names an executable file, or, when path is empty, the
 // first of the known Chromium executables on $PATH or in /usr/bin, /usr/lib/chromium and
-// /opt/google/chrome. It fails when there is none: the agent then runs without a browser.
+// /opt/google/chrome; a launcher script is replaced by the browser it starts (unwrap). It
+// fails when there is none: the agent then runs without a browser.
 func FindExecutable(path string) (string, error) {
 	if path != "" {
 		if err := executable(path); err != nil {
 			return "", fmt.Errorf("VANTAGE_BROWSER_PATH %s: %w", path, err)
 		}
-		return path, nil
+		return unwrap(path), nil
 	}
 	dirs := []string{"/usr/bin", "/usr/lib/chromium", "/opt/google/chrome"}
 	for _, name := range executables {
 		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
+			return unwrap(p), nil
 		}
 		for _, d := range dirs {
 			if p := filepath.Join(d, name); executable(p) == nil {
-				return p, nil
+				return unwrap(p), nil
 			}
 		}
 	}
 	return "", fmt.Errorf("no Chromium found (looked for %s); install chromium-headless-shell or set VANTAGE_BROWSER_PATH",
 		strings.Join(executables, ", "))
+}
+
+// launcherLine is a launcher script's line that starts the browser: an absolute path and the
+// script's arguments, as Debian's /usr/bin/chromium-headless-shell has.
+var launcherLine = regexp.MustCompile(`^\s*(?:exec\s+)?(/[^\s"'$;&|]+)\s+"\$@"\s*$`)
+
+// unwrap returns the browser that the launcher script at path starts, or path itself when it is
+// not such a script. The browser is started with the agent's death signal (launch), so that a
+// killed agent leaves no browser behind; a launcher that forks the browser instead of
+// exec'ing it passes the signal to itself only, and the browser would outlive the agent.
+func unwrap(path string) string {
+	f, err := os.Open(path) //nolint:gosec // the browser the operator pointed at, or one found on the machine
+	if err != nil {
+		return path
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	if !bytes.HasPrefix(head[:n], []byte("#!")) {
+		return path
+	}
+	lines := strings.Split(string(head[:n]), "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		if m := launcherLine.FindStringSubmatch(lines[i]); m != nil && executable(m[1]) == nil {
+			return m[1]
+		}
+	}
+	return path
 }
 
 func executable(path string) error {
