@@ -1067,7 +1067,7 @@ ALTER TABLE ONLY public.check_monthly_stats
     ADD CONSTRAINT check_monthly_stats_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_progress
-    ADD CONSTRAINT check_progress_check_id_fkey FOREIGN KEY (check_id) REFERENCES public.checks(id) ON DELETE CASCADE;
+    ADD CONSTRAINT check_progress_check_id_fkey FOREIGN KEY (check_id) REFERENCES public.checks(id) ON UPDATE CASCADE ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_regions
     ADD CONSTRAINT check_regions_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

@@ -116,7 +116,7 @@ const claimOutbox = `-- name: ClaimOutbox :many
 SELECT o.id, o.org_id, o.event_type, o.event_version, o.check_id, o.incident_id, o.status_page_id, o.alert_priority,
     o.payload, o.created_at, o.attempts
 FROM outbox o WHERE o.delivered_at IS NULL AND o.next_attempt_at <= $1
-ORDER BY o.next_attempt_at LIMIT $2::bigint FOR UPDATE SKIP LOCKED
+ORDER BY o.next_attempt_at, o.id LIMIT $2::bigint FOR UPDATE
 `
 
 type ClaimOutboxParams struct {
@@ -138,7 +138,11 @@ type ClaimOutboxRow struct {
 	Attempts      int32
 }
 
-// Due events not fanned out yet, locked; rows another replica holds are skipped.
+// Due events not fanned out yet, locked, oldest first. A worker waits for the rows another
+// holds rather than skipping them: skipping would let a later event of a resource be fanned
+// out, and its deliveries sent, before an earlier one's deliveries exist (deliveries of a
+// resource go out in event order only among those that exist). Fan-out is a short
+// transaction of inserts, so serializing it costs little.
 func (q *Queries) ClaimOutbox(ctx context.Context, arg ClaimOutboxParams) ([]ClaimOutboxRow, error) {
 	rows, err := q.db.Query(ctx, claimOutbox, arg.Now, arg.BatchLimit)
 	if err != nil {

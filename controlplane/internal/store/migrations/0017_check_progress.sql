@@ -9,7 +9,7 @@
 -- judged run. The check's row is written only when its state changes; only the evaluator
 -- writes those columns, so the API's writes to the same row never race with it.
 CREATE TABLE check_progress (
-    check_id    uuid PRIMARY KEY REFERENCES checks (id) ON DELETE CASCADE,
+    check_id    uuid PRIMARY KEY REFERENCES checks (id) ON DELETE CASCADE ON UPDATE CASCADE,
     -- scheduled time of the last judged run (NULL: none yet): results of runs at or before it
     -- are late
     last_run_at timestamptz

@@ -5,11 +5,15 @@ VALUES (@id, @org_id, @event_type, @event_version, sqlc.narg(check_id)::uuid, sq
     sqlc.narg(status_page_id)::uuid, @alert_priority, @payload, @created_at, @created_at);
 
 -- name: ClaimOutbox :many
--- Due events not fanned out yet, locked; rows another replica holds are skipped.
+-- Due events not fanned out yet, locked, oldest first. A worker waits for the rows another
+-- holds rather than skipping them: skipping would let a later event of a resource be fanned
+-- out, and its deliveries sent, before an earlier one's deliveries exist (deliveries of a
+-- resource go out in event order only among those that exist). Fan-out is a short
+-- transaction of inserts, so serializing it costs little.
 SELECT o.id, o.org_id, o.event_type, o.event_version, o.check_id, o.incident_id, o.status_page_id, o.alert_priority,
     o.payload, o.created_at, o.attempts
 FROM outbox o WHERE o.delivered_at IS NULL AND o.next_attempt_at <= @now
-ORDER BY o.next_attempt_at LIMIT @batch_limit::bigint FOR UPDATE SKIP LOCKED;
+ORDER BY o.next_attempt_at, o.id LIMIT @batch_limit::bigint FOR UPDATE;
 
 -- name: PostponeOutbox :exec
 UPDATE outbox SET attempts = attempts + 1, last_error = @last_error, next_attempt_at = @next_attempt_at WHERE id = @id;
