@@ -534,13 +534,7 @@ func (s *stack) setIntervals(t *testing.T, ids []uuid.UUID, seconds int) {
 // scheduler at once through the change notification, as the API does after a change.
 func (s *stack) setInterval(t *testing.T, id uuid.UUID, seconds int) {
 	t.Helper()
-	s.exec(t, `UPDATE checks SET test_interval = $2, updated_at = now() WHERE id = $1`, id, seconds)
-	if err := scheduler.Notify(s.nc, id); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	s.setIntervals(t, []uuid.UUID{id}, seconds)
 }
 
 // status is a check's status as GET /v1/checks/{id} shows it.

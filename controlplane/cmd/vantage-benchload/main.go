@@ -162,9 +162,7 @@ func run() error {
 		numCPU(), cfg.interval, cfg.window)
 	fmt.Printf("%-5s %8s %9s %9s %8s %8s %8s %8s %9s %9s %9s %9s %8s %8s %9s %9s\n", "kind", "demand/s", "stored/s", "ontime/s",
 		"p50 ms", "p99 ms", "stored%", "skipped%", "cp µs/pr", "ag µs/pr", "pg µs/pr", "nats µs/pr", "cp MiB", "ag MiB", "ceil/s", "ontime/ceil")
-	b := &bench{cfg: cfg, api: api, nc: nc, db: dbURL, tg: tg, cp: cp, ag: ag,
-		cpDebug: "http://" + cpMetrics + "/debug/pprof/profile", agDebug: "http://" + agMetrics + "/debug/pprof/profile",
-		cpMetrics: "http://" + cpMetrics + "/metrics"}
+	b := &bench{cfg: cfg, api: api, nc: nc, db: dbURL, tg: tg, cp: cp, ag: ag, cpMetrics: cpMetrics, agMetrics: agMetrics}
 	if cfg.profile != "" {
 		b.pgStatements = psql(dbURL, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT count(*) FROM pg_stat_statements") == nil
 		if !b.pgStatements {
@@ -206,11 +204,10 @@ type bench struct {
 	tg     *targets
 	cp, ag *proc
 	region int
-	// cpDebug and agDebug are the processes' CPU profile URLs (VANTAGE_PPROF);
-	// pgStatements: pg_stat_statements can be read.
-	cpDebug, agDebug string
-	pgStatements     bool
-	cpMetrics        string // the control plane's /metrics URL
+	// cpMetrics and agMetrics are the processes' metrics listeners (/metrics, and with
+	// VANTAGE_PPROF /debug/pprof/); pgStatements: pg_stat_statements can be read.
+	cpMetrics, agMetrics string
+	pgStatements         bool
 }
 
 type result struct {
@@ -323,7 +320,7 @@ func (b *bench) level(kind string, demand int) (result, error) {
 // (vantage_scheduler_jobs_published_total over 2 s), at most within.
 func (b *bench) awaitRhythm(region string, demand int, within time.Duration) {
 	published := func() float64 {
-		resp, err := http.Get(b.cpMetrics) //nolint:noctx,gosec // the local control plane's metrics
+		resp, err := http.Get("http://" + b.cpMetrics + "/metrics") //nolint:noctx,gosec // the local control plane's metrics
 		if err != nil {
 			return -1
 		}
@@ -752,9 +749,9 @@ func (b *bench) startProfiles(kind string, demand int) *profiles {
 	}
 	base := filepath.Join(b.cfg.profile, fmt.Sprintf("%s-%d", kind, demand))
 	secs := max(int(b.cfg.window.Seconds())-1, 1)
-	for name, u := range map[string]string{"controlplane": b.cpDebug, "agent": b.agDebug} {
+	for name, addr := range map[string]string{"controlplane": b.cpMetrics, "agent": b.agMetrics} {
 		p.wg.Go(func() {
-			if err := fetchTo(fmt.Sprintf("%s?seconds=%d", u, secs), base+"-"+name+".pprof"); err != nil {
+			if err := fetchTo(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), base+"-"+name+".pprof"); err != nil {
 				fmt.Fprintln(os.Stderr, "bench-load: profile of the", name+":", err)
 			}
 		})
