@@ -192,11 +192,11 @@ func writeSLACSV(c *gin.Context, from, to time.Time, rows []store.SLACheck, tota
 	w := csv.NewWriter(c.Writer)
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 	line := func(id, name string, f slaFigures, runs, failed string, windows string) {
-		_ = w.Write([]string{id, name, formatTime(from), formatTime(to), num(f.AvailabilityPercent), num(f.DowntimeMinutes),
+		_ = writeCSVRow(w, id, name, formatTime(from), formatTime(to), num(f.AvailabilityPercent), num(f.DowntimeMinutes),
 			strconv.Itoa(f.IncidentCount), num(f.MTTRMinutes), num(f.LongestOutageMinutes), num(f.ObservedMinutes),
-			num(f.MaintenanceMinutes), runs, failed, windows})
+			num(f.MaintenanceMinutes), runs, failed, windows)
 	}
-	_ = w.Write(slaCSVHeader)
+	_ = writeCSVRow(w, slaCSVHeader...)
 	var runs, failed int64
 	for _, r := range rows {
 		j := slaCheckOf(r)

@@ -129,3 +129,80 @@ func TestSLAReports(t *testing.T) {
 	r = h.do(http.MethodGet, "/v1/reports/sla?from=2026-01-31T00:00:00Z&to=2027-02-28T00:00:00Z", h.tokenA, nil)
 	expectStatus(t, r, http.StatusOK)
 }
+
+// TestSLACSVNeutralisesFormulas: check names that a spreadsheet would run as formulas come out
+// of the CSV export as text (a leading single quote, OWASP), the JSON report keeps them as
+// they are, and the numbers stay numbers.
+func TestSLACSVNeutralisesFormulas(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	names := map[string]string{ // name → its CSV cell
+		"=cmd|'/C calc'!A0":              "'=cmd|'/C calc'!A0",
+		"@SUM(1)":                        "'@SUM(1)",
+		"+1+2":                           "'+1+2",
+		"-2+3+cmd|' /C calc'!A0":         "'-2+3+cmd|' /C calc'!A0",
+		"=HYPERLINK(\"http://x\",\"y\")": "'=HYPERLINK(\"http://x\",\"y\")",
+		"API = health":                   "API = health",
+	}
+	for name := range names {
+		ckID(t, h, "/v1/checks/uptime", ckWith(ckUptimeBody(), "name", name))
+	}
+	q := url.Values{"format": {"csv"}, "from": {"2026-01-01T00:00:00Z"}, "to": {"2026-01-02T00:00:00Z"}}
+	req := httptest.NewRequest(http.MethodGet, "/v1/reports/sla?"+q.Encode(), nil)
+	req.Header.Set("Authorization", "Bearer "+h.tokenA)
+	rec := httptest.NewRecorder()
+	h.handler.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("CSV report: %d %s", rec.Code, rec.Body)
+	}
+	rows, err := csv.NewReader(rec.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(names)+2 {
+		t.Fatalf("CSV has %d rows, want a header, %d checks and the total: %v", len(rows), len(names), rows)
+	}
+	seen := map[string]bool{}
+	for _, row := range rows[1 : len(rows)-1] {
+		seen[row[1]] = true
+		if row[4] != "100" && row[4] != "0" {
+			t.Errorf("availability_percent cell %q is not a plain number", row[4])
+		}
+	}
+	for name, cell := range names {
+		if !seen[cell] {
+			t.Errorf("check %q: no CSV cell %q in %v", name, cell, rows)
+		}
+	}
+
+	r := h.do(http.MethodGet, "/v1/reports/sla?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z", h.tokenA, nil)
+	expectStatus(t, r, http.StatusOK)
+	for _, c := range r.Result()["checks"].([]any) {
+		if name := c.(map[string]any)["name"].(string); names[name] == "" {
+			t.Errorf("JSON report renamed a check to %q", name)
+		}
+	}
+}
+
+func TestCSVCell(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"plain", "plain"},
+		{"=1+1", "'=1+1"},
+		{"+1+1", "'+1+1"},
+		{"-1+1", "'-1+1"},
+		{"@A1", "'@A1"},
+		{"\tx", "'\tx"},
+		{"\rx", "'\rx"},
+		{"-12.5", "-12.5"},
+		{"+3", "+3"},
+		{"99.1667", "99.1667"},
+		{"-", "'-"},
+		{"TOTAL", "TOTAL"},
+	} {
+		if got := csvCell(tc.in); got != tc.want {
+			t.Errorf("csvCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
