@@ -33,9 +33,17 @@ func uuidStrings(ids []uuid.UUID) []string {
 // checkDependencies refuses (ValidationError, a 400) dependencies of check id that are not
 // checks or heartbeats of the organization, the check itself, or checks that depend on it,
 // directly or not (a cycle).
+//
+// It locks the organization's dependency graph until the transaction ends: two writers that
+// each read the graph before the other's edge committed would both see no cycle and together
+// close one (A→B and B→A in concurrent PATCHes). A write without dependencies adds no edge and
+// takes no lock.
 func checkDependencies(ctx context.Context, q *dbsqlc.Queries, orgID, id uuid.UUID, deps []uuid.UUID) error {
 	if len(deps) == 0 {
 		return nil
+	}
+	if err := q.LockDependencyGraph(ctx, orgID); err != nil {
+		return fmt.Errorf("lock the dependency graph: %w", err)
 	}
 	for i, d := range deps {
 		if d == id {

@@ -69,6 +69,17 @@ func (q *Queries) DownDependencies(ctx context.Context, arg DownDependenciesPara
 	return items, nil
 }
 
+const lockDependencyGraph = `-- name: LockDependencyGraph :exec
+SELECT pg_advisory_xact_lock(hashtext('vantage.dependencies.' || ($1::uuid)::text))
+`
+
+// Serializes the writers of one organization's dependency graph until the transaction ends, so
+// that a cycle check and the edge it allows commit before the next writer reads the graph.
+func (q *Queries) LockDependencyGraph(ctx context.Context, orgID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, lockDependencyGraph, orgID)
+	return err
+}
+
 const missingDependencies = `-- name: MissingDependencies :many
 
 SELECT x.id::uuid FROM unnest($1::uuid[]) AS x(id)

@@ -6,6 +6,11 @@ SELECT x.id::uuid FROM unnest(@ids::uuid[]) AS x(id)
 WHERE NOT EXISTS (SELECT 1 FROM checks c WHERE c.org_id = @org_id AND c.id = x.id)
   AND NOT EXISTS (SELECT 1 FROM heartbeats h WHERE h.org_id = @org_id AND h.id = x.id);
 
+-- name: LockDependencyGraph :exec
+-- Serializes the writers of one organization's dependency graph until the transaction ends, so
+-- that a cycle check and the edge it allows commit before the next writer reads the graph.
+SELECT pg_advisory_xact_lock(hashtext('vantage.dependencies.' || (@org_id::uuid)::text));
+
 -- name: DependencyReaches :one
 -- Whether following depends_on from @ids (checks of the organization) reaches @check_id: then
 -- making @check_id depend on @ids closes a cycle.
