@@ -191,6 +191,18 @@ func healthToV1(c RegionHealthChange, typ string) healthV1 {
 		Reason: c.Reason, Checks: c.Checks}
 }
 
+type customDomainV1 struct {
+	Event        string     `json:"event"`
+	OccurredAt   msTime     `json:"occurred_at"`
+	StatusPage   pageRefV1  `json:"status_page"`
+	CustomDomain string     `json:"custom_domain"`
+	MissingSince *time.Time `json:"missing_since,omitempty"` // status_page.custom_domain_unverified only
+}
+
+func customDomainToV1(c CustomDomainChange, typ string) customDomainV1 {
+	return customDomainV1{Event: typ, OccurredAt: msTime(c.OccurredAt), StatusPage: pageRefV1(c.StatusPage), CustomDomain: c.Domain}
+}
+
 func uptimeToV1(a UptimeAlert, typ string, reminder bool) uptimeV1 {
 	c := a.Check
 	p := uptimeV1{Event: typ, Reminder: reminder, OccurredAt: a.OccurredAt.UTC(), Check: checkV1(c)}
@@ -271,6 +283,13 @@ func payloadV1(ev Event) (any, error) {
 		return regionToV1(ev.RegionChange, ev.Type()), nil
 	case RegionServed:
 		return regionToV1(ev.RegionChange, ev.Type()), nil
+	case CustomDomainReleased:
+		return customDomainToV1(ev.CustomDomainChange, ev.Type()), nil
+	case CustomDomainUnverified:
+		p := customDomainToV1(ev.CustomDomainChange, ev.Type())
+		since := ev.MissingSince.UTC()
+		p.MissingSince = &since
+		return p, nil
 	}
 	return nil, fmt.Errorf("encode: unknown event %T", ev)
 }
@@ -385,6 +404,22 @@ func decodeV1(typ string, b []byte) (Event, error) {
 			return RegionServed{c}, nil
 		}
 		return RegionUnserved{c}, nil
+	case TypeCustomDomainReleased, TypeCustomDomainUnverified:
+		var p customDomainV1
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, err
+		}
+		if p.CustomDomain == "" {
+			return nil, errors.New("no custom domain")
+		}
+		c := CustomDomainChange{OccurredAt: time.Time(p.OccurredAt), StatusPage: PageRef(p.StatusPage), Domain: p.CustomDomain}
+		if typ == TypeCustomDomainReleased {
+			return CustomDomainReleased{c}, nil
+		}
+		if p.MissingSince == nil {
+			return nil, errors.New("no missing_since")
+		}
+		return CustomDomainUnverified{c, *p.MissingSince}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", typ)
 }

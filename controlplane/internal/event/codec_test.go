@@ -44,6 +44,9 @@ func everyEvent() []Event {
 			OrgName: "Acme", InvitedBy: "Alice"},
 		RegionUnserved{RegionChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnservedSince: t0.Add(-3 * time.Minute), Checks: 4}},
 		RegionServed{RegionChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnservedSince: t0.Add(-9 * time.Minute), Checks: 4}},
+		CustomDomainReleased{CustomDomainChange{OccurredAt: t0, StatusPage: PageRef{ID: id1, Name: "Acme"}, Domain: "status.acme.test"}},
+		CustomDomainUnverified{CustomDomainChange{OccurredAt: t0, StatusPage: PageRef{ID: id1, Name: "Acme"}, Domain: "status.acme.test"},
+			t0.Add(-72 * time.Hour)},
 	}
 }
 
@@ -72,7 +75,7 @@ func TestEventRoundTrip(t *testing.T) {
 		})
 		seen[reflect.TypeOf(ev)] = true
 	}
-	if len(seen) != 18 {
+	if len(seen) != 20 {
 		t.Fatalf("%d event types covered", len(seen))
 	}
 }
@@ -133,6 +136,8 @@ func TestEventDecodeRejects(t *testing.T) {
 		{"heartbeat without heartbeat", Encoded{Type: TypeHeartbeatDown, Version: 1, Payload: []byte(`{"event":"heartbeat.down"}`)}, "no heartbeat"},
 		{"incident without incident", Encoded{Type: TypeIncidentUpdated, Version: 1, Payload: []byte(`{"incident":null}`)}, "no incident"},
 		{"region event without region", Encoded{Type: TypeRegionUnserved, Version: 1, Payload: []byte(`{"checks":1}`)}, "no region"},
+		{"custom domain event without domain", Encoded{Type: TypeCustomDomainReleased, Version: 1, Payload: []byte(`{"status_page":{"name":"x"}}`)}, "no custom domain"},
+		{"unverified without missing_since", Encoded{Type: TypeCustomDomainUnverified, Version: 1, Payload: []byte(`{"custom_domain":"a.test"}`)}, "no missing_since"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,6 +57,11 @@ const (
 	// recovered.
 	TypeAgentUnhealthy = "agent.unhealthy"
 	TypeAgentHealthy   = "agent.healthy"
+	// Custom domains of status pages (Vantage extensions, docs/api-extensions.md): a page's
+	// pending claim of a domain went back to NONE because another page verified it first; and
+	// a verified domain lost its verification because its TXT record stayed missing.
+	TypeCustomDomainReleased   = "status_page.custom_domain_released"
+	TypeCustomDomainUnverified = "status_page.custom_domain_unverified"
 )
 
 // Check is the check an uptime alert is about, as it was when the alert was raised.
@@ -287,6 +292,29 @@ type AgentUnhealthy struct{ RegionHealthChange }
 // AgentHealthy reports that an unhealthy region's probes agree with the other regions again.
 type AgentHealthy struct{ RegionHealthChange }
 
+// CustomDomainChange is what every custom domain event says: the status page and the domain
+// it lost.
+type CustomDomainChange struct {
+	OccurredAt time.Time
+	StatusPage PageRef
+	Domain     string
+}
+
+// At implements Event.
+func (c CustomDomainChange) At() time.Time { return c.OccurredAt }
+
+// CustomDomainReleased reports that a page's pending claim of a domain went back to NONE:
+// another status page, of any organization, verified the domain first.
+type CustomDomainReleased struct{ CustomDomainChange }
+
+// CustomDomainUnverified reports that a page's verified domain is PENDING again, and the page
+// no longer answers on it: its TXT record was missing from MissingSince for longer than the
+// grace period.
+type CustomDomainUnverified struct {
+	CustomDomainChange
+	MissingSince time.Time
+}
+
 // Type implements Event.
 // Type implements Event.
 func (UptimeDown) Type() string { return TypeUptimeDown }
@@ -342,6 +370,12 @@ func (AgentUnhealthy) Type() string { return TypeAgentUnhealthy }
 // Type implements Event.
 func (AgentHealthy) Type() string { return TypeAgentHealthy }
 
+// Type implements Event.
+func (CustomDomainReleased) Type() string { return TypeCustomDomainReleased }
+
+// Type implements Event.
+func (CustomDomainUnverified) Type() string { return TypeCustomDomainUnverified }
+
 func (UptimeDown) event()             {}
 func (UptimeReminder) event()         {}
 func (UptimeUp) event()               {}
@@ -360,3 +394,5 @@ func (UptimeDegraded) event()         {}
 func (UptimeRestored) event()         {}
 func (AgentUnhealthy) event()         {}
 func (AgentHealthy) event()           {}
+func (CustomDomainReleased) event()   {}
+func (CustomDomainUnverified) event() {}
