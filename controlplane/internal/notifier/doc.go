@@ -41,7 +41,8 @@
 // status_page.incident.* events to webhooks associated with the event's status page, and the
 // agent.region_unserved / agent.region_served events (Vantage extensions, queued by the fleet
 // watcher for every organization whose active checks run from the region) to every webhook of
-// the organization subscribed to them. The
+// the organization subscribed to them, as do status_page.custom_domain_released and
+// status_page.custom_domain_unverified (extensions, queued in the page's organization). The
 // users of user_alerts who are members of the organization are e-mailed. Muted checks write no
 // outbox rows at all (the evaluator drops their alert effects), so they send nothing.
 //
@@ -78,7 +79,9 @@
 // alert lists also under "alerts">}, a status page incident event's {"incident": <the full
 // incident as the API returns it>, "status_page": {"id", "name"}}; reminders have "reminder":
 // true. An agent region event's data is {"region": "cloud:…", "unserved_since": <time>,
-// "checks": <the organization's active checks that run from it>}. The body is rendered once,
+// "checks": <the organization's active checks that run from it>}. A custom domain event's data
+// is {"status_page": {"id", "name"}, "custom_domain": "<host>"}, plus "missing_since": <time>
+// on status_page.custom_domain_unverified. The body is rendered once,
 // at fan-out, and stored in outbox.body; testdata/ pins it byte for byte.
 //
 // # Signing (Standard Webhooks)

@@ -93,6 +93,11 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 		region(ev, e.RegionChange, &doc, &f)
 	case event.RegionServed:
 		region(ev, e.RegionChange, &doc, &f)
+	case event.CustomDomainReleased:
+		customDomain(ev, e.CustomDomainChange, &doc, &f)
+	case event.CustomDomainUnverified:
+		customDomain(ev, e.CustomDomainChange, &doc, &f)
+		doc.Data["missing_since"] = timeString(e.MissingSince)
 	case event.InvitationCreated:
 		doc.Data["invitation"] = invitationDoc{ID: e.InvitationID, Email: e.Email, Role: e.Role}
 		doc.Data["organization"] = orgDoc{ID: e.OrgID, Name: e.OrgName}
@@ -171,6 +176,16 @@ func regionHealth(ev store.PendingEvent, c event.RegionHealthChange, doc *Docume
 	doc.Data["unhealthy_since"] = timeString(c.UnhealthySince)
 	doc.Data["reason"] = c.Reason
 	doc.Data["checks"] = c.Checks
+	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
+}
+
+// customDomain fills the document of a custom domain event: the status page and the domain it
+// lost. Like the region events, it goes to every webhook of the organization subscribed to it:
+// the page's owners must hear that it no longer answers on (or may no longer claim) the domain,
+// whichever webhooks the page is associated with.
+func customDomain(ev store.PendingEvent, c event.CustomDomainChange, doc *Document, f *store.Fanout) {
+	doc.Data["status_page"] = pageRefDoc{ID: c.StatusPage.ID, Name: c.StatusPage.Name}
+	doc.Data["custom_domain"] = c.Domain
 	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
 }
 
