@@ -202,7 +202,8 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	pages, err := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: st, Now: time.Now, Logger: log})
+	pages, err := statuspage.New(statuspage.Config{DomainRecheck: cfg.CustomDomainRecheck, DomainGrace: cfg.CustomDomainGrace},
+		statuspage.Deps{Store: st, Now: time.Now, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +232,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	}
 	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
 		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st) }),
-		monitor, pages, agents, runFunc(cp.ingest.WatchRevocations), probes}
+		monitor, pages, runFunc(pages.RunDomainRechecks), agents, runFunc(cp.ingest.WatchRevocations), probes}
 
 	grpcOpts, err := grpcTransport(cfg, log)
 	if err != nil {

@@ -67,6 +67,10 @@ func TestStatusPageCRUD(t *testing.T) {
 	if got := created.Result()["custom_domain"]; got != "status.example.com" {
 		t.Fatalf("custom_domain %v, want the host only", got)
 	}
+	// Only a verified domain is exclusive (TestCustomDomainUnverifiedClaimsCoexist): verify it.
+	if _, err := h.st.Pool().Exec(context.Background(), `UPDATE status_pages SET custom_domain_verified_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
 
 	cases := []struct {
 		name   string
@@ -86,7 +90,7 @@ func TestStatusPageCRUD(t *testing.T) {
 		{"bad allowed ip", `{"name":"x","subdomain":"x1","allowed_ips":["10.0.0.0/8","nope"]}`, 400, "allowed_ips:"},
 		{"unknown property", `{"name":"x","subdomain":"x1","theme":"dark"}`, 400, "theme: unknown property"},
 		{"subdomain taken", `{"name":"x","subdomain":"ACME"}`, 409, "subdomain"},
-		{"custom domain taken", `{"name":"x","subdomain":"x2","custom_domain":"status.example.com"}`, 409, "custom_domain"},
+		{"custom domain verified elsewhere", `{"name":"x","subdomain":"x2","custom_domain":"status.example.com"}`, 409, "custom_domain"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -63,6 +63,10 @@ type Config struct {
 	ProbeHealthWindow    time.Duration // VANTAGE_PROBE_HEALTH_WINDOW, default 2m: results looked at
 	ProbeHealthMinChecks int           // VANTAGE_PROBE_HEALTH_MIN_CHECKS, default 5: checks failing only there
 	ProbeHealthMinOrgs   int           // VANTAGE_PROBE_HEALTH_MIN_ORGS, default 2: of this many organizations
+
+	// Custom domains of status pages: verified ones keep proving their TXT record.
+	CustomDomainRecheck time.Duration // VANTAGE_CUSTOM_DOMAIN_RECHECK, default 1h: how often a verified domain's record is looked up again
+	CustomDomainGrace   time.Duration // VANTAGE_CUSTOM_DOMAIN_GRACE, default 72h: how long it may be missing before the domain is no longer verified
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -96,6 +100,8 @@ var Vars = []Var{
 	{"VANTAGE_PROBE_HEALTH_WINDOW", "2m", "probe health: how far back the results are that judge whether a region's probes are broken (docs/detection.md)"},
 	{"VANTAGE_PROBE_HEALTH_MIN_CHECKS", "5", "probe health: checks a region must fail while another region passes them (and at least half of those it probed) to be unhealthy"},
 	{"VANTAGE_PROBE_HEALTH_MIN_ORGS", "2", "probe health: organizations those checks must belong to"},
+	{"VANTAGE_CUSTOM_DOMAIN_RECHECK", "1h", "how often the TXT record of a status page's verified custom domain is looked up again"},
+	{"VANTAGE_CUSTOM_DOMAIN_GRACE", "72h", "how long that record may be missing before the domain is no longer verified (PENDING again, status_page.custom_domain_unverified)"},
 	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
 	{"VANTAGE_PING_ADDR", ":8082", "listen address of the public heartbeat ping endpoint (GET|POST /{heartbeat_id})"},
 	{"VANTAGE_SMTP_URL", "(unset)", "SMTP server for e-mail, smtp://user:pass@host:port or smtps://...; unset disables e-mail"},
@@ -118,7 +124,8 @@ func Load(getenv func(string) string) (Config, error) {
 		MetricsAddr: "127.0.0.1:9100", HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: 60 * time.Second,
 		HTTPIdleTimeout: 120 * time.Second, MaxConnsPerClient: 64, RequestTimeout: 10 * time.Second,
 		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage", UnservedGrace: 2 * time.Minute,
-		ProbeHealthWindow: 2 * time.Minute, ProbeHealthMinChecks: 5, ProbeHealthMinOrgs: 2}
+		ProbeHealthWindow: 2 * time.Minute, ProbeHealthMinChecks: 5, ProbeHealthMinOrgs: 2,
+		CustomDomainRecheck: time.Hour, CustomDomainGrace: 72 * time.Hour}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -269,13 +276,15 @@ func Load(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-// loadHTTPLimits reads the timeouts and bounds of the HTTP listeners and API requests.
+// loadHTTPLimits reads the timeouts and bounds of the HTTP listeners and API requests, and the
+// other positive durations (the custom domain re-check).
 func loadHTTPLimits(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration
 	}{{"VANTAGE_HTTP_READ_TIMEOUT", &c.HTTPReadTimeout}, {"VANTAGE_HTTP_WRITE_TIMEOUT", &c.HTTPWriteTimeout},
-		{"VANTAGE_HTTP_IDLE_TIMEOUT", &c.HTTPIdleTimeout}, {"VANTAGE_REQUEST_TIMEOUT", &c.RequestTimeout}} {
+		{"VANTAGE_HTTP_IDLE_TIMEOUT", &c.HTTPIdleTimeout}, {"VANTAGE_REQUEST_TIMEOUT", &c.RequestTimeout},
+		{"VANTAGE_CUSTOM_DOMAIN_RECHECK", &c.CustomDomainRecheck}, {"VANTAGE_CUSTOM_DOMAIN_GRACE", &c.CustomDomainGrace}} {
 		if s := getenv(d.name); s != "" {
 			v, err := time.ParseDuration(s)
 			if err != nil || v <= 0 {

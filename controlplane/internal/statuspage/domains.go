@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -16,6 +17,12 @@ import (
 // ChallengeLabel.<domain> holding ChallengeValuePrefix + the page's token, checked by
 // VerifyCustomDomain (POST /v1/status_pages/{id}/custom_domain/verify). A new or changed
 // domain gets a new token and must be verified again (docs/api-extensions.md).
+//
+// Only a VERIFIED domain is exclusive: pages of any organizations may claim one domain while
+// PENDING, the first to verify it takes it and the other claims go back to NONE (with a
+// status_page.custom_domain_released event). A verified domain keeps proving it: RunDomainRechecks
+// looks its record up again every Config.DomainRecheck, and one missing for Config.DomainGrace
+// is PENDING again (status_page.custom_domain_unverified; recheck.go).
 const (
 	ChallengeLabel       = "_vantage-challenge"
 	ChallengeValuePrefix = "vantage-domain-verification="
@@ -67,8 +74,9 @@ func (s *Service) CustomDomainStatus(ctx context.Context, orgID, id uuid.UUID) (
 }
 
 // VerifyCustomDomain looks the page's challenge record up and, when it carries the token,
-// marks the domain verified (audited). A record not found is not an error: the status stays
-// PENDING with the problem said.
+// marks the domain verified (audited) and releases other pages' pending claims of it
+// (takeCustomDomain). A record not found is not an error: the status stays PENDING with the
+// problem said. A claim released meanwhile, by another page's verification, reads NONE.
 func (s *Service) VerifyCustomDomain(ctx context.Context, actor store.Actor, orgID, id uuid.UUID) (DomainStatus, error) {
 	v, err := s.st.StatusPages().CustomDomainVerification(ctx, orgID, id)
 	if err != nil {
@@ -81,27 +89,69 @@ func (s *Service) VerifyCustomDomain(ctx context.Context, actor store.Actor, org
 	case DomainVerified:
 		return d, nil
 	}
-	lctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-	defer cancel()
-	records, lerr := s.txt(lctx, *d.RecordName)
-	if lerr != nil || !slices.ContainsFunc(records, func(r string) bool { return strings.TrimSpace(r) == *d.RecordValue }) {
-		problem := fmt.Sprintf("no TXT record %s with the value %s was found", *d.RecordName, *d.RecordValue)
-		if lerr != nil {
-			problem += " (" + lerr.Error() + ")"
-		}
+	if problem := s.lookUpChallenge(ctx, *v.Domain, *v.Token); problem != "" {
 		d.Problem = &problem
 		return d, nil
 	}
 	err = s.st.InStatusPageTx(ctx, func(tx *store.StatusPageTx) error {
-		ok, err := tx.MarkCustomDomainVerified(ctx, orgID, id, *v.Domain, *v.Token, s.now())
-		if err != nil || !ok {
-			return err
-		}
-		return tx.Audit(ctx, orgID, actor, store.AuditEvent{Action: "updated", AuditableType: "StatusPage",
-			AuditableID: id.String(), AuditableDisplayName: *v.Domain, Metadata: map[string]any{"custom_domain_verified": *v.Domain}})
+		return s.takeCustomDomain(ctx, tx, actor, orgID, id, *v.Domain, *v.Token)
 	})
 	if err != nil {
 		return DomainStatus{}, err
 	}
 	return s.CustomDomainStatus(ctx, orgID, id)
+}
+
+// lookUpChallenge looks the challenge record of domain up and returns why it does not carry
+// token ("" when it does). A failed lookup is a missing record: the problem says why.
+func (s *Service) lookUpChallenge(ctx context.Context, domain, token string) (problem string) {
+	name, value := ChallengeLabel+"."+domain, ChallengeValuePrefix+token
+	lctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	records, err := s.txt(lctx, name)
+	if err == nil && slices.ContainsFunc(records, func(r string) bool { return strings.TrimSpace(r) == value }) {
+		return ""
+	}
+	problem = fmt.Sprintf("no TXT record %s with the value %s was found", name, value)
+	if err != nil {
+		problem += " (" + err.Error() + ")"
+	}
+	return problem
+}
+
+// takeCustomDomain marks page id's domain verified (audited) and sends every other page's
+// pending claim of it, in any organization, back to NONE, each told with a
+// status_page.custom_domain_released event in its own organization. Under the domain's lock:
+// of two pages verifying one domain at once, the second finds its claim released. A page
+// whose domain or token changed since the lookup is left alone.
+func (s *Service) takeCustomDomain(ctx context.Context, tx *store.StatusPageTx, actor store.Actor, orgID, id uuid.UUID, domain, token string) error {
+	now := s.now()
+	if err := tx.LockCustomDomain(ctx, domain); err != nil {
+		return err
+	}
+	ok, err := tx.MarkCustomDomainVerified(ctx, orgID, id, domain, token, now)
+	if err != nil || !ok {
+		return err
+	}
+	if err := tx.Audit(ctx, orgID, actor, store.AuditEvent{Action: "updated", AuditableType: "StatusPage",
+		AuditableID: id.String(), AuditableDisplayName: domain, Metadata: map[string]any{"custom_domain_verified": domain}}); err != nil {
+		return err
+	}
+	released, err := tx.ReleaseCustomDomainClaims(ctx, id, domain, now)
+	if err != nil {
+		return err
+	}
+	for _, r := range released {
+		ev := event.CustomDomainReleased{CustomDomainChange: event.CustomDomainChange{OccurredAt: now,
+			StatusPage: event.PageRef{ID: r.ID, Name: r.Name}, Domain: domain}}
+		if err := tx.QueueEvents(ctx, store.OutboxEvent{OrgID: r.OrgID, Event: ev, StatusPageID: &r.ID, CreatedAt: now}); err != nil {
+			return err
+		}
+		if err := tx.Audit(ctx, r.OrgID, store.SystemActor, store.AuditEvent{Action: "updated", AuditableType: "StatusPage",
+			AuditableID: r.ID.String(), AuditableDisplayName: r.Name,
+			Metadata: map[string]any{"custom_domain_released": domain, "reason": "verified by another status page"}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 type Store interface {
 	StatusPages() store.StatusPageReader
 	InStatusPageTx(ctx context.Context, fn func(tx *store.StatusPageTx) error) error
+	ClaimDomainRechecks(ctx context.Context, dueBefore, now time.Time, limit int) ([]store.DomainRecheck, error)
 }
 
 var _ Store = (*store.Store)(nil)
@@ -23,8 +24,15 @@ var _ Store = (*store.Store)(nil)
 // Config holds the service's settings; the zero value means the defaults.
 type Config struct {
 	// Interval is how often Run advances scheduled maintenance and brings monitor-fed
-	// components in step with their monitors. Default DefaultInterval.
+	// components in step with their monitors, and how often RunDomainRechecks looks for
+	// custom domains due for a re-check. Default DefaultInterval.
 	Interval time.Duration
+	// DomainRecheck is how often a verified custom domain's TXT record is looked up again.
+	// Default DefaultDomainRecheck (1 hour).
+	DomainRecheck time.Duration
+	// DomainGrace is how long a verified custom domain's record may be missing before the
+	// domain is no longer verified. Default DefaultDomainGrace (72 hours).
+	DomainGrace time.Duration
 }
 
 // DefaultInterval is Config.Interval's default.
@@ -51,6 +59,8 @@ type Service struct {
 	log      *slog.Logger
 	interval time.Duration
 	txt      func(ctx context.Context, name string) ([]string, error)
+	// domainRecheck and domainGrace: Config.DomainRecheck and Config.DomainGrace.
+	domainRecheck, domainGrace time.Duration
 }
 
 // New returns a Service.
@@ -58,7 +68,8 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Store == nil {
 		return nil, errors.New("statuspage: no store")
 	}
-	s := &Service{st: deps.Store, now: deps.Now, log: deps.Logger, interval: cfg.Interval, txt: deps.LookupTXT}
+	s := &Service{st: deps.Store, now: deps.Now, log: deps.Logger, interval: cfg.Interval, txt: deps.LookupTXT,
+		domainRecheck: cfg.DomainRecheck, domainGrace: cfg.DomainGrace}
 	if s.txt == nil {
 		s.txt = net.DefaultResolver.LookupTXT
 	}
@@ -70,6 +81,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	if s.interval <= 0 {
 		s.interval = DefaultInterval
+	}
+	if s.domainRecheck <= 0 {
+		s.domainRecheck = DefaultDomainRecheck
+	}
+	if s.domainGrace <= 0 {
+		s.domainGrace = DefaultDomainGrace
 	}
 	s.log = s.log.With("component", "statuspage")
 	return s, nil

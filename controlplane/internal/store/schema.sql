@@ -645,7 +645,9 @@ CREATE TABLE public.status_pages (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     custom_domain_token text,
-    custom_domain_verified_at timestamp with time zone
+    custom_domain_verified_at timestamp with time zone,
+    custom_domain_checked_at timestamp with time zone,
+    custom_domain_missing_since timestamp with time zone
 );
 
 CREATE TABLE public.unserved_regions (
@@ -1009,7 +1011,9 @@ CREATE UNIQUE INDEX status_page_subscribers_token ON public.status_page_subscrib
 
 CREATE UNIQUE INDEX status_page_subscribers_unsubscribe ON public.status_page_subscribers USING btree (unsubscribe_token_hash) WHERE (unsubscribe_token_hash IS NOT NULL);
 
-CREATE UNIQUE INDEX status_pages_custom_domain ON public.status_pages USING btree (custom_domain) WHERE (custom_domain IS NOT NULL);
+CREATE INDEX status_pages_custom_domain_claims ON public.status_pages USING btree (custom_domain) WHERE (custom_domain IS NOT NULL);
+
+CREATE UNIQUE INDEX status_pages_custom_domain_verified ON public.status_pages USING btree (custom_domain) WHERE ((custom_domain IS NOT NULL) AND (custom_domain_verified_at IS NOT NULL));
 
 CREATE INDEX status_pages_org ON public.status_pages USING btree (org_id, created_at DESC, id DESC);
 

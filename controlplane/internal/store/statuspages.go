@@ -174,15 +174,16 @@ type StatusPageInput struct {
 	AllowedIPs            *[]string
 }
 
-// pageConflict turns unique violations of the subdomain or custom domain into typed conflicts.
+// pageConflict turns unique violations of the subdomain or of a verified custom domain into
+// typed conflicts.
 func pageConflict(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		switch pgErr.ConstraintName {
 		case "status_pages_subdomain":
 			return &ConflictError{Type: "subdomain_taken", Code: 409, Message: "subdomain: another status page already uses this subdomain"}
-		case "status_pages_custom_domain":
-			return &ConflictError{Type: "custom_domain_taken", Code: 409, Message: "custom_domain: another status page already uses this domain"}
+		case "status_pages_custom_domain_verified":
+			return customDomainTaken()
 		}
 	}
 	return translate(err)
@@ -218,6 +219,9 @@ func (t *StatusPageTx) CreateStatusPage(ctx context.Context, orgID, id uuid.UUID
 	if in.AllowedIPs != nil {
 		p.AllowedIps = *in.AllowedIPs
 	}
+	if err := t.claimCustomDomain(ctx, id, in.CustomDomain); err != nil {
+		return err
+	}
 	return pageConflict(t.q.CreateStatusPage(ctx, p))
 }
 
@@ -238,7 +242,7 @@ func (t *StatusPageTx) UpdateStatusPage(ctx context.Context, orgID, id uuid.UUID
 	if n == 0 {
 		return ErrNotFound
 	}
-	return nil
+	return t.claimCustomDomain(ctx, id, in.CustomDomain)
 }
 
 // DeleteStatusPage deletes a page with everything on it and returns its name.

@@ -452,22 +452,24 @@ type SkippedRun struct {
 }
 
 type StatusPage struct {
-	ID                     uuid.UUID
-	OrgID                  uuid.UUID
-	Name                   string
-	Subdomain              string
-	CustomDomain           *string
-	PasswordHash           []byte
-	Description            *string
-	HideFromSearchEngines  bool
-	AllowedIps             []string
-	FaviconUrl             *string
-	LogoUrl                *string
-	DarkLogoUrl            *string
-	CreatedAt              time.Time
-	UpdatedAt              time.Time
-	CustomDomainToken      *string
-	CustomDomainVerifiedAt *time.Time
+	ID                       uuid.UUID
+	OrgID                    uuid.UUID
+	Name                     string
+	Subdomain                string
+	CustomDomain             *string
+	PasswordHash             []byte
+	Description              *string
+	HideFromSearchEngines    bool
+	AllowedIps               []string
+	FaviconUrl               *string
+	LogoUrl                  *string
+	DarkLogoUrl              *string
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+	CustomDomainToken        *string
+	CustomDomainVerifiedAt   *time.Time
+	CustomDomainCheckedAt    *time.Time
+	CustomDomainMissingSince *time.Time
 }
 
 type StatusPageComponent struct {

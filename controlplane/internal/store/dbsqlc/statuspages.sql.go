@@ -12,6 +12,57 @@ import (
 	"github.com/google/uuid"
 )
 
+const claimDomainRechecks = `-- name: ClaimDomainRechecks :many
+UPDATE status_pages p SET custom_domain_checked_at = $1::timestamptz
+FROM (SELECT id FROM status_pages WHERE custom_domain IS NOT NULL AND custom_domain_verified_at IS NOT NULL
+        AND coalesce(custom_domain_checked_at, custom_domain_verified_at) <= $2::timestamptz
+    ORDER BY coalesce(custom_domain_checked_at, custom_domain_verified_at), id
+    LIMIT $3::int FOR UPDATE SKIP LOCKED) due
+WHERE p.id = due.id
+RETURNING p.org_id, p.id, p.custom_domain::text AS custom_domain, p.custom_domain_token::text AS token
+`
+
+type ClaimDomainRechecksParams struct {
+	Now       time.Time
+	DueBefore time.Time
+	MaxRows   int32
+}
+
+type ClaimDomainRechecksRow struct {
+	OrgID        uuid.UUID
+	ID           uuid.UUID
+	CustomDomain string
+	Token        string
+}
+
+// Across organizations (the re-check's own scan): up to @max_rows verified domains last looked
+// for (or verified) at or before @due_before, marked as looked for at @now so that the other
+// replicas skip them.
+func (q *Queries) ClaimDomainRechecks(ctx context.Context, arg ClaimDomainRechecksParams) ([]ClaimDomainRechecksRow, error) {
+	rows, err := q.db.Query(ctx, claimDomainRechecks, arg.Now, arg.DueBefore, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClaimDomainRechecksRow{}
+	for rows.Next() {
+		var i ClaimDomainRechecksRow
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.ID,
+			&i.CustomDomain,
+			&i.Token,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const countStatusPages = `-- name: CountStatusPages :one
 SELECT count(*) FROM status_pages p
 WHERE p.org_id = $1
@@ -90,6 +141,26 @@ func (q *Queries) CustomDomainVerification(ctx context.Context, arg CustomDomain
 	var i CustomDomainVerificationRow
 	err := row.Scan(&i.CustomDomain, &i.CustomDomainToken, &i.CustomDomainVerifiedAt)
 	return i, err
+}
+
+const customDomainVerifiedElsewhere = `-- name: CustomDomainVerifiedElsewhere :one
+SELECT EXISTS (SELECT 1 FROM status_pages WHERE custom_domain = $1::text AND id <> $2
+    AND custom_domain_verified_at IS NOT NULL)
+`
+
+type CustomDomainVerifiedElsewhereParams struct {
+	CustomDomain string
+	ID           uuid.UUID
+}
+
+// Whether a page other than @id, of any organization, has @custom_domain verified. It looks
+// across organizations on purpose: a verified domain is exclusive, and it tells nothing secret
+// (the page answers on it). Unverified claims are not looked at.
+func (q *Queries) CustomDomainVerifiedElsewhere(ctx context.Context, arg CustomDomainVerifiedElsewhereParams) (bool, error) {
+	row := q.db.QueryRow(ctx, customDomainVerifiedElsewhere, arg.CustomDomain, arg.ID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const deleteStatusPage = `-- name: DeleteStatusPage :one
@@ -254,6 +325,18 @@ func (q *Queries) ListStatusPages(ctx context.Context, arg ListStatusPagesParams
 	return items, nil
 }
 
+const lockCustomDomain = `-- name: LockCustomDomain :exec
+SELECT pg_advisory_xact_lock(hashtext('vantage.custom_domain.' || $1::text))
+`
+
+// Serializes, until the transaction ends, the claims and verifications of one domain across
+// organizations: a claim then sees a verification that committed before it, and a
+// verification releases every claim that committed before it.
+func (q *Queries) LockCustomDomain(ctx context.Context, customDomain string) error {
+	_, err := q.db.Exec(ctx, lockCustomDomain, customDomain)
+	return err
+}
+
 const lockStatusPage = `-- name: LockStatusPage :one
 SELECT name, subdomain FROM status_pages WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
@@ -277,7 +360,7 @@ func (q *Queries) LockStatusPage(ctx context.Context, arg LockStatusPageParams) 
 }
 
 const markCustomDomainVerified = `-- name: MarkCustomDomainVerified :execrows
-UPDATE status_pages SET custom_domain_verified_at = $1
+UPDATE status_pages SET custom_domain_verified_at = $1, custom_domain_checked_at = $1, custom_domain_missing_since = NULL
 WHERE org_id = $2 AND id = $3 AND custom_domain = $4 AND custom_domain_token = $5
 `
 
@@ -289,7 +372,8 @@ type MarkCustomDomainVerifiedParams struct {
 	Token        *string
 }
 
-// Only the domain and token that were checked: a change meanwhile wins.
+// Only the domain and token that were checked: a change meanwhile wins. The record was just
+// found: the re-check starts over.
 func (q *Queries) MarkCustomDomainVerified(ctx context.Context, arg MarkCustomDomainVerifiedParams) (int64, error) {
 	result, err := q.db.Exec(ctx, markCustomDomainVerified,
 		arg.Now,
@@ -302,6 +386,104 @@ func (q *Queries) MarkCustomDomainVerified(ctx context.Context, arg MarkCustomDo
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const markDomainRecordFound = `-- name: MarkDomainRecordFound :exec
+UPDATE status_pages SET custom_domain_missing_since = NULL
+WHERE org_id = $1 AND id = $2 AND custom_domain = $3::text AND custom_domain_verified_at IS NOT NULL
+`
+
+type MarkDomainRecordFoundParams struct {
+	OrgID        uuid.UUID
+	ID           uuid.UUID
+	CustomDomain string
+}
+
+// The re-check found the verified domain's record: it is no longer missing.
+func (q *Queries) MarkDomainRecordFound(ctx context.Context, arg MarkDomainRecordFoundParams) error {
+	_, err := q.db.Exec(ctx, markDomainRecordFound, arg.OrgID, arg.ID, arg.CustomDomain)
+	return err
+}
+
+const markDomainRecordMissing = `-- name: MarkDomainRecordMissing :one
+UPDATE status_pages SET custom_domain_missing_since = coalesce(custom_domain_missing_since, $1::timestamptz),
+    custom_domain_verified_at = CASE WHEN coalesce(custom_domain_missing_since, $1::timestamptz) <= $2::timestamptz THEN NULL
+        ELSE custom_domain_verified_at END
+WHERE org_id = $3 AND id = $4 AND custom_domain = $5::text AND custom_domain_verified_at IS NOT NULL
+RETURNING name, custom_domain_missing_since AS missing_since, (custom_domain_verified_at IS NULL)::bool AS lost
+`
+
+type MarkDomainRecordMissingParams struct {
+	Now          time.Time
+	LostBefore   time.Time
+	OrgID        uuid.UUID
+	ID           uuid.UUID
+	CustomDomain string
+}
+
+type MarkDomainRecordMissingRow struct {
+	Name         string
+	MissingSince *time.Time
+	Lost         bool
+}
+
+// The re-check did not find the verified domain's record: it is missing since now unless it
+// already was, and once missing since @lost_before or earlier the domain is no longer
+// verified (lost: this statement unverified it; no row when the domain changed or was
+// unverified meanwhile).
+func (q *Queries) MarkDomainRecordMissing(ctx context.Context, arg MarkDomainRecordMissingParams) (MarkDomainRecordMissingRow, error) {
+	row := q.db.QueryRow(ctx, markDomainRecordMissing,
+		arg.Now,
+		arg.LostBefore,
+		arg.OrgID,
+		arg.ID,
+		arg.CustomDomain,
+	)
+	var i MarkDomainRecordMissingRow
+	err := row.Scan(&i.Name, &i.MissingSince, &i.Lost)
+	return i, err
+}
+
+const releaseCustomDomainClaims = `-- name: ReleaseCustomDomainClaims :many
+UPDATE status_pages SET custom_domain = NULL, custom_domain_token = NULL, custom_domain_checked_at = NULL,
+    custom_domain_missing_since = NULL, updated_at = $1
+WHERE custom_domain = $2::text AND id <> $3 AND custom_domain_verified_at IS NULL
+RETURNING org_id, id, name
+`
+
+type ReleaseCustomDomainClaimsParams struct {
+	Now          time.Time
+	CustomDomain string
+	ID           uuid.UUID
+}
+
+type ReleaseCustomDomainClaimsRow struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+	Name  string
+}
+
+// Once page @id verified @custom_domain, every other page's pending claim of it goes back to
+// NONE. The one status page write across organizations: each page released is told with an
+// event in its own organization.
+func (q *Queries) ReleaseCustomDomainClaims(ctx context.Context, arg ReleaseCustomDomainClaimsParams) ([]ReleaseCustomDomainClaimsRow, error) {
+	rows, err := q.db.Query(ctx, releaseCustomDomainClaims, arg.Now, arg.CustomDomain, arg.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ReleaseCustomDomainClaimsRow{}
+	for rows.Next() {
+		var i ReleaseCustomDomainClaimsRow
+		if err := rows.Scan(&i.OrgID, &i.ID, &i.Name); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const statusPageByCustomDomain = `-- name: StatusPageByCustomDomain :one

@@ -46,9 +46,60 @@ SELECT custom_domain, custom_domain_token, custom_domain_verified_at FROM status
 WHERE org_id = @org_id AND id = @id;
 
 -- name: MarkCustomDomainVerified :execrows
--- Only the domain and token that were checked: a change meanwhile wins.
-UPDATE status_pages SET custom_domain_verified_at = @now
+-- Only the domain and token that were checked: a change meanwhile wins. The record was just
+-- found: the re-check starts over.
+UPDATE status_pages SET custom_domain_verified_at = @now, custom_domain_checked_at = @now, custom_domain_missing_since = NULL
 WHERE org_id = @org_id AND id = @id AND custom_domain = @custom_domain AND custom_domain_token = @token;
+
+-- name: LockCustomDomain :exec
+-- Serializes, until the transaction ends, the claims and verifications of one domain across
+-- organizations: a claim then sees a verification that committed before it, and a
+-- verification releases every claim that committed before it.
+SELECT pg_advisory_xact_lock(hashtext('vantage.custom_domain.' || @custom_domain::text));
+
+-- name: CustomDomainVerifiedElsewhere :one
+-- Whether a page other than @id, of any organization, has @custom_domain verified. It looks
+-- across organizations on purpose: a verified domain is exclusive, and it tells nothing secret
+-- (the page answers on it). Unverified claims are not looked at.
+SELECT EXISTS (SELECT 1 FROM status_pages WHERE custom_domain = @custom_domain::text AND id <> @id
+    AND custom_domain_verified_at IS NOT NULL);
+
+-- name: ReleaseCustomDomainClaims :many
+-- Once page @id verified @custom_domain, every other page's pending claim of it goes back to
+-- NONE. The one status page write across organizations: each page released is told with an
+-- event in its own organization.
+UPDATE status_pages SET custom_domain = NULL, custom_domain_token = NULL, custom_domain_checked_at = NULL,
+    custom_domain_missing_since = NULL, updated_at = @now
+WHERE custom_domain = @custom_domain::text AND id <> @id AND custom_domain_verified_at IS NULL
+RETURNING org_id, id, name;
+
+-- name: ClaimDomainRechecks :many
+-- Across organizations (the re-check's own scan): up to @max_rows verified domains last looked
+-- for (or verified) at or before @due_before, marked as looked for at @now so that the other
+-- replicas skip them.
+UPDATE status_pages p SET custom_domain_checked_at = @now::timestamptz
+FROM (SELECT id FROM status_pages WHERE custom_domain IS NOT NULL AND custom_domain_verified_at IS NOT NULL
+        AND coalesce(custom_domain_checked_at, custom_domain_verified_at) <= @due_before::timestamptz
+    ORDER BY coalesce(custom_domain_checked_at, custom_domain_verified_at), id
+    LIMIT @max_rows::int FOR UPDATE SKIP LOCKED) due
+WHERE p.id = due.id
+RETURNING p.org_id, p.id, p.custom_domain::text AS custom_domain, p.custom_domain_token::text AS token;
+
+-- name: MarkDomainRecordFound :exec
+-- The re-check found the verified domain's record: it is no longer missing.
+UPDATE status_pages SET custom_domain_missing_since = NULL
+WHERE org_id = @org_id AND id = @id AND custom_domain = @custom_domain::text AND custom_domain_verified_at IS NOT NULL;
+
+-- name: MarkDomainRecordMissing :one
+-- The re-check did not find the verified domain's record: it is missing since now unless it
+-- already was, and once missing since @lost_before or earlier the domain is no longer
+-- verified (lost: this statement unverified it; no row when the domain changed or was
+-- unverified meanwhile).
+UPDATE status_pages SET custom_domain_missing_since = coalesce(custom_domain_missing_since, @now::timestamptz),
+    custom_domain_verified_at = CASE WHEN coalesce(custom_domain_missing_since, @now::timestamptz) <= @lost_before::timestamptz THEN NULL
+        ELSE custom_domain_verified_at END
+WHERE org_id = @org_id AND id = @id AND custom_domain = @custom_domain::text AND custom_domain_verified_at IS NOT NULL
+RETURNING name, custom_domain_missing_since AS missing_since, (custom_domain_verified_at IS NULL)::bool AS lost;
 
 -- name: StatusPageInOtherOrg :one
 -- The one status page query that looks across organizations: the subscriber routes answer 403
