@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -101,24 +103,38 @@ func TestShortSecretsRedactedAsWholeTokensOnly(t *testing.T) {
 }
 
 // TestWebhookDeliveryErrorNamesHostAndClass: a webhook delivery refused by a closed port records
-// the host of the URL and the class, not the address dialled.
+// the host of the URL as written and the class, not the address dialled; a URL that is all
+// one secret variable is named by its reference, never by its value.
 func TestWebhookDeliveryErrorNamesHostAndClass(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	host := "localhost:" + closedPort(t)
-	hook, _ := e.newWebhook("http://"+host+"/hook", []string{"uptime.down"}, e.check)
+	if _, err := e.st.CreateEnvVar(context.Background(), store.SystemActor, e.org,
+		store.NewEnvVar{Name: "HOOK_URL", Type: "secret", Value: "http://" + host + "/in/s3cr3t-path"}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{ // URL template → the error recorded
+		"http://user:pass@" + host + "/hook": host + ": connection refused",
+		"{{HOOK_URL}}":                       "{{HOOK_URL}}: connection refused",
+	}
+	hooks := map[string]uuid.UUID{}
+	for tmpl := range want {
+		hooks[tmpl], _ = e.newWebhook(tmpl, []string{"uptime.down"}, e.check)
+	}
 	e.run(notifier.Config{Backoff: []time.Duration{time.Hour}})
 	e.emit("uptime.down", e.check, nil)
-	var ds []store.Delivery
-	waitFor(t, 5*time.Second, "the refused attempt", func() bool {
-		ds, _, _ = e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
-		return len(ds) == 1 && ds[0].LastError != nil
-	})
-	if msg := *ds[0].LastError; msg != host+": connection refused" {
-		t.Fatalf("recorded error %q", msg)
-	}
-	if a := ds[0].Attempts; len(a) != 1 || a[0].Error == nil || *a[0].Error != host+": connection refused" {
-		t.Fatalf("attempts %+v", a)
+	for tmpl, hook := range hooks {
+		var ds []store.Delivery
+		waitFor(t, 5*time.Second, "the refused attempt", func() bool {
+			ds, _, _ = e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
+			return len(ds) == 1 && ds[0].LastError != nil
+		})
+		if msg := *ds[0].LastError; msg != want[tmpl] {
+			t.Fatalf("%s: recorded error %q, want %q", tmpl, msg, want[tmpl])
+		}
+		if a := ds[0].Attempts; len(a) != 1 || a[0].Error == nil || *a[0].Error != want[tmpl] {
+			t.Fatalf("%s: attempts %+v", tmpl, a)
+		}
 	}
 }
 

@@ -78,9 +78,13 @@ func (n *Notifier) sendWebhook(ctx context.Context, d store.DueDelivery, at time
 }
 
 // templateHost is the host (and port) of a webhook URL as written, without credentials; its
-// {{NAME}} references stay as they are, so a variable's value never reaches an error text.
+// {{NAME}} references stay as they are, so a variable's value never reaches an error text. A
+// template without "://" (the whole URL in one variable) is its own host: "{{HOOK_URL}}".
 func templateHost(raw string) string {
-	_, rest, _ := strings.Cut(raw, "://")
+	rest := raw
+	if _, after, found := strings.Cut(raw, "://"); found {
+		rest = after
+	}
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		rest = rest[:i]
 	}
