@@ -9,6 +9,9 @@
 // The policy is applied where a socket connects, after name resolution, on the very address
 // being dialled (Dialer, Control), so neither a name that resolves to a private address nor DNS
 // rebinding gets around it.
+//
+// Describe is the one text a user reads about an outbound request that failed: the host they
+// gave and the class of the failure, never the address it resolved to or the resolver asked.
 package netpolicy
 
 import (

@@ -202,7 +202,8 @@ func (h *integrationsHandler) get(c *gin.Context) {
 
 // update is PATCH /v1/integrations/{id}: name, settings and status_page_ids, all optional. The
 // given settings are merged into the stored ones (null puts an optional one back to its
-// default; a secret sent back in its redacted form is kept), then validated as a whole.
+// default; a secret sent back in its redacted form is kept), then validated as a whole; a URL
+// setting moved to another origin needs every secret given again.
 func (h *integrationsHandler) update(c *gin.Context) {
 	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
@@ -230,6 +231,9 @@ func (h *integrationsHandler) update(c *gin.Context) {
 		}
 		if b.setGiven {
 			p.Settings = validSettings(o, cur.Type, integration.Merge(cur.Type, cur.Settings, b.settings, b.cleared))
+			if o.Err() == nil { // settings that are valid, so their URLs can be compared
+				requireSecretsOnMove(o, cur, p.Settings, b.settings)
+			}
 		}
 		return p, o.Err()
 	})
@@ -238,6 +242,17 @@ func (h *integrationsHandler) update(c *gin.Context) {
 		return
 	}
 	ok(c, http.StatusOK, toIntegrationJSON(in))
+}
+
+// requireSecretsOnMove fails every secret setting a change leaves out while it moves a URL
+// setting to another scheme, host or port: the stored secrets are never sent to a destination
+// chosen by someone who could not read them.
+func requireSecretsOnMove(o *object, cur store.Integration, next, given integration.Settings) {
+	moved, missing := integration.SecretsToResend(cur.Type, cur.Settings, next, given)
+	for _, k := range missing {
+		o.Fail("settings."+k, "must be given again when settings.%s moves to another scheme, host or port; "+
+			"the stored secret is never sent to a new destination", moved)
+	}
 }
 
 // remove is DELETE /v1/integrations/{id}; 409 integration_in_use while a check or heartbeat

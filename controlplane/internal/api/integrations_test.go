@@ -3,9 +3,11 @@ package api
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -131,6 +133,9 @@ func TestIntegrationValidation(t *testing.T) {
 			"settings": map[string]any{"bot_token": "1:a", "chat_id": 42}}, "settings.chat_id: must be a string"},
 		{"token with a slash", http.MethodPost, "/v1/integrations", map[string]any{"name": "x", "type": "TELEGRAM",
 			"settings": map[string]any{"bot_token": "1:a/../x", "chat_id": "1"}}, "settings.bot_token: must not contain"},
+		{"short secret", http.MethodPost, "/v1/integrations", map[string]any{"name": "x", "type": "PUSHOVER",
+			"settings": map[string]any{"app_token": "at", "user_key": "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"}},
+			"settings.app_token: must be at least 8 characters"},
 		{"settings not an object", http.MethodPost, "/v1/integrations", map[string]any{"name": "x", "type": "SLACK", "settings": "x"},
 			"settings: must be"},
 		{"unknown property", http.MethodPost, "/v1/integrations", map[string]any{"name": "x", "type": "SLACK",
@@ -272,5 +277,137 @@ func TestIntegrationTestMessage(t *testing.T) {
 	out = res.Result()
 	if out["delivered"] != false || out["status_code"] != float64(401) || !strings.Contains(out["error"].(string), "HTTP 401") {
 		t.Fatalf("refused test: %s", res.Raw)
+	}
+
+	// No answer at all (issue 20, F7): the error names the host given and the class of the
+	// failure, not the address "localhost" resolved to.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	_ = ln.Close()
+	expectStatus(t, h.do(http.MethodPatch, "/v1/integrations/"+id, h.tokenA, map[string]any{"settings": map[string]any{
+		"api_url": "http://localhost:" + port, "bot_token": "777:topsecret"}}), http.StatusOK)
+	res = h.do(http.MethodPost, "/v1/integrations/"+id+"/test", h.tokenA, nil)
+	expectStatus(t, res, http.StatusOK)
+	if out = res.Result(); out["delivered"] != false || out["status_code"] != nil || out["error"] != "localhost:"+port+": connection refused" {
+		t.Fatalf("test to a closed port: %s", res.Raw)
+	}
+}
+
+// capture is a local HTTP server that records everything each request carried (path, query,
+// headers, body) and answers 200.
+type capture struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got []string
+}
+
+func newCapture(t *testing.T) *capture {
+	c := &capture{}
+	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var hdr strings.Builder
+		_ = r.Header.Write(&hdr)
+		c.mu.Lock()
+		c.got = append(c.got, r.URL.String()+"\n"+hdr.String()+"\n"+string(b))
+		c.mu.Unlock()
+		_, _ = w.Write([]byte(`{"ok":true,"status":1}`))
+	}))
+	t.Cleanup(c.Close)
+	return c
+}
+
+func (c *capture) requests() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.got...)
+}
+
+// TestIntegrationURLMoveNeedsSecrets (issue 20, F2): with INTEGRATIONS:EDIT alone, moving an
+// integration's URL setting to a host the caller controls must not make the stored secrets go
+// there. A PATCH that changes a URL setting's scheme, host or port without giving every secret
+// again is a 400 naming them, and the test message keeps going to the old destination; given
+// again, the move is accepted and only the new secrets reach the new host; a path-only change
+// needs no secret.
+func TestIntegrationURLMoveNeedsSecrets(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	edit := h.token(h.orgA, "INTEGRATIONS:EDIT")
+	for _, tc := range []struct {
+		typ      string
+		urlField string
+		path     string // of the URL setting
+		secrets  map[string]string
+		others   map[string]string
+	}{
+		{integration.Telegram, "api_url", "", map[string]string{"bot_token": "777:stored-bot-token"}, map[string]string{"chat_id": "42"}},
+		{integration.Pushover, "api_url", "/1/messages.json",
+			map[string]string{"app_token": "stored-app-token", "user_key": "stored-user-key"}, nil},
+		{integration.IncidentIO, "url", "/v2/alert_events/http/src", map[string]string{"token": "stored-incident-token"}, nil},
+		{integration.Oncall, "events_url", "/v2/enqueue", map[string]string{"routing_key": "stored-routing-key"}, nil},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			legit, attacker := newCapture(t), newCapture(t)
+			settings := map[string]any{tc.urlField: legit.URL + tc.path}
+			for k, v := range tc.secrets {
+				settings[k] = v
+			}
+			for k, v := range tc.others {
+				settings[k] = v
+			}
+			r := h.do(http.MethodPost, "/v1/integrations", h.tokenA, map[string]any{"name": "x", "type": tc.typ, "settings": settings})
+			expectStatus(t, r, http.StatusCreated)
+			id := r.Result()["id"].(string)
+			path := "/v1/integrations/" + id
+
+			// Moved without the secrets, or with them sent back redacted: 400 naming each.
+			redacted := map[string]any{tc.urlField: attacker.URL + tc.path}
+			for k := range tc.secrets {
+				redacted[k] = "[redacted]"
+			}
+			for _, moved := range []map[string]any{{tc.urlField: attacker.URL + tc.path}, redacted} {
+				r = h.do(http.MethodPatch, path, edit, map[string]any{"settings": moved})
+				expectStatus(t, r, http.StatusBadRequest)
+				for k := range tc.secrets {
+					want := "settings." + k + ": must be given again when settings." + tc.urlField + " moves to another scheme, host or port"
+					if !strings.Contains(string(r.Raw), want) {
+						t.Fatalf("PATCH without %s: %s", k, r.Raw)
+					}
+				}
+			}
+			res := h.do(http.MethodPost, path+"/test", edit, nil)
+			expectStatus(t, res, http.StatusOK)
+			if res.Result()["delivered"] != true || len(legit.requests()) == 0 || len(attacker.requests()) != 0 {
+				t.Fatalf("after the refused moves the test went elsewhere: %s (legit %d, attacker %d)", res.Raw,
+					len(legit.requests()), len(attacker.requests()))
+			}
+
+			// A path on the same origin: no secret needed.
+			r = h.do(http.MethodPatch, path, edit, map[string]any{"settings": map[string]any{tc.urlField: legit.URL + "/proxy" + tc.path}})
+			expectStatus(t, r, http.StatusOK)
+
+			// Moved with every secret given again: accepted, and only the new ones arrive.
+			fresh := map[string]any{tc.urlField: attacker.URL + tc.path}
+			for k := range tc.secrets {
+				fresh[k] = "new-" + k + "-value"
+			}
+			r = h.do(http.MethodPatch, path, edit, map[string]any{"settings": fresh})
+			expectStatus(t, r, http.StatusOK)
+			res = h.do(http.MethodPost, path+"/test", edit, nil)
+			expectStatus(t, res, http.StatusOK)
+			got := attacker.requests()
+			if res.Result()["delivered"] != true || len(got) == 0 {
+				t.Fatalf("test after the move: %s", res.Raw)
+			}
+			for _, req := range got {
+				for _, old := range tc.secrets {
+					if strings.Contains(req, old) {
+						t.Fatalf("the stored secret reached the new host: %q", req)
+					}
+				}
+			}
+		})
 	}
 }

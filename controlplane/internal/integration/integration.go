@@ -39,6 +39,11 @@ const (
 	MaxURL   = 2048 // characters of a URL setting
 	MaxValue = 512  // characters of any other setting
 	MaxName  = 255  // characters of an integration's name
+	// MinSecret is the fewest characters of a secret that is not a URL. Every provider's
+	// tokens and keys are far longer (Pushover's are 30 characters, PagerDuty's routing keys
+	// 32), and a shorter value would be found inside ordinary words of the texts it is
+	// redacted from.
+	MinSecret = 8
 )
 
 // field is one setting of a type.
@@ -114,12 +119,62 @@ func Merge(t string, stored, patch Settings, cleared []string) Settings {
 		delete(out, k)
 	}
 	for k, v := range patch {
-		if f, ok := specs[t].field(k); ok && f.Secret && v == redact(f, stored[k]) && stored[k] != "" {
+		if sentBack(t, k, stored, v) {
 			continue
 		}
 		out[k] = v
 	}
 	return out
+}
+
+// sentBack reports whether v, given for setting k, is the redacted form of a stored secret: a
+// client writing back what it read, which keeps the stored value.
+func sentBack(t, k string, stored Settings, v string) bool {
+	f, ok := specs[t].field(k)
+	return ok && f.Secret && stored[k] != "" && v == redact(f, stored[k])
+}
+
+// SecretsToResend names the secret settings a change must give again, because it moves a URL
+// setting to another origin (scheme, host or port): the stored secrets were given for the old
+// destination, and sending them to one the caller chose would hand them to anyone allowed to
+// edit the integration but never allowed to read them. A secret counts as given when patch
+// carries it, other than in its redacted form. stored are the settings before the change, next
+// after it (defaults filled in). moved names the first URL setting that moved; both results are
+// empty when none did or every secret is given.
+func SecretsToResend(t string, stored, next, patch Settings) (moved string, missing []string) {
+	for _, f := range specs[t].Fields {
+		if f.URL && moved == "" && origin(stored[f.Name]) != origin(next[f.Name]) {
+			moved = f.Name
+		}
+	}
+	if moved == "" {
+		return "", nil
+	}
+	for _, f := range specs[t].Fields {
+		v, given := patch[f.Name]
+		if f.Secret && (!given || sentBack(t, f.Name, stored, v)) {
+			missing = append(missing, f.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return "", nil
+	}
+	return moved, missing
+}
+
+// origin is the scheme, host and port a URL sends to, with the scheme's default port spelt
+// out and the host in lower case, so that writing the same destination differently is not a
+// move; "" when v is not an absolute URL.
+func origin(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 func (s spec) field(name string) (field, bool) {
@@ -174,6 +229,9 @@ func Validate(t string, in Settings) (Settings, []FieldError) {
 			continue
 		case strings.ContainsAny(v, "\r\n\t /?#"):
 			errs = append(errs, FieldError{"settings." + f.Name, "must not contain spaces, '/', '?' or '#'"})
+			continue
+		case f.Secret && utf8.RuneCountInString(v) < MinSecret:
+			errs = append(errs, FieldError{"settings." + f.Name, fmt.Sprintf("must be at least %d characters", MinSecret)})
 			continue
 		}
 		out[f.Name] = v

@@ -18,6 +18,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier/provider"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/netpolicy"
 )
 
 // maxRetryAfter caps how long a provider's Retry-After may hold a delivery back.
@@ -35,7 +36,8 @@ type answer struct {
 
 // sendIntegration delivers one alert to an integration in its provider's own format. A 2xx
 // answer is success; a 429 (or 503) with Retry-After is retried after that wait rather than
-// the backoff. Error texts never contain the integration's secrets.
+// the backoff. Error texts name the host and the class of a failure (netpolicy.Describe), never
+// the integration's secrets nor the address the host resolved to.
 func (n *Notifier) sendIntegration(ctx context.Context, d store.DueDelivery) (*answer, error) {
 	set, err := integration.Decode(d.Settings)
 	if err != nil {
@@ -62,7 +64,7 @@ func (n *Notifier) call(ctx context.Context, typ string, set integration.Setting
 	req.Header.Set("User-Agent", "Vantage-Integrations/1.0")
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return nil, errors.New(redact(describeHTTPError(ctx, err, n.cfg.Timeout), secrets))
+		return nil, errors.New(redact(netpolicy.Describe(req.URL.Host, err), secrets))
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
@@ -72,7 +74,7 @@ func (n *Notifier) call(ctx context.Context, typ string, set integration.Setting
 		a.RetryAfter = min(provider.RetryAfter(resp.Header, body, n.now()), maxRetryAfter)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := fmt.Sprintf("the provider answered HTTP %d", resp.StatusCode)
+		msg := fmt.Sprintf("%s: the provider answered HTTP %d", req.URL.Host, resp.StatusCode)
 		if excerpt := strings.TrimSpace(a.Body); excerpt != "" {
 			msg += ": " + truncateText(excerpt, 300)
 		}

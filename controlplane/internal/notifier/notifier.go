@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/netpolicy"
 )
 
 // Store is what the notifier needs from storage.
@@ -123,7 +124,7 @@ func defaultClient(denyPrivate bool) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 32 // many webhooks often share a host
 	if denyPrivate {
-		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refusePrivate} // the outbound address policy (netpolicy)
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: netpolicy.Control} // the outbound address policy
 		tr.DialContext = d.DialContext
 	}
 	return &http.Client{Transport: tr,

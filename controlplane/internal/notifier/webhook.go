@@ -13,8 +13,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/check"
@@ -42,7 +43,9 @@ func Sign(secret, msgID string, timestamp int64, body []byte) (string, error) {
 const maxResponseRead = 64 << 10
 
 // sendWebhook POSTs the event document to the webhook. A 2xx answer is success; anything else,
-// including redirects, is an error to retry. Error texts never contain the resolved URL.
+// including redirects, is an error to retry. Error texts name the host of the URL as the
+// organization wrote it ({{NAME}} references unsubstituted), never the substituted URL nor the
+// address it resolved to.
 func (n *Notifier) sendWebhook(ctx context.Context, d store.DueDelivery, at time.Time) (*int, error) {
 	target, secrets, err := n.resolveURL(ctx, d)
 	if err != nil {
@@ -63,15 +66,32 @@ func (n *Notifier) sendWebhook(ctx context.Context, d store.DueDelivery, at time
 	req.Header.Set("webhook-signature", sig)
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return nil, errors.New(redact(describeHTTPError(ctx, err, n.cfg.Timeout), secrets))
+		return nil, errors.New(redact(netpolicy.Describe(templateHost(d.URL), err), secrets))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseRead))
 	code := resp.StatusCode
 	if code < 200 || code > 299 {
-		return &code, fmt.Errorf("the receiver answered HTTP %d", code)
+		return &code, fmt.Errorf("%s: the receiver answered HTTP %d", redact(templateHost(d.URL), secrets), code)
 	}
 	return &code, nil
+}
+
+// templateHost is the host (and port) of a webhook URL as written, without credentials; its
+// {{NAME}} references stay as they are, so a variable's value never reaches an error text. A
+// template without "://" (the whole URL in one variable) is its own host: "{{HOOK_URL}}".
+func templateHost(raw string) string {
+	rest := raw
+	if _, after, found := strings.Cut(raw, "://"); found {
+		rest = after
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest
 }
 
 // resolveURL substitutes the {{NAME}} references of the URL from the organization's variable
@@ -102,36 +122,51 @@ func (n *Notifier) resolveURL(ctx context.Context, d store.DueDelivery) (string,
 	return raw, hidden, nil
 }
 
-// describeHTTPError names a transport failure without the URL that *url.Error would print.
-func describeHTTPError(ctx context.Context, err error, timeout time.Duration) string {
-	if ctx.Err() == context.DeadlineExceeded {
-		return fmt.Sprintf("no answer within %s", timeout)
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return "request failed: " + err.Error()
-}
+// redacted replaces a secret in error texts and answers.
+const redacted = "[redacted]"
+
+// wholeTokenBelow is the length under which a secret is redacted only where it stands as a
+// whole token: a two-character Pushover token would otherwise turn "private" into
+// "priv[redacted]e", which hides nothing and garbles the text.
+const wholeTokenBelow = 8
 
 // redact replaces secret values in s.
 func redact(s string, secrets []string) string {
 	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
+		switch {
+		case v == "":
+		case utf8.RuneCountInString(v) < wholeTokenBelow:
+			s = redactWholeTokens(s, v)
+		default:
+			s = strings.ReplaceAll(s, v, redacted)
+		}
 	}
 	return s
 }
 
-// errForbiddenTarget is the connect error for an address DenyPrivateTargets refuses. It
-// does not name the address: a delivery's error is shown to the organization, and the address
-// a name resolved to inside the deployment's network is not theirs to learn.
-var errForbiddenTarget = errors.New("the target address is private, loopback, link-local or special-purpose, which this deployment does not allow")
-
-// refusePrivate is a net.Dialer Control function applying the outbound address policy
-// (netpolicy) to the address being connected to.
-func refusePrivate(network, address string, c syscall.RawConn) error {
-	if netpolicy.Control(network, address, c) != nil {
-		return errForbiddenTarget
+// redactWholeTokens replaces the occurrences of v in s that no letter, digit or '_' adjoins.
+func redactWholeTokens(s, v string) string {
+	var b strings.Builder
+	written := 0 // s[written:] is not in b yet
+	for from := 0; ; {
+		i := strings.Index(s[from:], v)
+		if i < 0 {
+			break
+		}
+		start, end := from+i, from+i+len(v)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if !isWordRune(before) && !isWordRune(after) {
+			b.WriteString(s[written:start])
+			b.WriteString(redacted)
+			written = end
+		}
+		from = end
 	}
-	return nil
+	b.WriteString(s[written:])
+	return b.String()
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
