@@ -19,6 +19,13 @@ const (
 	orgRateEvery = time.Second / 20 // 20 requests per second, sustained
 	orgRateBurst = 100              // requests at once
 
+	// Test messages (POST /v1/integrations/{id}/test, an extension) make requests to a host
+	// the caller chose: 3 at once per integration then one every 10 s, and 10 at once per
+	// organization then one every 6 s (10 a minute), whichever integration they test.
+	integrationTestEvery    = 10 * time.Second
+	integrationTestBurst    = 3
+	integrationTestOrgEvery = 6 * time.Second
+	integrationTestOrgBurst = 10
 )
 
 // rateLimit is one limit a route group applies: its rule, the bucket a request falls in, and
@@ -48,6 +55,20 @@ func (l rateLimits) org() gin.HandlerFunc {
 	return l.middleware(rateLimit{
 		rule: ratelimit.Rule{Name: "api_org", Every: orgRateEvery, Burst: orgRateBurst, OnError: ratelimit.FailOpen},
 		key:  func(c *gin.Context) string { return orgID(c).String() }, whose: "this organization"})
+}
+
+// integrationTest limits test messages per integration, then per organization. It fails
+// closed: a test message is a request to a host the caller chose.
+func (l rateLimits) integrationTest() gin.HandlerFunc {
+	return l.middleware(
+		rateLimit{rule: ratelimit.Rule{Name: "integration_test", Every: integrationTestEvery,
+			Burst: integrationTestBurst, OnError: ratelimit.FailClosed},
+			key:   func(c *gin.Context) string { return orgID(c).String() + "/" + c.Param("integration_id") },
+			whose: "test messages of this integration"},
+		rateLimit{rule: ratelimit.Rule{Name: "integration_test_org", Every: integrationTestOrgEvery,
+			Burst: integrationTestOrgBurst, OnError: ratelimit.FailClosed},
+			key:   func(c *gin.Context) string { return orgID(c).String() },
+			whose: "test messages of this organization"})
 }
 
 // middleware answers 429 with Retry-After (whole seconds, at least 1) when one of limits

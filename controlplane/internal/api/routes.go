@@ -96,7 +96,7 @@ func routes(r *gin.Engine, d Deps) {
 	in.PATCH("/:integration_id", ih.update)
 	in.DELETE("/:integration_id", ih.remove)
 	in.GET("/:integration_id/deliveries", ih.deliveries)
-	in.POST("/:integration_id/test", ih.test)
+	in.POST("/:integration_id/test", limits.integrationTest(), ih.test)
 
 	// -- heartbeats and maintenance windows --
 	heartbeats := newHeartbeatsHandler(d)

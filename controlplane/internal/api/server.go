@@ -61,8 +61,8 @@ type Deps struct {
 	// Integrations, if set, sends the test messages of POST /v1/integrations/{id}/test
 	// (notifier.Notifier). Nil: the route answers 503.
 	Integrations IntegrationTester
-	// Limiter decides the API's rate limits; cmd/ passes the one every limit of the replica
-	// shares. Default: a ratelimit.Shared on Store, its metrics in Registry.
+	// Limiter decides the API's rate limits (per organization, test messages); cmd/ passes
+	// the one every limit of the replica shares. Default: a ratelimit.Shared on Store, its metrics in Registry.
 	Limiter ratelimit.Limiter
 }
 
