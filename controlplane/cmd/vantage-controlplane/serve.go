@@ -34,6 +34,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/probehealth"
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
@@ -230,9 +231,15 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	// Every rate limit of the replica (API, pings, status-page forms) decides on buckets in
+	// PostgreSQL, which hold across replicas.
+	limiter, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Logger: log, Now: time.Now, Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
 	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
 		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st) }),
-		monitor, pages, runFunc(pages.RunDomainRechecks), agents, runFunc(cp.ingest.WatchRevocations), probes}
+		monitor, pages, runFunc(pages.RunDomainRechecks), agents, runFunc(cp.ingest.WatchRevocations), probes, limiter}
 
 	grpcOpts, err := grpcTransport(cfg, log)
 	if err != nil {
@@ -240,14 +247,15 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	}
 	cp.grpc = grpc.NewServer(append(ingest.GRPCServerOptions(), grpcOpts...)...)
 	cp.ingest.Register(cp.grpc)
-	ping, err := heartbeat.NewPingHandler(heartbeat.PingConfig{}, heartbeat.PingDeps{Store: st, Logger: log, Now: time.Now, Registerer: reg})
+	ping, err := heartbeat.NewPingHandler(heartbeat.PingConfig{}, heartbeat.PingDeps{Store: st, Limiter: limiter, Logger: log, Now: time.Now,
+		Registerer: reg})
 	if err != nil {
 		return nil, err
 	}
 	cp.ping = httpserve.NewServer(cp.limits, ping, log)
 	cp.metrics = httpserve.NewServer(cp.limits, metricsHandler(reg, cfg.Profiling), log)
 
-	public, err := publicPages(cfg, log, st, pages)
+	public, err := publicPages(cfg, log, st, pages, limiter)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +277,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		Invitations:    invitations,
 		Agents:         agents,
 		Integrations:   notify,
+		Limiter:        limiter,
 	})
 	if err != nil {
 		return nil, err
@@ -316,7 +325,8 @@ func metricsHandler(reg *prometheus.Registry, profiling bool) http.Handler {
 }
 
 // publicPages is the public status-page site with its confirm and unsubscribe links.
-func publicPages(cfg config.Config, log *slog.Logger, st *store.Store, pages *statuspage.Service) (http.Handler, error) {
+func publicPages(cfg config.Config, log *slog.Logger, st *store.Store, pages *statuspage.Service,
+	limiter ratelimit.Limiter) (http.Handler, error) {
 	cookieKey, err := web.DeriveCookieKey(cfg.SecretKey)
 	if err != nil {
 		return nil, err
@@ -331,7 +341,7 @@ func publicPages(cfg config.Config, log *slog.Logger, st *store.Store, pages *st
 		return nil, err
 	}
 	h, err := web.NewHandler(web.Config{StatusDomain: cfg.StatusDomain, APIHost: apiHost, CookieKey: cookieKey},
-		web.Deps{Store: pages, Logger: log, ClientIP: api.ClientIP, Extra: links})
+		web.Deps{Store: pages, Limiter: limiter, Logger: log, ClientIP: api.ClientIP, Extra: links})
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func TestCustomDomainVerifiedByDNS(t *testing.T) {
 	dnsSrv := startTXTServer(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pages := statusPages(t, h.st, nil)
-	public := publicSite(t, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test", CacheTTL: -1},
+	public := publicSite(t, h.st, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test", CacheTTL: -1},
 		web.Deps{Store: pages, Logger: logger})
 	api, err := New(Deps{Logger: logger, Store: h.st, Auth: h.auth, Registry: prometheus.NewRegistry(), Now: time.Now,
 		Ready: h.st.Ping, Public: public, LookupTXT: dnsSrv.lookupTXT})

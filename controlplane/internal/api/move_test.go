@@ -258,35 +258,3 @@ func TestRateLimitPerOrganization(t *testing.T) {
 	expectStatus(t, h.do(http.MethodPost, "/v1/checks/"+uuid.NewString()+"/move", h.tokenA, map[string]any{"project_id": nil}), http.StatusTooManyRequests)
 	expectStatus(t, h.do(http.MethodGet, "/v1/projects", h.tokenB, nil), http.StatusOK)
 }
-
-func TestOrgRateLimiterBucket(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newOrgRateLimiter(1, 2, func() time.Time { return now })
-	a, b := uuid.New(), uuid.New()
-	steps := []struct {
-		name    string
-		advance time.Duration
-		org     uuid.UUID
-		wait    time.Duration
-	}{
-		{"burst 1", 0, a, 0},
-		{"burst 2", 0, a, 0},
-		{"over the burst", 0, a, time.Second},
-		{"refused requests take nothing", 0, a, time.Second},
-		{"another organization", 0, b, 0},
-		{"half refilled", 500 * time.Millisecond, a, 500 * time.Millisecond},
-		{"refilled", 500 * time.Millisecond, a, 0},
-		{"empty again", 0, a, time.Second},
-		{"idle buckets are forgotten and start full", 2 * orgRateIdle, a, 0},
-	}
-	for _, s := range steps {
-		now = now.Add(s.advance)
-		if got := l.reserve(s.org); got != s.wait {
-			t.Fatalf("%s: wait %v, want %v", s.name, got, s.wait)
-		}
-	}
-	if n := l.buckets.Len(); n != 1 {
-		t.Fatalf("idle bucket of b kept: %d buckets", n)
-	}
-}

@@ -52,7 +52,7 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 	// status pages, the invitation link); they are not part of the REST contract.
 	engine, err := New(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: h.st, Auth: h.auth,
 		Registry: prometheus.NewRegistry(), Now: time.Now, Ready: h.st.Ping,
-		Public:      publicSite(t, web.Config{}, web.Deps{Store: statusPages(t, h.st, nil)}),
+		Public:      publicSite(t, h.st, web.Config{}, web.Deps{Store: statusPages(t, h.st, nil)}),
 		Invitations: newInvitations(t, h.st)})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
@@ -45,7 +46,7 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	public := publicSite(t, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test"},
+	public := publicSite(t, st, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test"},
 		web.Deps{Store: pages, Logger: logger, ClientIP: ClientIP})
 	deps := func(public http.Handler) Deps {
 		return Deps{Logger: logger, Store: st, Auth: newAuthenticator(t, st, time.Now), Registry: prometheus.NewRegistry(),
@@ -128,10 +129,16 @@ func TestPublicStatusPagesMounted(t *testing.T) {
 	}
 }
 
-// publicSite is the public status-page handler with cfg and deps, signed with a test cookie key.
-func publicSite(t *testing.T, cfg web.Config, deps web.Deps) *web.Handler {
+// publicSite is the public status-page handler with cfg and deps, signed with a test cookie key,
+// its rate limits on st.
+func publicSite(t *testing.T, st *store.Store, cfg web.Config, deps web.Deps) *web.Handler {
 	t.Helper()
 	cfg.CookieKey = []byte("0123456789abcdef0123456789abcdef")
+	lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps.Limiter = lim
 	h, err := web.NewHandler(cfg, deps)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,8 @@ func routes(r *gin.Engine, d Deps) {
 	envVars := newEnvHandler(d)
 	tokens := newTokensHandler(d)
 	audit := newAuditHandler(d)
-	limit := newOrgRateLimiter(defaultOrgRate, defaultOrgBurst, d.Now) // routes with a documented 429
+	limits := newRateLimits(d.Limiter, d.Now)
+	limit := limits.org() // routes with a documented 429
 
 	v1 := r.Group("/v1")
 	v1.GET("/openapi.json", serveOpenAPI)
@@ -32,7 +33,7 @@ func routes(r *gin.Engine, d Deps) {
 	c.GET("/:check_id", checks.getAny)
 	c.PATCH("/:check_id", checks.patchGeneric)
 	c.DELETE("/:check_id", checks.removeAny)
-	c.POST("/:check_id/move", limit.middleware(), projects.moveCheck)
+	c.POST("/:check_id/move", limit, projects.moveCheck)
 	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: openapi/checks-browser.yaml
 	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: openapi/detection.yaml
 	slaReports := newSLAHandler(d)
@@ -49,14 +50,14 @@ func routes(r *gin.Engine, d Deps) {
 		typed.GET("/:check_id/results", checks.results(k))
 	}
 
-	p := authed.Group("/projects", area(auth.Projects), resource("project"), limit.middleware())
+	p := authed.Group("/projects", area(auth.Projects), resource("project"), limit)
 	p.GET("", projects.list)
 	p.POST("", projects.create)
 	p.GET("/:project_id", projects.get)
 	p.PATCH("/:project_id", projects.update)
 	p.DELETE("/:project_id", projects.remove)
 
-	e := authed.Group("/env", area(auth.EnvironmentVariables), resource("environment variable"), limit.middleware())
+	e := authed.Group("/env", area(auth.EnvironmentVariables), resource("environment variable"), limit)
 	e.GET("", envVars.list)
 	e.POST("", envVars.create)
 	e.GET("/:environment_variable_id", envVars.get)
@@ -95,7 +96,7 @@ func routes(r *gin.Engine, d Deps) {
 	in.PATCH("/:integration_id", ih.update)
 	in.DELETE("/:integration_id", ih.remove)
 	in.GET("/:integration_id/deliveries", ih.deliveries)
-	in.POST("/:integration_id/test", ih.test)
+	in.POST("/:integration_id/test", limits.integrationTest(), ih.test)
 
 	// -- heartbeats and maintenance windows --
 	heartbeats := newHeartbeatsHandler(d)
@@ -105,7 +106,7 @@ func routes(r *gin.Engine, d Deps) {
 	hb.GET("/:heartbeat_id", heartbeats.get)
 	hb.PATCH("/:heartbeat_id", heartbeats.patch)
 	hb.DELETE("/:heartbeat_id", heartbeats.remove)
-	hb.POST("/:heartbeat_id/move", limit.middleware(), heartbeats.move)
+	hb.POST("/:heartbeat_id/move", limit, heartbeats.move)
 
 	windows := newWindowsHandler(d)
 	mw := authed.Group("/maintenance-windows", area(auth.MaintenanceWindows), resource("maintenance window"))

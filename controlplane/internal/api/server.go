@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -60,6 +61,9 @@ type Deps struct {
 	// Integrations, if set, sends the test messages of POST /v1/integrations/{id}/test
 	// (notifier.Notifier). Nil: the route answers 503.
 	Integrations IntegrationTester
+	// Limiter decides the API's rate limits (per organization, test messages); cmd/ passes
+	// the one every limit of the replica shares. Default: a ratelimit.Shared on Store, its metrics in Registry.
+	Limiter ratelimit.Limiter
 }
 
 // publicRouter is the optional method by which Deps.Public claims unmatched requests.
@@ -109,6 +113,13 @@ func (d Deps) checkChanged(id uuid.UUID) {
 func New(d Deps) (http.Handler, error) {
 	if _, err := openAPIYAML(); err != nil { // assembles the JSON document too
 		return nil, err
+	}
+	if d.Limiter == nil {
+		lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: d.Store, Logger: d.Logger, Registerer: d.Registry})
+		if err != nil {
+			return nil, err
+		}
+		d.Limiter = lim
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()

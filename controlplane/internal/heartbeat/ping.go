@@ -32,13 +32,15 @@ type PingConfig struct {
 	Rate rate.Limit
 	// Burst is how many pings of one id may come at once. Default 10.
 	Burst int
-	// Timeout bounds recording one ping. Default 5s.
+	// Timeout bounds handling one ping: its rate-limit decision and its recording. Default 5s.
 	Timeout time.Duration
 }
 
 // PingDeps are the ping endpoint's collaborators.
 type PingDeps struct {
 	Store PingRecorder // required
+	// Limiter holds the ids' token buckets, shared by every replica (required).
+	Limiter ratelimit.Limiter
 	// Logger receives the endpoint's log (component heartbeat_ping). Default: discarded.
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
@@ -59,24 +61,25 @@ type PingDeps struct {
 // not reveal which ids exist). Errors are plain text: 404 for a malformed id (shorter than 8
 // or longer than 128 characters, or characters other than letters, digits, '-' and '_') or an
 // unknown path, 405 for other methods, 429 with Retry-After when one id pings faster than its
-// token bucket allows (per id, compared case-insensitively as the store does; in memory on each
-// replica), and 500 when the ping could not be
-// stored.
+// token bucket allows (per id, compared case-insensitively as the store does; one bucket for
+// every replica), and 500 when the ping could not be stored. The limit fails open: when its
+// bucket cannot be read, the ping is recorded (or fails to be, with the same database).
 type PingHandler struct {
-	cfg   PingConfig
-	rec   PingRecorder
-	log   *slog.Logger
-	now   func() time.Time
-	pings *prometheus.CounterVec
-	limit *ratelimit.Keyed[string] // per heartbeat id
+	cfg     PingConfig
+	rec     PingRecorder
+	log     *slog.Logger
+	now     func() time.Time
+	pings   *prometheus.CounterVec
+	limiter ratelimit.Limiter
+	limit   ratelimit.Rule // per heartbeat id
 }
 
 var _ http.Handler = (*PingHandler)(nil)
 
 // NewPingHandler returns the ping endpoint.
 func NewPingHandler(cfg PingConfig, deps PingDeps) (*PingHandler, error) {
-	if deps.Store == nil {
-		return nil, errors.New("heartbeat ping endpoint: a store is required")
+	if deps.Store == nil || deps.Limiter == nil {
+		return nil, errors.New("heartbeat ping endpoint: a store and a limiter are required")
 	}
 	if cfg.Rate <= 0 {
 		cfg.Rate = 1
@@ -97,7 +100,8 @@ func NewPingHandler(cfg PingConfig, deps PingDeps) (*PingHandler, error) {
 		deps.Registerer = prometheus.NewRegistry()
 	}
 	p := &PingHandler{cfg: cfg, rec: deps.Store, log: deps.Logger.With("component", "heartbeat_ping"), now: deps.Now,
-		limit: ratelimit.New[string](cfg.Rate, cfg.Burst, pingIdle),
+		limiter: deps.Limiter, limit: ratelimit.Rule{Name: "heartbeat_ping",
+			Every: time.Duration(float64(time.Second) / float64(cfg.Rate)), Burst: cfg.Burst, OnError: ratelimit.FailOpen},
 		pings: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_heartbeat_pings_total",
 			Help: "Heartbeat pings by kind (success, start, fail) and result (accepted, rate_limited, invalid, error)."},
 			[]string{"kind", "result"})}
@@ -155,7 +159,16 @@ func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := p.now()
-	if wait := p.reserve(canonicalPingID(id), now); wait > 0 {
+	ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
+	defer cancel()
+	wait, err := p.reserve(ctx, canonicalPingID(id), now)
+	if err != nil { // the rule fails open: only a broken rule gets here
+		p.pings.WithLabelValues(string(kind), "error").Inc()
+		p.log.ErrorContext(ctx, "rate limit failed", "err", err)
+		plain(w, http.StatusInternalServerError, "internal error")
+		return
+	}
+	if wait > 0 {
 		p.pings.WithLabelValues(string(kind), "rate_limited").Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		plain(w, http.StatusTooManyRequests, "too many requests for this heartbeat")
@@ -163,8 +176,6 @@ func (p *PingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Only our own ids can name a heartbeat; any other well-formed id is accepted and dropped.
 	if hid, err := uuid.Parse(id); err == nil && len(id) == 36 {
-		ctx, cancel := context.WithTimeout(r.Context(), p.cfg.Timeout)
-		defer cancel()
 		if _, err := p.rec.RecordPing(ctx, hid, kind, now); err != nil {
 			p.pings.WithLabelValues(string(kind), "error").Inc()
 			p.log.ErrorContext(ctx, "record ping failed", "heartbeat_id", hid.String(), "err", err)
@@ -183,12 +194,8 @@ func canonicalPingID(id string) string {
 	return strings.ToLower(id)
 }
 
-// pingIdle is how long an id's bucket is kept without pings: an idle bucket is full again
-// after Burst/Rate seconds, so forgetting it later loses nothing.
-const pingIdle = 2 * time.Minute
-
 // reserve takes one token of id's bucket; it returns 0 when the ping may proceed, else how long
 // until a token is available (taking nothing).
-func (p *PingHandler) reserve(id string, now time.Time) time.Duration {
-	return p.limit.Reserve(id, now)
+func (p *PingHandler) reserve(ctx context.Context, id string, now time.Time) (time.Duration, error) {
+	return p.limiter.Reserve(ctx, p.limit, id, now)
 }

@@ -2,7 +2,6 @@ package heartbeat
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,11 +14,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-func newPingHandler(t *testing.T, cfg PingConfig, deps PingDeps) *PingHandler {
+// newPingHandler is a replica's ping endpoint on st, with a rate limiter of its own on st (as
+// every replica has).
+func newPingHandler(t *testing.T, st *store.Store, cfg PingConfig, deps PingDeps) *PingHandler {
 	t.Helper()
+	lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps.Store, deps.Limiter = st, lim
 	p, err := NewPingHandler(cfg, deps)
 	if err != nil {
 		t.Fatal(err)
@@ -27,18 +34,11 @@ func newPingHandler(t *testing.T, cfg PingConfig, deps PingDeps) *PingHandler {
 	return p
 }
 
-// unusedRecorder stands in for the store where a test only exercises the rate limiter.
-type unusedRecorder struct{}
-
-func (unusedRecorder) RecordPing(context.Context, uuid.UUID, store.PingKind, time.Time) (bool, error) {
-	return false, errors.New("no store in this test")
-}
-
 func TestPingEndpoint(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
-	srv := httptest.NewServer(newPingHandler(t, PingConfig{}, PingDeps{Store: f.st, Now: f.clk.Now}))
+	srv := httptest.NewServer(newPingHandler(t, f.st, PingConfig{}, PingDeps{Now: f.clk.Now}))
 	defer srv.Close()
 
 	do := func(method, path, body string) (int, string, http.Header) {
@@ -95,7 +95,7 @@ func TestPingEndpointUnderLoad(t *testing.T) {
 	f := newFixture(t)
 	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
 	quiet := f.create(store.Heartbeat{Name: "quiet", ReportPeriod: intp(60), GracePeriod: 60})
-	ph := newPingHandler(t, PingConfig{}, PingDeps{Store: f.st, Registerer: prometheus.NewRegistry()})
+	ph := newPingHandler(t, f.st, PingConfig{}, PingDeps{Registerer: prometheus.NewRegistry()})
 	srv := httptest.NewServer(ph)
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
@@ -156,18 +156,49 @@ func TestPingEndpointUnderLoad(t *testing.T) {
 
 func TestPingRateLimitRefills(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: t0}
-	p := newPingHandler(t, PingConfig{Rate: 1, Burst: 2}, PingDeps{Store: unusedRecorder{}, Now: clk.Now})
+	f := newFixture(t)
+	p := newPingHandler(t, f.st, PingConfig{Rate: 1, Burst: 2}, PingDeps{Now: f.clk.Now})
 	id := "abcdefgh"
-	first, second := p.reserve(id, clk.Now()), p.reserve(id, clk.Now())
-	if first != 0 || second != 0 {
+	reserve := func(now time.Time) time.Duration {
+		t.Helper()
+		wait, err := p.reserve(context.Background(), id, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wait
+	}
+	if first, second := reserve(f.clk.Now()), reserve(f.clk.Now()); first != 0 || second != 0 {
 		t.Fatal("burst refused")
 	}
-	if wait := p.reserve(id, clk.Now()); wait <= 0 || wait > time.Second {
+	if wait := reserve(f.clk.Now()); wait <= 0 || wait > time.Second {
 		t.Fatalf("third ping waits %s, want (0, 1s]", wait)
 	}
-	if p.reserve(id, clk.Add(time.Second)) != 0 {
+	if reserve(f.clk.Add(time.Second)) != 0 {
 		t.Fatal("no refill after a second")
+	}
+}
+
+// TestPingRateLimitAcrossReplicas pings one heartbeat through two replicas' endpoints (two
+// handlers on one database) in turn: together they allow the burst once, not once each, and
+// the 429s carry Retry-After.
+func TestPingRateLimitAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
+	cfg := PingConfig{Rate: 1, Burst: 4}
+	replicas := []*PingHandler{newPingHandler(t, f.st, cfg, PingDeps{Now: f.clk.Now}),
+		newPingHandler(t, f.st, cfg, PingDeps{Now: f.clk.Now})}
+	counts := map[int]int{}
+	for i := range 20 {
+		rec := httptest.NewRecorder()
+		replicas[i%2].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/"+h.ID.String(), nil))
+		counts[rec.Code]++
+		if rec.Code == http.StatusTooManyRequests && rec.Header().Get("Retry-After") != "1" {
+			t.Fatalf("429 with Retry-After %q, want 1", rec.Header().Get("Retry-After"))
+		}
+	}
+	if counts[200] != cfg.Burst || counts[429] != 20-cfg.Burst {
+		t.Fatalf("statuses %v: want %d 200s in all, the rest 429", counts, cfg.Burst)
 	}
 }
 
@@ -177,7 +208,7 @@ func TestPingRateLimitIgnoresCase(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	h := f.create(store.Heartbeat{ReportPeriod: intp(60), GracePeriod: 60})
-	p := newPingHandler(t, PingConfig{Rate: 1, Burst: 2}, PingDeps{Store: f.st, Now: f.clk.Now})
+	p := newPingHandler(t, f.st, PingConfig{Rate: 1, Burst: 2}, PingDeps{Now: f.clk.Now})
 	id := h.ID.String()
 	variants := []string{id, strings.ToUpper(id), strings.ToUpper(id[:8]) + id[8:], "ABCDEFGH_1", "abcdefgh_1", "AbCdEfGh_1"}
 	want := []int{200, 200, 429, 200, 200, 429}

@@ -486,6 +486,13 @@ CREATE TABLE public.projects (
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE UNLOGGED TABLE public.rate_limits (
+    key text NOT NULL,
+    tat timestamp with time zone NOT NULL,
+    allowed boolean NOT NULL
+)
+WITH (fillfactor='70');
+
 CREATE TABLE public.region_health (
     region text NOT NULL,
     unhealthy_since timestamp with time zone,
@@ -833,6 +840,9 @@ ALTER TABLE ONLY public.projects
 
 ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.rate_limits
+    ADD CONSTRAINT rate_limits_pkey PRIMARY KEY (key);
 
 ALTER TABLE ONLY public.region_health
     ADD CONSTRAINT region_health_pkey PRIMARY KEY (region);

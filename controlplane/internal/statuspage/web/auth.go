@@ -103,7 +103,13 @@ func (h *Handler) login(req *request) {
 		h.passwordForm(req, a, "The form could not be read. Please try again.", http.StatusBadRequest)
 		return
 	}
-	if wait := h.attempts.reserve(a.Page.ID, h.clientIP(req.r), h.now()); wait > 0 {
+	wait, err := h.attempts.reserve(req.r.Context(), a.Page.ID, h.clientIP(req.r), h.now())
+	if err != nil {
+		h.log.ErrorContext(req.r.Context(), "password attempt limit unavailable", "err", err)
+		h.passwordForm(req, a, "Passwords cannot be checked right now. Please try again in a minute.", http.StatusServiceUnavailable)
+		return
+	}
+	if wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		req.w.Header().Set("Retry-After", strconv.Itoa(secs))
 		h.passwordForm(req, a, fmt.Sprintf("Too many attempts. Please try again in %d seconds.", secs), http.StatusTooManyRequests)

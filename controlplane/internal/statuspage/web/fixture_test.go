@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
@@ -123,11 +124,20 @@ func (f *fixture) handler(cfg Config) http.Handler {
 	return f.handlerWith(cfg, Deps{})
 }
 
-// handlerWith is handler with deps; the fixture's pages and a test logger are filled in.
+// handlerWith is handler with deps; the fixture's pages and a test logger are filled in, and a
+// rate limiter of the handler's own on the fixture's database (as each replica has) unless
+// deps has one.
 func (f *fixture) handlerWith(cfg Config, deps Deps) http.Handler {
 	f.t.Helper()
 	cfg.CookieKey = testKey
 	deps.Store, deps.Logger = f.sp, slog.New(slog.NewTextHandler(testWriter{f.t}, nil))
+	if deps.Limiter == nil {
+		lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: f.st})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		deps.Limiter = lim
+	}
 	h, err := NewHandler(cfg, deps)
 	if err != nil {
 		f.t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 )
 
@@ -24,31 +22,30 @@ const (
 	defaultPageRefill         = time.Second      // one more attempt per page every second
 )
 
-// attemptKey is a page and a client address.
-type attemptKey struct{ page, addr string }
-
-// attemptLimits holds the token buckets of password attempts.
-type attemptLimits struct {
-	perAddress *ratelimit.Keyed[attemptKey]
-	perPage    *ratelimit.Keyed[string]
+// pageLimits are two limits of a form of a page, shared by every replica: per page and client
+// address, then per page from every address. Both fail closed: they stop guessing and bulk
+// mail, so a form whose limits cannot be read is refused (the page answers 503).
+type pageLimits struct {
+	lim                 ratelimit.Limiter
+	perAddress, perPage ratelimit.Rule
 }
 
-func newAttemptLimits(o Config) attemptLimits {
-	return attemptLimits{
-		perAddress: ratelimit.New[attemptKey](rate.Every(o.PasswordAddressRefill), o.PasswordAttemptsPerAddress,
-			time.Duration(o.PasswordAttemptsPerAddress+1)*o.PasswordAddressRefill),
-		perPage: ratelimit.New[string](rate.Every(o.PasswordPageRefill), o.PasswordAttemptsPerPage,
-			time.Duration(o.PasswordAttemptsPerPage+1)*o.PasswordPageRefill),
-	}
+func newAttemptLimits(lim ratelimit.Limiter, o Config) pageLimits {
+	return pageLimits{lim: lim,
+		perAddress: ratelimit.Rule{Name: "statuspage_password_address", Every: o.PasswordAddressRefill,
+			Burst: o.PasswordAttemptsPerAddress, OnError: ratelimit.FailClosed},
+		perPage: ratelimit.Rule{Name: "statuspage_password_page", Every: o.PasswordPageRefill,
+			Burst: o.PasswordAttemptsPerPage, OnError: ratelimit.FailClosed}}
 }
 
-// reserve takes one attempt for page from addr at now; it returns 0 when the attempt may go
-// on, else how long to wait (and takes nothing from the page's bucket then).
-func (l attemptLimits) reserve(page, addr string, now time.Time) time.Duration {
-	if wait := l.perAddress.Reserve(attemptKey{page, addr}, now); wait > 0 {
-		return wait
+// reserve takes one use of page's form from addr at now; it returns 0 when the request may go
+// on, else how long to wait (and takes nothing from the page's bucket then). An error means
+// the limits could not be read: refuse the request.
+func (l pageLimits) reserve(ctx context.Context, page, addr string, now time.Time) (time.Duration, error) {
+	if wait, err := l.lim.Reserve(ctx, l.perAddress, page+"|"+addr, now); wait > 0 || err != nil {
+		return wait, err
 	}
-	return l.perPage.Reserve(page, now)
+	return l.lim.Reserve(ctx, l.perPage, page, now)
 }
 
 // fairSlots bounds concurrent password hashing: at most one hash per page at a time, and at

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -64,6 +65,40 @@ func TestPasswordAttemptsLimited(t *testing.T) {
 	clk.Add(10 * time.Second)
 	if resp := try("guarded", "198.51.100.1", "correct horse"); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("after the refill: %d", resp.StatusCode)
+	}
+}
+
+// TestPasswordAttemptsLimitedAcrossReplicas guesses a page's password through two replicas
+// (two handlers on one database) in turn: one address gets the burst once in all, not once
+// per replica, and so does the page from every address.
+func TestPasswordAttemptsLimitedAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	hash := hashPassword(t, "correct horse")
+	f := newFixture(t, st, store.StatusPageInput{Name: "Guarded", Subdomain: "guarded-replicas", PasswordHash: &hash})
+	clk := &testClock{t: time.Now()}
+	cfg := Config{PasswordAttemptsPerAddress: 3, PasswordAddressRefill: time.Minute,
+		PasswordAttemptsPerPage: 5, PasswordPageRefill: time.Minute}
+	replicas := []string{serve(t, f.handlerWith(cfg, Deps{Now: clk.Now, ClientIP: clientFromHeader})).URL,
+		serve(t, f.handlerWith(cfg, Deps{Now: clk.Now, ClientIP: clientFromHeader})).URL}
+	try := func(i int, client string) int {
+		resp, _ := get(t, http.MethodPost, replicas[i%2]+"/status/guarded-replicas/login", "",
+			url.Values{"password": {"wrong"}}, map[string]string{"X-Test-Client": client})
+		return resp.StatusCode
+	}
+	counts := map[int]int{}
+	for i := range 8 {
+		counts[try(i, "198.51.100.1")]++
+	}
+	if counts[http.StatusUnauthorized] != 3 || counts[http.StatusTooManyRequests] != 5 {
+		t.Fatalf("one address through two replicas: %v, want 3 tried (401) and 5 refused (429)", counts)
+	}
+	counts = map[int]int{}
+	for i := range 6 {
+		counts[try(i, fmt.Sprintf("198.51.100.%d", 10+i))]++
+	}
+	if counts[http.StatusUnauthorized] != 2 || counts[http.StatusTooManyRequests] != 4 {
+		t.Fatalf("the page from many addresses through two replicas: %v, want the page's last 2 tried, 4 refused", counts)
 	}
 }
 
@@ -139,6 +174,46 @@ func formToken(t *testing.T, page string) string {
 		t.Fatalf("no subscribe form token in the page:\n%s", page)
 	}
 	return m[1]
+}
+
+// TestSubscribeLimitedAcrossReplicas subscribes through two replicas (two handlers on one
+// database) in turn: the limits per page and address, and per page, hold once in all.
+func TestSubscribeLimitedAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	f := newFixture(t, st, store.StatusPageInput{Name: "Acme", Subdomain: "subguard-replicas"})
+	clk := &testClock{t: time.Now()}
+	cfg := Config{SubscribesPerAddress: 2, SubscribeAddressRefill: time.Minute,
+		SubscribesPerPage: 5, SubscribePageRefill: time.Minute, CacheTTL: -1}
+	replicas := []string{serve(t, f.handlerWith(cfg, Deps{Now: clk.Now, ClientIP: clientFromHeader})).URL,
+		serve(t, f.handlerWith(cfg, Deps{Now: clk.Now, ClientIP: clientFromHeader})).URL}
+	_, page := get(t, http.MethodGet, replicas[0]+"/status/subguard-replicas", "", nil, nil)
+	token := formToken(t, page)
+	n := 0
+	post := func(client string) int {
+		n++
+		form := url.Values{"email": {fmt.Sprintf("s%d@example.com", n)}, "token": {token}}
+		resp, _ := get(t, http.MethodPost, replicas[n%2]+"/status/subguard-replicas/subscribe", "", form,
+			map[string]string{"X-Test-Client": client})
+		return resp.StatusCode
+	}
+	counts := map[int]int{}
+	for range 6 {
+		counts[post("192.0.2.1")]++
+	}
+	if counts[http.StatusOK] != 2 || counts[http.StatusTooManyRequests] != 4 {
+		t.Fatalf("one address through two replicas: %v, want 2 subscribed and 4 refused (429)", counts)
+	}
+	counts = map[int]int{}
+	for i := range 6 {
+		counts[post(fmt.Sprintf("192.0.2.%d", 10+i))]++
+	}
+	if counts[http.StatusOK] != 3 || counts[http.StatusTooManyRequests] != 3 {
+		t.Fatalf("the page from many addresses through two replicas: %v, want the page's last 3 subscribed, 3 refused", counts)
+	}
+	if _, total, _ := f.sp.ListSubscribers(context.Background(), f.org, f.page, "", 50, 0); total != 5 {
+		t.Fatalf("%d subscribers, want 5", total)
+	}
 }
 
 // TestSubscribeFormProtected submits the public subscribe form without its token, with a

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
@@ -78,6 +79,9 @@ type Config struct {
 // Deps are what the handler works with.
 type Deps struct {
 	Store Store // required
+	// Limiter holds the password and subscribe limits' buckets, shared by every replica
+	// (required).
+	Limiter ratelimit.Limiter
 	// Logger logs failed requests (component statuspage_web). Default: discarded.
 	Logger *slog.Logger
 	// Now is the clock. Default time.Now.
@@ -100,18 +104,18 @@ type Handler struct {
 	clientIP func(r *http.Request) string
 	others   http.Handler // nil: 404
 	tpl      *templates
-	slots    *fairSlots    // concurrent password checks, fair between pages
-	attempts attemptLimits // password attempts per page and address
-	subs     subscribeLimits
-	gzips    sync.Pool // *gzip.Writer
+	slots    *fairSlots // concurrent password checks, fair between pages
+	attempts pageLimits // password attempts per page and address
+	subs     pageLimits // subscriptions per page and address
+	gzips    sync.Pool  // *gzip.Writer
 	cache    pageCache
 }
 
 // NewHandler returns the handler of the public pages. A missing store or a CookieKey shorter
 // than 32 bytes is an error.
 func NewHandler(cfg Config, deps Deps) (*Handler, error) {
-	if deps.Store == nil {
-		return nil, errors.New("statuspage/web: a store is required")
+	if deps.Store == nil || deps.Limiter == nil {
+		return nil, errors.New("statuspage/web: a store and a limiter are required")
 	}
 	if len(cfg.CookieKey) < 32 {
 		return nil, errors.New("statuspage/web: CookieKey must be at least 32 bytes")
@@ -165,7 +169,7 @@ func NewHandler(cfg Config, deps Deps) (*Handler, error) {
 	cfg.APIHost = strings.ToLower(strings.Trim(cfg.APIHost, "."))
 	return &Handler{st: deps.Store, cfg: cfg, log: deps.Logger.With("component", "statuspage_web"), now: deps.Now,
 		clientIP: deps.ClientIP, others: deps.Extra,
-		tpl: mustTemplates(), slots: newFairSlots(cfg.HashSlots), attempts: newAttemptLimits(cfg), subs: newSubscribeLimits(cfg),
+		tpl: mustTemplates(), slots: newFairSlots(cfg.HashSlots), attempts: newAttemptLimits(deps.Limiter, cfg), subs: newSubscribeLimits(deps.Limiter, cfg),
 		cache: pageCache{ttl: cfg.CacheTTL, m: map[string]cachedPage{}}}, nil
 }
 

@@ -110,7 +110,15 @@ func (h *Handler) subscribe(req *request) {
 			Noindex: a.Page.HideFromSearchEngines})
 		return
 	}
-	if wait := h.subs.reserve(a.Page.ID, h.clientIP(req.r), h.now()); wait > 0 {
+	wait, err := h.subs.reserve(req.r.Context(), a.Page.ID, h.clientIP(req.r), h.now())
+	if err != nil {
+		h.log.ErrorContext(req.r.Context(), "subscribe limit unavailable", "err", err)
+		h.render(req, http.StatusServiceUnavailable, "message.html", messageView{Title: "Subscription failed",
+			Message: "Subscriptions cannot be taken right now. Please try again in a minute.", Back: back,
+			Noindex: a.Page.HideFromSearchEngines})
+		return
+	}
+	if wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		req.w.Header().Set("Retry-After", strconv.Itoa(secs))
 		h.render(req, http.StatusTooManyRequests, "message.html", messageView{Title: "Too many requests",
@@ -125,7 +133,7 @@ func (h *Handler) subscribe(req *request) {
 		return
 	}
 	actor := store.Actor{Type: "System", DisplayName: "Public status page", RemoteIP: h.clientIP(req.r)}
-	_, err := h.st.CreateSubscriber(req.r.Context(), actor, a.OrgID, a.PageID,
+	_, err = h.st.CreateSubscriber(req.r.Context(), actor, a.OrgID, a.PageID,
 		store.NewSubscriber{EmailAddress: email, Mode: statuspage.AllComponents})
 	var ce *store.ConflictError
 	var pe *statuspage.PlanLimitError

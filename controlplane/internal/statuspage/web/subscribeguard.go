@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 )
 
@@ -29,26 +27,13 @@ const (
 	subscribeTokenTTL = 24 * time.Hour
 )
 
-// subscribeLimits holds the token buckets of subscribe requests.
-type subscribeLimits struct {
-	perAddress *ratelimit.Keyed[attemptKey]
-	perPage    *ratelimit.Keyed[string]
-}
-
-func newSubscribeLimits(o Config) subscribeLimits {
-	return subscribeLimits{
-		perAddress: ratelimit.New[attemptKey](rate.Every(o.SubscribeAddressRefill), o.SubscribesPerAddress,
-			time.Duration(o.SubscribesPerAddress+1)*o.SubscribeAddressRefill),
-		perPage: ratelimit.New[string](rate.Every(o.SubscribePageRefill), o.SubscribesPerPage,
-			time.Duration(o.SubscribesPerPage+1)*o.SubscribePageRefill),
-	}
-}
-
-func (l subscribeLimits) reserve(page, addr string, now time.Time) time.Duration {
-	if wait := l.perAddress.Reserve(attemptKey{page, addr}, now); wait > 0 {
-		return wait
-	}
-	return l.perPage.Reserve(page, now)
+// newSubscribeLimits are the limits of subscribe requests (pageLimits).
+func newSubscribeLimits(lim ratelimit.Limiter, o Config) pageLimits {
+	return pageLimits{lim: lim,
+		perAddress: ratelimit.Rule{Name: "statuspage_subscribe_address", Every: o.SubscribeAddressRefill,
+			Burst: o.SubscribesPerAddress, OnError: ratelimit.FailClosed},
+		perPage: ratelimit.Rule{Name: "statuspage_subscribe_page", Every: o.SubscribePageRefill,
+			Burst: o.SubscribesPerPage, OnError: ratelimit.FailClosed}}
 }
 
 // subscribeToken is the form's token for page: when it was issued, and a MAC of that time and

@@ -417,6 +417,12 @@ type Project struct {
 	UpdatedAt time.Time
 }
 
+type RateLimit struct {
+	Key     string
+	Tat     time.Time
+	Allowed bool
+}
+
 type RegionHealth struct {
 	Region         string
 	UnhealthySince *time.Time
