@@ -190,7 +190,7 @@ func newDomainHarness(t *testing.T) *domainHarness {
 	h := newHarness(t)
 	d := &domainHarness{harness: h, dns: startTXTServer(t)}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	public := publicSite(t, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test", CacheTTL: -1},
+	public := publicSite(t, h.st, web.Config{StatusDomain: "status.vantage.test", APIHost: "api.vantage.test", CacheTTL: -1},
 		web.Deps{Store: statusPages(t, h.st, nil), Logger: logger})
 	api, err := New(Deps{Logger: logger, Store: h.st, Auth: h.auth, Registry: prometheus.NewRegistry(), Now: h.now,
 		Ready: h.st.Ping, Public: public, LookupTXT: d.dns.lookupTXT})
