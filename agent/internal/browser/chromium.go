@@ -211,9 +211,10 @@ func launch(path string, o launchOptions, timeout time.Duration) (*process, erro
 }
 
 // start starts the process on a thread of its own, confined to rw and ro beside the browser's
-// file view (p.unconfined says why not, when the kernel could not), and reaps it there. The thread is never
-// handed back to other goroutines: the confinement cannot be lifted, and the browser's death
-// signal fires when the thread that started it ends, so the thread lives as long as the browser.
+// file view (p.unconfined says why not when the kernel cannot confine it), and reaps it there.
+// The thread is never handed back to other goroutines: the confinement cannot be lifted, and
+// the browser's death signal fires when the thread that started it ends, so the thread lives
+// as long as the browser.
 func (p *process) start(rw, ro []string) error {
 	started := make(chan error, 1)
 	go func() {

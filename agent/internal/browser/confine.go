@@ -86,12 +86,12 @@ func confine(rw, ro []string) error {
 		return err
 	}
 	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0) //nolint:gosec // the kernel's struct, as x/sys/unix declares it
 	if errno != 0 {
 		return fmt.Errorf("create the browser's landlock ruleset: %w", errno)
 	}
 	ruleset := int(fd)
-	defer unix.Close(ruleset)
+	defer unix.Close(ruleset) //nolint:errcheck // a descriptor only read from
 	for _, r := range []struct {
 		paths  []string
 		rights uint64
@@ -126,7 +126,7 @@ func allow(ruleset int, path string, rights uint64) error {
 	if err != nil {
 		return fmt.Errorf("open %s for the browser's file view: %w", path, err)
 	}
-	defer unix.Close(fd)
+	defer unix.Close(fd) //nolint:errcheck // an O_PATH descriptor
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
@@ -136,7 +136,7 @@ func allow(ruleset int, path string, rights uint64) error {
 	}
 	rule := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(fd)}
 	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
-		uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 { //nolint:gosec // the kernel's struct, as x/sys/unix declares it
 		return fmt.Errorf("let the browser reach %s: %w", path, errno)
 	}
 	return nil
@@ -156,8 +156,8 @@ func browserEnv(dataDir string) []string {
 
 // programDir is the directory of the browser's program and its resources, which it reads.
 func programDir(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
 	}
 	return filepath.Dir(path)
 }

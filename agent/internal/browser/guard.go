@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -148,12 +149,7 @@ func (s *session) refuse(u string) {
 	r := &s.refusals
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, have := range r.urls {
-		if have == u {
-			return
-		}
-	}
-	if len(r.urls) < maxRefusals {
+	if len(r.urls) < maxRefusals && !slices.Contains(r.urls, u) {
 		r.urls = append(r.urls, u)
 	}
 }
