@@ -88,6 +88,9 @@ func TestAddressRules(t *testing.T) {
 	urls := map[string]bool{
 		"https://example.com": true, "HTTP://example.com:8080/a?b=c": true, "https://user:pw@example.com/": true,
 		"example.com": false, "ftp://example.com": false, "https://": false, "https:///path": false, " https://example.com": false,
+		// What a browser check's page must never load (the agent refuses them too).
+		"file:///etc/passwd": false, "file://localhost/etc/passwd": false, "view-source:https://example.com": false,
+		"chrome://version": false, "data:text/html,x": false, "about:blank": false,
 	}
 	for in, ok := range urls {
 		if got := urlProblem(in); (got == "") != ok {

@@ -12,6 +12,10 @@
 // disposed when the check ends, which also closes every page the check opened. At most
 // Concurrency checks run at once; more tabs than cores only add latency to every timing.
 //
+// The agent's host: no page of a check loads anything but the web (http:, https:, data:,
+// about:blank); file:, view-source:, chrome: and every other scheme are refused by the browser
+// itself, for every browser context, and the check fails saying so (guard.go).
+//
 // Private targets: with BlockPrivateTargets, each check's browser context sends everything
 // through its own egress proxy (package egress), which applies the agent's private-target
 // policy after name resolution. The context's proxy bypass list is "<-loopback>", which
@@ -37,6 +41,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sys/unix"
 )
 
 // Config configures a Browser. Zero values take the documented defaults.
@@ -124,6 +129,9 @@ type Browser struct {
 	demand   chan warmKind    // what keepWarm is to make ahead
 	programs programCache
 
+	sessionsMu sync.Mutex
+	sessions   map[cdp.BrowserContextID]*session // every open session, by browser context (guard.go)
+
 	mu      sync.Mutex
 	inst    *instance     // nil while the browser is (re)starting
 	changed chan struct{} // closed and replaced whenever inst changes
@@ -177,6 +185,8 @@ func New(cfg Config, deps Deps) (*Browser, error) {
 		workers: make(chan *workerProc, cfg.Concurrency),
 		demand:  make(chan warmKind, 3*cfg.Concurrency+3),
 		changed: make(chan struct{}),
+
+		sessions: map[cdp.BrowserContextID]*session{},
 	}
 	b.m = newMetrics(reg, b.Memory)
 	return b, nil
@@ -191,6 +201,12 @@ func (b *Browser) Concurrency() int { return b.cfg.Concurrency }
 // Start launches the browser and connects to it; an error means this agent cannot run browser
 // checks. Run keeps it alive afterwards.
 func (b *Browser) Start(ctx context.Context) error {
+	// The browser and the script workers run as the agent's user. Non-dumpable, the agent's
+	// /proc entries — its environment (the agent token, the NATS password), memory and open
+	// files — belong to root, out of their reach.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("close the agent's /proc entries to its browser: %w", err)
+	}
 	inst, err := b.launch(ctx)
 	if err != nil {
 		return err
@@ -334,13 +350,22 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 		proc.kill()
 		return nil, fmt.Errorf("connect to the browser: %w", err)
 	}
+	if err := b.guard(root); err != nil {
+		inst.cancel()
+		proc.kill()
+		return nil, fmt.Errorf("refuse the loads no check may make: %w", err)
+	}
 	go func() {
 		// The agent's connection dropped without the process exiting: the launch is unusable.
 		<-chromedp.FromContext(root).Browser.LostConnection
 		inst.markLost()
 	}()
+	b.m.confined.Set(map[bool]float64{true: 1, false: 0}[proc.unconfined == nil])
+	if proc.unconfined != nil {
+		b.log.Warn("the browser can read every file the agent can: only the scheme guard keeps checks off them", "err", proc.unconfined)
+	}
 	b.log.Info("browser started", "path", b.cfg.Path, "pid", proc.pid(), "concurrency", b.cfg.Concurrency,
-		"block_private_targets", b.cfg.BlockPrivateTargets)
+		"block_private_targets", b.cfg.BlockPrivateTargets, "file_view_confined", proc.unconfined == nil)
 	return inst, nil
 }
 

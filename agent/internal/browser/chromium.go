@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,6 +144,9 @@ type process struct {
 	exited  chan struct{} // closed when the process has exited
 	exitErr error         // valid once exited is closed
 	tail    *tail         // its last lines of output, for crash reports
+	// unconfined says why the browser runs with the agent's whole file view (no Landlock);
+	// nil when it is confined.
+	unconfined error
 }
 
 var devToolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
@@ -151,14 +155,16 @@ var devToolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 // GPU), which would hide the lines that tell why it failed.
 var noise = regexp.MustCompile(`dbus|bluez|Floss|vaapi|InitializeSandbox|^\s*$`)
 
-// launch starts Chromium at path in its own process group with a fresh user data directory and
-// waits (up to timeout) for its DevTools websocket.
+// launch starts Chromium at path in its own process group with a fresh user data directory,
+// confined to its file view (confine.go) when the kernel can, and waits (up to timeout) for its
+// DevTools websocket.
 func launch(path string, o launchOptions, timeout time.Duration) (*process, error) {
 	dataDir, err := os.MkdirTemp("", "vantage-chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("browser user data directory: %w", err)
 	}
 	cmd := exec.Command(path, flags(dataDir, o)...) //nolint:gosec // the operator's configured browser binary, flags built here
+	cmd.Env = browserEnv(dataDir)
 	// Its own process group, so that killing it takes its renderers along; and killed with the
 	// agent, so that no browser outlives it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -168,11 +174,11 @@ func launch(path string, o launchOptions, timeout time.Duration) (*process, erro
 		return nil, err
 	}
 	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
+	p := &process{cmd: cmd, dataDir: dataDir, exited: make(chan struct{}), tail: &tail{}}
+	if err := p.start([]string{dataDir}, []string{programDir(path)}); err != nil {
 		_ = os.RemoveAll(dataDir)
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
-	p := &process{cmd: cmd, dataDir: dataDir, exited: make(chan struct{}), tail: &tail{}}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -192,10 +198,6 @@ func launch(path string, o launchOptions, timeout time.Duration) (*process, erro
 		}
 		io.Copy(io.Discard, stderr) //nolint:errcheck // drain so the browser never blocks on a full pipe
 	}()
-	go func() {
-		p.exitErr = cmd.Wait()
-		close(p.exited)
-	}()
 	select {
 	case p.wsURL = <-found:
 		return p, nil
@@ -206,6 +208,34 @@ func launch(path string, o launchOptions, timeout time.Duration) (*process, erro
 		p.kill()
 		return nil, fmt.Errorf("%s did not open its DevTools port within %s: %s", path, timeout, p.tail.String())
 	}
+}
+
+// start starts the process on a thread of its own, confined to rw and ro beside the browser's
+// file view (p.unconfined says why not when the kernel cannot confine it), and reaps it there.
+// The thread is never handed back to other goroutines: the confinement cannot be lifted, and
+// the browser's death signal fires when the thread that started it ends, so the thread lives
+// as long as the browser.
+func (p *process) start(rw, ro []string) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		err := confine(rw, ro)
+		switch {
+		case errors.Is(err, errNoLandlock):
+			p.unconfined = err
+		case err != nil:
+			started <- err
+			return
+		}
+		if err := p.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		p.exitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	return <-started
 }
 
 // pid is the browser process's id (and its process group's).

@@ -4,6 +4,7 @@ import "github.com/prometheus/client_golang/prometheus"
 
 type metrics struct {
 	up       prometheus.Gauge
+	confined prometheus.Gauge
 	inUse    prometheus.Gauge
 	restarts *prometheus.CounterVec
 	workers  *prometheus.CounterVec
@@ -14,6 +15,10 @@ func newMetrics(reg prometheus.Registerer, memory func() (int64, error)) *metric
 		up: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vantage_agent_browser_up",
 			Help: "1 while the agent's Chromium runs and answers, 0 while it is (re)starting.",
+		}),
+		confined: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vantage_agent_browser_file_view_confined",
+			Help: "1 when the running Chromium is confined to its file view (Landlock), 0 when the kernel could not confine it and it can read what the agent can.",
 		}),
 		inUse: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vantage_agent_browser_checks_running",
@@ -38,6 +43,6 @@ func newMetrics(reg prometheus.Registerer, memory func() (int64, error)) *metric
 		}
 		return float64(n)
 	})
-	reg.MustRegister(m.up, m.inUse, m.restarts, m.workers, mem)
+	reg.MustRegister(m.up, m.confined, m.inUse, m.restarts, m.workers, mem)
 	return m
 }

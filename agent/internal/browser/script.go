@@ -107,10 +107,29 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 			return nil, err
 		}
 	}
+	// Refusals are recorded before the request is failed: none of the run's can be missing.
+	if r := s.refused(); r != "" {
+		run.refuse(r, req.Secrets)
+	}
 	if run.Report != nil && len(run.Report.Screenshot) > 0 {
 		run.Screenshot = Shrink(run.Report.Screenshot)
 	}
 	return run, nil
+}
+
+// refuse fails the run because its pages tried to load what no check may (the scheme guard):
+// the script's fault, reported in place of what the run itself made of the refusal.
+func (run *ScriptRun) refuse(message string, secrets []string) {
+	for _, sec := range secrets {
+		if sec != "" {
+			message = strings.ReplaceAll(message, sec, pwscript.Redacted)
+		}
+	}
+	if run.Report == nil {
+		// The run did not finish (timeout, memory, crash); the refusal is what to fix first.
+		run.Report, run.Problem, run.Message = &pwscript.Report{}, "", ""
+	}
+	run.Report.Refuse(message)
 }
 
 func decodeReport(b []byte) *pwscript.Report {

@@ -35,6 +35,8 @@ type session struct {
 	frame    cdp.FrameID // the tab's main frame
 
 	release func() // frees the slot; nil while the session is warm
+
+	refusals refusals // loads the scheme guard refused (guard.go)
 }
 
 // tabMode says what a session's tab is made for.
@@ -219,6 +221,7 @@ func (b *Browser) prepare(ctx context.Context, inst *instance, mode tabMode) (s 
 		return s, fmt.Errorf("create a browser context: %w", err)
 	}
 	s.id = res.BrowserContextID
+	b.register(s)
 	tr, err := chromedp.CallBrowser(cctx, target.CreateTarget, target.CreateTargetParams{
 		URL: "about:blank", BrowserContextID: s.id, NewWindow: ptr(true),
 	})
@@ -241,6 +244,10 @@ func (b *Browser) prepare(ctx context.Context, inst *instance, mode tabMode) (s 
 		return s, fmt.Errorf("open a tab: %w", err)
 	}
 	s.frame = tree.FrameTree.Frame.ID
+	// What Chromium refuses the page itself (a script's worker hears it in its own tab).
+	if err := chromedp.Listen(tab, s.onTabEvent); err != nil {
+		return s, fmt.Errorf("listen to the tab: %w", err)
+	}
 	return s, nil
 }
 
@@ -292,6 +299,9 @@ func (s *session) lostOr(ctx context.Context, err error) error {
 func (s *session) close() {
 	if s.closeTab != nil {
 		s.closeTab()
+	}
+	if s.id != "" {
+		s.b.unregister(s)
 	}
 	if s.id != "" && !s.inst.gone() {
 		ctx, cancel := context.WithTimeout(s.inst.root, 5*time.Second)

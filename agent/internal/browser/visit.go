@@ -13,6 +13,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 )
 
 // MaxDOM is how much of the rendered DOM (and of its text) a URL check reads and judges.
@@ -44,6 +46,9 @@ type Page struct {
 	TimedOut bool
 	// Blocked names what the egress proxy refused (private targets), or "".
 	Blocked string
+	// Refused says what the page was not allowed to load (pwscript.NotAllowed: a file:,
+	// view-source: or other non-web URL, the check's own or one the page reached for), or "".
+	Refused string
 	Timings Timings
 	// Screenshot is a JPEG of the viewport, taken when the caller's judge failed the page.
 	Screenshot []byte
@@ -72,6 +77,9 @@ type Timings struct {
 // A target that fails (refuses, times out, answers 500) is a Page, not an error. The error is
 // ErrBrowserLost when the browser went away, or ctx's error when ctx was cancelled.
 func (b *Browser) Visit(ctx context.Context, req VisitRequest, judge func(*Page) bool) (*Page, error) {
+	if _, ok := pwscript.AllowedURL(req.URL); !ok {
+		return &Page{Refused: pwscript.NotAllowed(req.URL)}, nil
+	}
 	s, err := b.newSession(ctx, attached)
 	if err != nil {
 		return nil, err
@@ -139,6 +147,8 @@ func (b *Browser) Visit(ctx context.Context, req VisitRequest, judge func(*Page)
 		}
 	}
 	p.Timings.Total = time.Since(start)
+	s.settle()
+	p.Refused = s.refused()
 	if s.proxy != nil && p.URL != "" {
 		if u, err := url.Parse(p.URL); err == nil {
 			if t, ok := s.proxy.Timing(hostPort(u)); ok {

@@ -31,6 +31,7 @@ var _ BrowserRunner = (*browser.Browser)(nil)
 //
 //	the agent's browser crashed or hung  -> AGENT / BROWSER_CRASHED (never counts against the target)
 //	the agent's browser failed otherwise -> AGENT / BROWSER_ERROR
+//	the page was not allowed (file: …)   -> ASSERTION / FORBIDDEN_TARGET ("not allowed: file: …")
 //	a private target was refused         -> TRANSPORT / FORBIDDEN_TARGET
 //	the navigation failed (net::ERR_…)   -> TRANSPORT, classified like the HTTP prober's errors
 //	the page did not load in time        -> TRANSPORT / TIMEOUT
@@ -42,7 +43,8 @@ var _ BrowserRunner = (*browser.Browser)(nil)
 // ASSERTION_FAILED; a navigation -> TRANSPORT (FORBIDDEN_TARGET when the agent refused a
 // private target); a timeout of an action, an assertion, the test or the whole run ->
 // TRANSPORT / TIMEOUT; the script itself (an exception, an unsupported API or module, too much
-// memory) -> ASSERTION / SCRIPT_ERROR; the tab crashing or its connection failing -> AGENT /
+// memory, a page of it reaching for file:, view-source: or another non-web URL: "not allowed:
+// file: …") -> ASSERTION / SCRIPT_ERROR; the tab crashing or its connection failing -> AGENT /
 // BROWSER_ERROR. The summary names the failing step, its place in the script and Playwright's
 // message.
 type Browser struct {
@@ -172,6 +174,9 @@ func judgePage(pg *browser.Page, text string, compiled []*assert.Compiled) Resul
 		res.BodyAvailability = BodyNotRecorded
 	}
 	switch {
+	case pg.Refused != "" && (pg.LoadError != "" || pg.Status == 0):
+		res.failAssertion(ForbiddenTarget, pg.Refused)
+		return res
 	case pg.Blocked != "" && (pg.LoadError != "" || pg.Status == 0):
 		res.failTransport(ForbiddenTarget, "target not allowed: "+pg.Blocked)
 		return res

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -36,6 +37,7 @@ type browserPage struct {
 	committed int // main-frame documents committed
 	stopped   int // times the main frame stopped loading
 	crashed   bool
+	refused   string // the first URL Chromium refused the page (RefusedLoad), or ""
 }
 
 func newBrowserPage(tab context.Context, opts Options) (*browserPage, error) {
@@ -118,6 +120,11 @@ func (bp *browserPage) onEvent(ev any) {
 		go func() {
 			_, _ = chromedp.Call(bp.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: ev.Type == page.DialogTypeBeforeunload})
 		}()
+		return
+	case *log.EventEntryAdded:
+		if u, ok := RefusedLoad(ev.Entry); ok && bp.refused == "" {
+			bp.refused = u
+		}
 		return
 	case *inspector.EventTargetCrashed:
 		bp.crashed = true
@@ -303,4 +310,16 @@ func transient(err error) bool {
 		}
 	}
 	return false
+}
+
+// refusal is the first URL Chromium refused the page, once the events the page sent so far
+// have arrived (a round trip through its renderer, a moment at most, and none past the run's
+// deadline), or "".
+func (bp *browserPage) refusal() string {
+	ctx, cancel := context.WithTimeout(bp.ctx, 500*time.Millisecond)
+	defer cancel()
+	_, _ = chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "0"})
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	return bp.refused
 }

@@ -59,6 +59,13 @@ func (r *run) runTests(rep *Report) {
 		return
 	}
 	defer bp.close()
+	defer func() {
+		// Whatever the tests made of it, a page reaching for the agent's files (or another
+		// non-web URL) fails the run (the agent's browser refused the load).
+		if u := bp.refusal(); u != "" {
+			rep.Refuse(NotAllowed(u))
+		}
+	}()
 	r.browser = bp
 	r.pageObj = r.pageObject()
 

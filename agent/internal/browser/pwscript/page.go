@@ -243,6 +243,9 @@ func (r *run) navigate(ctx context.Context, b budget, own bool, target, state st
 	if err != nil || !u.IsAbs() {
 		return nil, opErr(CauseScript, "page.goto: Protocol error (Page.navigate): Cannot navigate to invalid URL\nCall log:\n  - navigating to %q, waiting until %q", target, state)
 	}
+	if _, ok := AllowedURL(target); !ok {
+		return nil, opErr(CauseScript, "page.goto: %s", NotAllowed(target))
+	}
 	res, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: target})
 	if err != nil {
 		if ctx.Err() != nil {
