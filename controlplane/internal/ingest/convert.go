@@ -42,10 +42,10 @@ const (
 	rejectOutOfJob = "out_of_bounds"   // an attempt, or a time, its job cannot have had
 )
 
-// accept turns a result that a stream of agent sent into the row to store, as of now: it
-// validates the result (toRow), verifies its job's signature with guard, and places it within
-// the bounds the signature vouches for (place). A refused result comes back with its reason
-// and an error for the agent's ack.
+// accept turns a result sent on agent's stream into the row to store, as of now: it validates
+// the result (toRow), verifies its job's signature with guard, and places it within the bounds
+// the signature vouches for (place). A refused result comes back with its reason and an error
+// for the agent's ack.
 func accept(res *vantagev1.CheckResult, agent Agent, guard JobGuard, now time.Time) (store.ResultRow, string, error) {
 	row, err := toRow(res, agent.Regions)
 	if err == nil && row.NotRunReason != "" && !knownNotRunReason(row.NotRunReason, agent.Protocol) {

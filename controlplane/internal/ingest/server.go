@@ -417,8 +417,8 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 	}
 }
 
-// take checks one result and hands it to the batcher, or acks it at once when it is refused
-// or reports a run the agent did not run. An error means the stream's context ended.
+// take checks one result (accept) and hands it to the batcher, or acks it at once when it is
+// refused. An error means the stream's context ended.
 func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnvelope, acks *ackQueue) error {
 	seq := env.GetSeq()
 	res := env.GetResult()
