@@ -53,6 +53,9 @@ func TestHostileAgentResults(t *testing.T) {
 		{"checked just past the window", func(r *vantagev1.CheckResult) {
 			r.CheckedAtUnixMs = r.ScheduledAtUnixMs + (testDeadline + testAttempts*testTimeout + MaxClockSkew).Milliseconds() + 1
 		}, want{}},
+		{"checked in the future, within the job's window", func(r *vantagev1.CheckResult) {
+			r.CheckedAtUnixMs = now.Add(MaxClockSkew + 5*time.Second).UnixMilli()
+		}, want{}},
 		{"dispatched in the far past", func(r *vantagev1.CheckResult) { r.DispatchedAtUnixMs = 1 }, want{}},
 		{"attempt 99", func(r *vantagev1.CheckResult) { r.AttemptNumber = 99 }, want{}},
 		{"attempt beyond the job's two", func(r *vantagev1.CheckResult) { r.AttemptNumber = testAttempts + 1 }, want{}},
@@ -118,8 +121,8 @@ func TestHostileAgentResults(t *testing.T) {
 	if n := skippedMetric(t, h, region, "LATE"); n != 1 {
 		t.Errorf("vantage_runs_skipped_total{reason=LATE} = %v, want 1", n)
 	}
-	if n := testutil.ToFloat64(h.srv.rejected.WithLabelValues(rejectOutOfJob)); n != 6 {
-		t.Errorf("vantage_ingest_rejected_total{reason=out_of_bounds} = %v, want 6", n)
+	if n := testutil.ToFloat64(h.srv.rejected.WithLabelValues(rejectOutOfJob)); n != 7 {
+		t.Errorf("vantage_ingest_rejected_total{reason=out_of_bounds} = %v, want 7", n)
 	}
 }
 

@@ -68,9 +68,9 @@ func accept(res *vantagev1.CheckResult, agent Agent, guard JobGuard, now time.Ti
 // place checks r against its job's signed bounds b at arrival time now: its attempt is one
 // of the job's, and it was dispatched and checked between the job's scheduled time and the
 // end of the job's last possible attempt (the deadline, by which the agent must start it, plus
-// every attempt's timeout), give or take MaxClockSkew. A result arriving after that end plus
-// LateSlack becomes a run skipped LATE. A run the agent did not run has no probe times and is
-// never late: it is already a skipped run.
+// every attempt's timeout) — and not after now —, give or take MaxClockSkew. A result
+// arriving after that end plus LateSlack becomes a run skipped LATE. A run the agent did not
+// run has no probe times and is never late: it is already a skipped run.
 func place(r *store.ResultRow, b jobguard.Bounds, now time.Time) error {
 	attempts := max(b.MaxAttempts, 1) // as the agent reads max_attempts
 	if uint32(r.AttemptNumber) > attempts {
@@ -80,7 +80,11 @@ func place(r *store.ResultRow, b jobguard.Bounds, now time.Time) error {
 		return nil
 	}
 	end := b.Deadline.Add(time.Duration(attempts) * b.Timeout)
-	from, to := r.ScheduledAt.Add(-MaxClockSkew), end.Add(MaxClockSkew)
+	last := end // nothing is checked after the job's end, nor in the future
+	if now.Before(last) {
+		last = now
+	}
+	from, to := r.ScheduledAt.Add(-MaxClockSkew), last.Add(MaxClockSkew)
 	times := []struct {
 		name string
 		t    *time.Time

@@ -14,7 +14,8 @@ import (
 // signature, the job's bounds) with arbitrary fields, signed as the scheduler signs the job or
 // not: it never panics, refuses every result whose signature does not match, and never returns
 // a row outside its job's bounds — an attempt the job does not have, a time outside its window,
-// a result arriving after its end plus LateSlack that is not a skipped run, text above the caps.
+// a time in the future, a result arriving after its end plus LateSlack that is not a skipped
+// run, text above the caps.
 func FuzzConvertResult(f *testing.F) {
 	guard, err := jobguard.New([]byte(testSecretKey))
 	if err != nil {
@@ -33,6 +34,7 @@ func FuzzConvertResult(f *testing.F) {
 	f.Add(jobID, checkID, orgID, region, uint32(99), true, ok, ok+10, ok+200, "", "", "", true)
 	f.Add(jobID, checkID, orgID, region, uint32(1), true, ok, ok+10, int64(8_640_000_000_000_000), "", "", "", true)
 	f.Add(jobID, checkID, orgID, region, uint32(1), true, ok, ok+10, ok-3_600_000, "", "", "", true)
+	f.Add(jobID, checkID, orgID, region, uint32(1), true, ok, ok+10, now+45_000, "", "", "", true)
 	f.Add(jobID, checkID, orgID, region, uint32(1), true, now-600_000, now-599_000, now-598_000, "", "", "", true)
 	f.Add(jobID, checkID, orgID, region, uint32(1), true, ok, ok, ok, "", "", wire.NotRunExpired, true)
 	f.Add(jobID, checkID, orgID, region, uint32(1), true, ok, ok, ok, "", "", "LATE", true)
@@ -76,8 +78,8 @@ func FuzzConvertResult(f *testing.F) {
 		}
 		end := bounds.Deadline.Add(time.Duration(bounds.MaxAttempts) * bounds.Timeout)
 		from, to := row.ScheduledAt.Add(-MaxClockSkew), end.Add(MaxClockSkew)
-		if row.CheckedAt.Before(from) || row.CheckedAt.After(to) {
-			t.Fatalf("checked_at %s outside %s … %s", row.CheckedAt, from, to)
+		if row.CheckedAt.Before(from) || row.CheckedAt.After(to) || row.CheckedAt.After(time.UnixMilli(now).Add(MaxClockSkew)) {
+			t.Fatalf("checked_at %s outside %s … %s, or in the future", row.CheckedAt, from, to)
 		}
 		if time.UnixMilli(now).After(end.Add(LateSlack)) {
 			t.Fatalf("a result arriving after %s was not recorded as late", end.Add(LateSlack))
