@@ -66,10 +66,11 @@ bench-browser: ## browser checks/min (URL, and scripted with two page loads), CP
 
 # Every fuzz target, as package:Name. Their seed corpora run as unit tests in `make test`.
 FUZZ_TARGETS := ./controlplane/internal/api:FuzzDecode ./pkg/assert:FuzzCompile ./pkg/assert:FuzzEvaluate \
-	./pkg/check:FuzzVarRefs ./controlplane/internal/heartbeat:FuzzParseCron ./controlplane/internal/statuspage/web:FuzzRenderPage
+	./pkg/check:FuzzVarRefs ./controlplane/internal/heartbeat:FuzzParseCron ./controlplane/internal/statuspage/web:FuzzRenderPage \
+	./controlplane/internal/ingest:FuzzConvertResult
 FUZZTIME ?= 60s
 
-fuzz: ## run every fuzz target for FUZZTIME each (default 60s): request bodies of every route, assertion and cron parsers, {{NAME}} resolver, status page renderer
+fuzz: ## run every fuzz target for FUZZTIME each (default 60s): request bodies of every route, assertion and cron parsers, {{NAME}} resolver, status page renderer, agents' results
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg)"; \
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME); done
 

@@ -74,6 +74,15 @@ const FailureSourceAgent = "AGENT"
 // MaxScreenshotBytes bounds CheckResult.screenshot; the agent drops a larger one.
 const MaxScreenshotBytes = 512 << 10
 
+// Bounds of a result's free text: the agent cuts what it reports to them, and the control
+// plane cuts what it stores to them again, whatever an agent sends.
+const (
+	// MaxResponseBodyBytes bounds CheckResult.response_body.
+	MaxResponseBodyBytes = 64 << 10
+	// MaxResultSummaryBytes bounds CheckResult.result_summary.
+	MaxResultSummaryBytes = 1024
+)
+
 // ScreenshotType is the media type of a screenshot, told by its magic bytes: image/png,
 // image/jpeg, or "" for anything else.
 func ScreenshotType(b []byte) string {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vantagehq/vantage/agent/internal/redact"
 	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -566,8 +567,8 @@ func TestHTTPSecretsRedacted(t *testing.T) {
 		if strings.Contains(text, secret) || strings.Contains(text, basic) || strings.Contains(text, "pw-") {
 			t.Errorf("%s leaks a secret: %q", name, text)
 		}
-		if !strings.Contains(text, Redacted) {
-			t.Errorf("%s has no %s: %q", name, Redacted, text)
+		if !strings.Contains(text, redact.Marker) {
+			t.Errorf("%s has no %s: %q", name, redact.Marker, text)
 		}
 	}
 	if !strings.Contains(res.ResponseBody, `"auth_header":"Basic [REDACTED]"`) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -38,9 +39,7 @@ const (
 	// text_to_search_for.
 	MaxBodyRead = 1 << 20
 	// MaxBodyStored is how much of it the result keeps in ResponseBody.
-	MaxBodyStored = 64 << 10
-	// Redacted replaces secret values.
-	Redacted = "[REDACTED]"
+	MaxBodyStored = wire.MaxResponseBodyBytes
 )
 
 // options are the settings shared by the probers; see the With functions for defaults.

@@ -1,16 +1,15 @@
 package prober
 
 import (
-	"cmp"
-	"encoding/base64"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/vantagehq/vantage/agent/internal/redact"
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -173,60 +172,30 @@ func assertionSummary(outcomes []assert.Outcome) string {
 }
 
 // finish stores body as the response body (nil: none was recorded), redacts the secrets of job
-// from every text field, and makes every text field valid UTF-8 of bounded size.
+// (in every encoding: agent/internal/redact) from every text field, and makes every text field
+// valid UTF-8 of bounded size. Text is redacted whole, before it is cut.
 func (r *Result) finish(job *vantagev1.CheckJob, body []byte) {
-	redact := newRedactor(job)
+	hide := redact.ForJob(job).String
 	if body == nil {
 		r.BodyAvailability = BodyNotRecorded
 		r.ResponseBody = ""
 	} else {
 		r.BodyAvailability = BodyAvailable
 		// Redact the whole body before cutting it, so that the cut cannot leave part of a secret.
-		r.ResponseBody = cutUTF8(redact(strings.ToValidUTF8(string(body), "\uFFFD")), MaxBodyStored)
+		r.ResponseBody = cutUTF8(hide(strings.ToValidUTF8(string(body), "\uFFFD")), MaxBodyStored)
 	}
-	r.ResultSummary = cutUTF8(redact(strings.ToValidUTF8(r.ResultSummary, "\uFFFD")), 1024)
-	r.ParsedResponse = redact(strings.ToValidUTF8(r.ParsedResponse, "\uFFFD"))
+	r.ResultSummary = cutUTF8(hide(strings.ToValidUTF8(r.ResultSummary, "\uFFFD")), wire.MaxResultSummaryBytes)
+	r.ParsedResponse = hide(strings.ToValidUTF8(r.ParsedResponse, "\uFFFD"))
 	for i := range r.Assertions {
 		o := &r.Assertions[i]
-		o.Actual = redact(strings.ToValidUTF8(o.Actual, "\uFFFD"))
-		o.Message = redact(strings.ToValidUTF8(o.Message, "\uFFFD"))
+		o.Actual = hide(strings.ToValidUTF8(o.Actual, "\uFFFD"))
+		o.Message = hide(strings.ToValidUTF8(o.Message, "\uFFFD"))
 	}
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		s.Title = cutUTF8(redact(strings.ToValidUTF8(s.Title, "\uFFFD")), 512)
-		s.Error = cutUTF8(redact(strings.ToValidUTF8(s.Error, "\uFFFD")), 2048)
+		s.Title = cutUTF8(hide(strings.ToValidUTF8(s.Title, "\uFFFD")), 512)
+		s.Error = cutUTF8(hide(strings.ToValidUTF8(s.Error, "\uFFFD")), 2048)
 	}
-}
-
-// newRedactor returns a function replacing every secret of job (its redact list) with Redacted. Longer secrets
-// are matched first, so a secret containing another is hidden whole. Besides the plain values it
-// hides the Basic credentials' base64 form when they contain a secret, since servers echo the
-// Authorization header.
-func newRedactor(job *vantagev1.CheckJob) func(string) string {
-	var secrets []string
-	for _, s := range job.GetRedact() {
-		if s != "" && !slices.Contains(secrets, s) {
-			secrets = append(secrets, s)
-		}
-	}
-	if len(secrets) == 0 {
-		return func(s string) string { return s }
-	}
-	if h := job.GetHttp(); h != nil && (h.AuthUsername != nil || h.AuthPassword != nil) {
-		user, pass := h.GetAuthUsername(), h.GetAuthPassword()
-		for _, s := range secrets {
-			if strings.Contains(user, s) || strings.Contains(pass, s) {
-				secrets = append(secrets, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
-				break
-			}
-		}
-	}
-	slices.SortStableFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		pairs = append(pairs, s, Redacted)
-	}
-	return strings.NewReplacer(pairs...).Replace
 }
 
 // cutUTF8 cuts s to at most limit bytes without splitting a character.

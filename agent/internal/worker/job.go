@@ -153,7 +153,7 @@ func (w *Worker) complete(res *vantagev1.CheckResult, job *vantagev1.CheckJob, r
 	res.AttemptNumber = uint32(attempt)
 	res.IsFinalAttempt = final
 	res.ScheduledAtUnixMs = job.GetScheduledAtUnixMs()
-	redact(res, job.GetRedact())
+	redactResult(res, job)
 }
 
 // lastDelivery reports whether JetStream will not deliver t's message again if it is handed

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -50,9 +50,13 @@ var _ AgentTokens = (*store.Store)(nil)
 // JobGuard checks results against the signature of their job and gives agents the keys of
 // their regions; *jobguard.Guard implements it.
 type JobGuard interface {
-	VerifyResult(r *vantagev1.CheckResult) error
+	// VerifyResult returns the bounds of the job whose signature r carries, or an error when
+	// r carries none that matches it.
+	VerifyResult(r *vantagev1.CheckResult) (jobguard.Bounds, error)
 	RegionKeys(regions []string) ([]*vantagev1.RegionKey, error)
 }
+
+var _ JobGuard = (*jobguard.Guard)(nil)
 
 var _ auth.ChangeListener = (*Server)(nil)
 
@@ -121,14 +125,6 @@ func (s *Server) registered(a Agent) (*vantagev1.Registered, error) {
 		return nil, status.Errorf(codes.Internal, "region keys: %v", err)
 	}
 	return &vantagev1.Registered{SessionId: a.SessionID, RegionKeys: keys, ProtocolVersion: a.Protocol}, nil
-}
-
-// verifyJob refuses a result that does not carry the signature of the job it reports on.
-func (s *Server) verifyJob(r *vantagev1.CheckResult) error {
-	if err := s.guard.VerifyResult(r); err != nil {
-		return fmt.Errorf("result of job %s refused: %w", r.GetJobId(), err)
-	}
-	return nil
 }
 
 // revocations tracks the live streams of agent tokens, to end them when their token is

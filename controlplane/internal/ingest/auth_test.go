@@ -156,8 +156,7 @@ func TestResultRefusals(t *testing.T) {
 	}
 	now := h.clock.Now()
 	signedBy := func(g *jobguard.Guard, r *vantagev1.CheckResult) {
-		j := &vantagev1.CheckJob{JobId: r.JobId, CheckId: r.CheckId, OrgId: r.OrgId, Region: r.Region,
-			ScheduledAtUnixMs: r.ScheduledAtUnixMs, Kind: r.Kind}
+		j := jobOf(r)
 		g.Sign(j)
 		r.JobSignature = j.Signature
 	}

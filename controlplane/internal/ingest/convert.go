@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
@@ -18,6 +20,86 @@ import (
 
 // bodyAvailabilities is the complete list of body_availability values (supplement §2.16).
 var bodyAvailabilities = []string{"AVAILABLE", "NOT_RECORDED", "EXPIRED", "TRACE_ONLY"}
+
+// How far a result may stray from its job's signed bounds (jobguard.Bounds).
+const (
+	// MaxClockSkew is how far an agent's clock may be off the control plane's: a result's
+	// dispatched_at and checked_at lie between its job's scheduled time and the end of the
+	// job's last possible attempt, each widened by this much.
+	MaxClockSkew = 30 * time.Second
+	// LateSlack is how long after the end of its job's last possible attempt a result may
+	// still arrive and be judged: it covers the result's way to the control plane, an agent
+	// reconnecting, and a batch retried. A result arriving later is recorded as a run skipped
+	// LATE, never judged. It is longer than the evaluator's RunGrace (15 s), the wait for a
+	// run's other regions after the last attempt's time.
+	LateSlack = 30 * time.Second
+)
+
+// Reasons a result is refused (vantage_ingest_rejected_total{reason}).
+const (
+	rejectInvalid  = "invalid_result"  // malformed
+	rejectUnsigned = "unsigned_result" // no signature of a job of its region
+	rejectOutOfJob = "out_of_bounds"   // an attempt, or a time, its job cannot have had
+)
+
+// accept turns a result sent on agent's stream into the row to store, as of now: it validates
+// the result (toRow), verifies its job's signature with guard, and places it within the bounds
+// the signature vouches for (place). A refused result comes back with its reason and an error
+// for the agent's ack.
+func accept(res *vantagev1.CheckResult, agent Agent, guard JobGuard, now time.Time) (store.ResultRow, string, error) {
+	row, err := toRow(res, agent.Regions)
+	if err == nil && row.NotRunReason != "" && !knownNotRunReason(row.NotRunReason, agent.Protocol) {
+		err = fmt.Errorf("not_run_reason %q is not one the stream's protocol version %d knows (%s, %s; %s from version 3)",
+			row.NotRunReason, agent.Protocol, wire.NotRunExpired, wire.NotRunShutdown, wire.NotRunShed)
+	}
+	if err != nil {
+		return row, rejectInvalid, fmt.Errorf("invalid result: %w", err)
+	}
+	bounds, err := guard.VerifyResult(res)
+	if err != nil {
+		return row, rejectUnsigned, fmt.Errorf("result of job %s refused: %w", res.GetJobId(), err)
+	}
+	if err := place(&row, bounds, now); err != nil {
+		return row, rejectOutOfJob, fmt.Errorf("invalid result: %w", err)
+	}
+	return row, "", nil
+}
+
+// place checks r against its job's signed bounds b at arrival time now: its attempt is one
+// of the job's, and it was dispatched and checked between the job's scheduled time and the
+// end of the job's last possible attempt (the deadline, by which the agent must start it, plus
+// every attempt's timeout) — and not after now —, give or take MaxClockSkew. A result
+// arriving after that end plus LateSlack becomes a run skipped LATE. A run the agent did not
+// run has no probe times and is never late: it is already a skipped run.
+func place(r *store.ResultRow, b jobguard.Bounds, now time.Time) error {
+	attempts := max(b.MaxAttempts, 1) // as the agent reads max_attempts
+	if uint32(r.AttemptNumber) > attempts {
+		return fmt.Errorf("attempt_number %d is beyond its job's %d attempts", r.AttemptNumber, attempts)
+	}
+	if r.NotRunReason != "" {
+		return nil
+	}
+	end := b.Deadline.Add(time.Duration(attempts) * b.Timeout)
+	last := end // nothing is checked after the job's end, nor in the future
+	if now.Before(last) {
+		last = now
+	}
+	from, to := r.ScheduledAt.Add(-MaxClockSkew), last.Add(MaxClockSkew)
+	times := []struct {
+		name string
+		t    *time.Time
+	}{{"dispatched_at", r.DispatchedAt}, {"checked_at", &r.CheckedAt}}
+	for _, f := range times {
+		if f.t != nil && (f.t.Before(from) || f.t.After(to)) {
+			return fmt.Errorf("%s %s is outside its job's window, %s to %s", f.name,
+				f.t.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano))
+		}
+	}
+	if now.After(end.Add(LateSlack)) {
+		r.NotRunReason = store.SkipLate
+	}
+	return nil
+}
 
 // toRow validates a result sent by an agent serving regions and maps every field onto a
 // check_results row: the columns for what the API lists, details (jsonb) for the rest — the
@@ -68,11 +150,13 @@ func toRow(res *vantagev1.CheckResult, regions []string) (store.ResultRow, error
 		t := time.UnixMilli(ms).UTC()
 		r.DispatchedAt = &t
 	}
+	r.NotRunReason = res.GetNotRunReason()
 	r.Passing = res.GetPassing()
 	r.ResponseTimeMs = res.GetResponseTimeMs()
 	r.ResponseCode = res.ResponseCode
-	r.ResponseBody = clean(res.ResponseBody)
-	r.ResultSummary = clean(res.ResultSummary)
+	var truncated []string
+	r.ResponseBody = capped(clean(res.ResponseBody), wire.MaxResponseBodyBytes, "response_body", &truncated)
+	r.ResultSummary = capped(clean(res.ResultSummary), wire.MaxResultSummaryBytes, "result_summary", &truncated)
 	r.FailureSource = clean(res.FailureSource)
 	r.FailureType = clean(res.FailureType)
 	r.DNSStatus = clean(res.DnsStatus)
@@ -84,7 +168,7 @@ func toRow(res *vantagev1.CheckResult, regions []string) (store.ResultRow, error
 	}
 	shot, dropped := screenshot(res.GetScreenshot())
 	r.Screenshot = shot
-	if r.Details, err = details(res, dropped); err != nil {
+	if r.Details, err = details(res, dropped, truncated); err != nil {
 		return r, err
 	}
 	return r, nil
@@ -117,6 +201,8 @@ type resultDetails struct {
 	Steps []resultStep `json:"steps,omitempty"`
 	// ScreenshotDropped says why a screenshot the agent sent was not stored.
 	ScreenshotDropped string `json:"screenshot_dropped,omitempty"`
+	// Truncated names the fields cut to their bound (capped) when stored.
+	Truncated []string `json:"truncated,omitempty"`
 }
 
 type resultStep struct {
@@ -151,11 +237,12 @@ type assertionOutcome struct {
 	Message    string `json:"message,omitempty"`
 }
 
-func details(res *vantagev1.CheckResult, screenshotDropped string) ([]byte, error) {
+func details(res *vantagev1.CheckResult, screenshotDropped string, truncated []string) ([]byte, error) {
 	d := resultDetails{
 		AgentID:           cleanString(res.GetAgentId()),
 		ScheduledAt:       time.UnixMilli(res.GetScheduledAtUnixMs()).UTC(),
 		ScreenshotDropped: screenshotDropped,
+		Truncated:         truncated,
 	}
 	if k := res.GetKind(); k != vantagev1.CheckKind_CHECK_KIND_UNSPECIFIED {
 		d.Kind = strings.TrimPrefix(k.String(), "CHECK_KIND_")
@@ -204,6 +291,21 @@ func finite(f *float64) *float64 {
 		return nil
 	}
 	return f
+}
+
+// capped cuts s to at most limit bytes without splitting a character (the agent's own bound,
+// applied again whatever the agent sent), and adds field to truncated when it did.
+func capped(s *string, limit int, field string, truncated *[]string) *string {
+	if s == nil || len(*s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart((*s)[cut]) {
+		cut--
+	}
+	c := (*s)[:cut]
+	*truncated = append(*truncated, field)
+	return &c
 }
 
 func clean(s *string) *string {

@@ -51,6 +51,7 @@ type harness struct {
 	srv     *Server
 	guard   *jobguard.Guard
 	conn    *grpc.ClientConn
+	reg     *prometheus.Registry // the pipeline's metrics
 	org     uuid.UUID
 	mu      sync.Mutex
 	changes []string // "<check id> <state>" from OnStateChange
@@ -66,6 +67,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	h := &harness{t: t, st: storetest.New(t), clock: &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
+	h.reg = reg
 	onChange := func(id uuid.UUID, state string) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -311,10 +313,25 @@ func (h *harness) registerVia(conn *grpc.ClientConn, token, agentID string, capa
 
 // sign gives r the signature of the job it reports on, as the scheduler signed it.
 func (h *harness) sign(r *vantagev1.CheckResult) {
-	job := &vantagev1.CheckJob{JobId: r.JobId, CheckId: r.CheckId, OrgId: r.OrgId, Region: r.Region,
-		ScheduledAtUnixMs: r.ScheduledAtUnixMs, Kind: r.Kind}
+	job := jobOf(r)
 	h.guard.Sign(job)
 	r.JobSignature = job.Signature
+}
+
+// Bounds of the jobs the harness signs, as the scheduler makes them for createCheck's
+// checks: two attempts of 5 s, to be started within 20 s of the due time.
+const (
+	testTimeout  = 5 * time.Second
+	testAttempts = 2
+	testDeadline = testAttempts*testTimeout + 10*time.Second
+)
+
+// jobOf is the job r reports on.
+func jobOf(r *vantagev1.CheckResult) *vantagev1.CheckJob {
+	return &vantagev1.CheckJob{JobId: r.JobId, CheckId: r.CheckId, OrgId: r.OrgId, Region: r.Region,
+		ScheduledAtUnixMs: r.ScheduledAtUnixMs, Kind: r.Kind,
+		DeadlineUnixMs: r.ScheduledAtUnixMs + testDeadline.Milliseconds(),
+		TimeoutMs:      uint32(testTimeout.Milliseconds()), MaxAttempts: testAttempts}
 }
 
 // send signs a result that has no signature yet, sends it and returns its seq.

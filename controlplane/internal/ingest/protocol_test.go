@@ -88,7 +88,7 @@ func TestBatchedResultsAndNotRun(t *testing.T) {
 	now := h.clock.Now()
 	var results []*vantagev1.CheckResult
 	for i := range 40 {
-		results = append(results, h.result(checkID, uuid.New(), "cloud:us-east-1", true, now.Add(-time.Duration(i)*time.Minute)))
+		results = append(results, h.result(checkID, uuid.New(), "cloud:us-east-1", true, now.Add(-time.Duration(i)*time.Second)))
 	}
 	dup := h.result(checkID, uuid.MustParse(results[0].GetJobId()), "cloud:us-east-1", true, now.Add(0))
 	dup.ScheduledAtUnixMs = results[0].GetScheduledAtUnixMs()

@@ -28,7 +28,7 @@ type runMetrics struct {
 // caller registers it once and passes it to both.
 func NewRunsSkipped() *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_runs_skipped_total",
-		Help: "Runs that did not run, per region and reason (EXPIRED, SHUTDOWN, SHED: reported by agents; NOT_QUEUED: the scheduler could not queue them in time)."},
+		Help: "Runs that did not run, per region and reason (EXPIRED, SHUTDOWN, SHED: reported by agents; NOT_QUEUED: the scheduler could not queue them in time; LATE: their result came after their job's last attempt could have ended, plus a slack)."},
 		[]string{"region", "reason"})
 }
 
@@ -43,12 +43,15 @@ func newRunMetrics(skipped *prometheus.CounterVec) *runMetrics {
 	}
 }
 
-// account counts the newly stored rows of a batch.
+// account counts the newly stored rows of a batch. A skipped run counts with its final
+// attempt: a LATE run whose first attempt came late too counts once.
 func (m *runMetrics) account(rows []store.ResultRow) {
 	for i := range rows {
 		r := &rows[i]
 		if r.NotRunReason != "" {
-			m.skipped.WithLabelValues(r.Region, r.NotRunReason).Inc()
+			if r.IsFinalAttempt {
+				m.skipped.WithLabelValues(r.Region, r.NotRunReason).Inc()
+			}
 			continue
 		}
 		if r.AttemptNumber != 1 || r.DispatchedAt == nil {

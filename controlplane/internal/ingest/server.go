@@ -14,13 +14,19 @@
 //	                                          does not allow (auth.go)
 //	                                    ◀─    Registered{session_id, region_keys}
 //	  ResultEnvelope{seq, result}       ─▶    queued for the next batch, when it carries the
-//	                                          signature of a job of its region (auth.go)
+//	                                          signature of a job of its region (auth.go) and
+//	                                          lies within the job's signed bounds (convert.go)
 //	                                    ◀─    ResultAck{seq, stored: true} once committed
-//	                                          (also for a duplicate, or a result whose check
-//	                                          was deleted: there is nothing left to redo)
+//	                                          (also for a duplicate, a result whose check was
+//	                                          deleted, or one that came too late and was
+//	                                          recorded as a run skipped LATE: there is
+//	                                          nothing left to redo)
 //	                                    ◀─    ResultAck{seq, stored: false, error} when the
-//	                                          result is invalid or its batch failed; the agent
-//	                                          does not ack the job, so JetStream redelivers it
+//	                                          result is invalid, unsigned or outside its job's
+//	                                          bounds, or its batch failed; the agent does not
+//	                                          ack the job, so JetStream redelivers it — until
+//	                                          the job's deadline, after which the agent
+//	                                          reports it EXPIRED, which is stored
 //
 // That is protocol version 1. On version 2 (agreed in Register/Registered: the lower of both
 // sides' versions) results come many to a message (ResultBatch) and acks likewise
@@ -146,7 +152,7 @@ func NewServer(cfg ServerConfig, deps ServerDeps) (*Server, error) {
 		streams: prometheus.NewGauge(prometheus.GaugeOpts{Name: "vantage_ingest_streams",
 			Help: "Open agent streams on this replica."}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_ingest_rejected_total",
-			Help: "Streams and results turned away, by reason (unauthenticated, forbidden_region, protocol, invalid_result, unsigned_result)."}, []string{"reason"}),
+			Help: "Streams and results turned away, by reason (unauthenticated, forbidden_region, protocol, invalid_result, unsigned_result, out_of_bounds)."}, []string{"reason"}),
 	}
 	if cfg.AgentToken != "" {
 		h := sha256.Sum256([]byte(cfg.AgentToken))
@@ -411,29 +417,20 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 	}
 }
 
-// take checks one result and hands it to the batcher, or acks it at once when it is refused
-// or reports a run the agent did not run. An error means the stream's context ended.
+// take checks one result (accept) and hands it to the batcher, or acks it at once when it is
+// refused. An error means the stream's context ended.
 func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnvelope, acks *ackQueue) error {
 	seq := env.GetSeq()
 	res := env.GetResult()
-	row, err := toRow(res, agent.Regions)
-	if err == nil && res.GetNotRunReason() != "" && !knownNotRunReason(res.GetNotRunReason(), agent.Protocol) {
-		err = fmt.Errorf("not_run_reason %q is not one the stream's protocol version %d knows (%s, %s; %s from version 3)",
-			res.GetNotRunReason(), agent.Protocol, wire.NotRunExpired, wire.NotRunShutdown, wire.NotRunShed)
-	}
+	row, reason, err := accept(res, agent, s.guard, s.now())
 	if err != nil {
-		s.rejected.WithLabelValues("invalid_result").Inc()
-		acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: "invalid result: " + err.Error()})
-		return nil
-	}
-	if err := s.verifyJob(res); err != nil {
-		s.rejected.WithLabelValues("unsigned_result").Inc()
+		s.rejected.WithLabelValues(reason).Inc()
 		acks.push(&vantagev1.ResultAck{Seq: seq, Stored: false, Error: err.Error()})
 		return nil
 	}
 	agent.Stats.observe(res)
-	// A run the agent did not run is stored as a skipped run, counted once stored, never judged.
-	row.NotRunReason = res.GetNotRunReason()
+	// A run the agent did not run, or a result that came too late, is stored as a skipped
+	// run, counted once stored, never judged.
 	done := func(err error) {
 		ack := &vantagev1.ResultAck{Seq: seq, Stored: err == nil}
 		if err != nil {

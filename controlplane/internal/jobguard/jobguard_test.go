@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -34,7 +35,7 @@ func job() *vantagev1.CheckJob {
 	pw := "s3cr3t"
 	return &vantagev1.CheckJob{JobId: "0190a000-0000-7000-8000-000000000001", CheckId: "0190a000-0000-7000-8000-000000000002",
 		OrgId: "0190a000-0000-7000-8000-000000000003", Region: "cloud:eu-west-2", ScheduledAtUnixMs: 1_780_000_000_000,
-		Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME, Redact: []string{pw},
+		DeadlineUnixMs: 1_780_000_030_000, TimeoutMs: 10_000, MaxAttempts: 2, Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME, Redact: []string{pw},
 		Spec: &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{Method: "GET", AuthPassword: &pw}}}
 }
 
@@ -48,7 +49,7 @@ func TestSignatureBindsEveryField(t *testing.T) {
 	g := newGuard(t, secretKey(t))
 	j := job()
 	g.Sign(j)
-	if err := g.VerifyResult(resultOf(j)); err != nil {
+	if _, err := g.VerifyResult(resultOf(j)); err != nil {
 		t.Fatalf("a result of the signed job: %v", err)
 	}
 	tests := []struct {
@@ -63,7 +64,14 @@ func TestSignatureBindsEveryField(t *testing.T) {
 		{"other region", func(r *vantagev1.CheckResult) { r.Region = "cloud:us-east-1" }, ErrBadSignature},
 		{"other time", func(r *vantagev1.CheckResult) { r.ScheduledAtUnixMs++ }, ErrBadSignature},
 		{"other kind", func(r *vantagev1.CheckResult) { r.Kind = vantagev1.CheckKind_CHECK_KIND_TCP }, ErrBadSignature},
-		{"flipped bit", func(r *vantagev1.CheckResult) { r.JobSignature[5] ^= 1 }, ErrBadSignature},
+		{"flipped bit", func(r *vantagev1.CheckResult) { r.JobSignature[20] ^= 1 }, ErrBadSignature},
+		{"later deadline", func(r *vantagev1.CheckResult) { r.JobSignature[8]++ }, ErrBadSignature},
+		{"longer timeout", func(r *vantagev1.CheckResult) { r.JobSignature[12]++ }, ErrBadSignature},
+		{"more attempts", func(r *vantagev1.CheckResult) { r.JobSignature[16] = 99 }, ErrBadSignature},
+		{"downgraded to version 1", func(r *vantagev1.CheckResult) {
+			r.JobSignature = append([]byte{1}, r.JobSignature[1+16:]...)
+		}, ErrBadSignature},
+		{"truncated", func(r *vantagev1.CheckResult) { r.JobSignature = r.JobSignature[:20] }, ErrBadSignature},
 		{"length-prefix shift", func(r *vantagev1.CheckResult) {
 			r.JobId, r.CheckId = r.JobId+r.CheckId[:1], r.CheckId[1:]
 		}, ErrBadSignature},
@@ -73,10 +81,45 @@ func TestSignatureBindsEveryField(t *testing.T) {
 			r := resultOf(j)
 			r.JobSignature = bytes.Clone(r.JobSignature)
 			tc.alter(r)
-			if err := g.VerifyResult(r); !errors.Is(err, tc.want) {
+			if _, err := g.VerifyResult(r); !errors.Is(err, tc.want) {
 				t.Errorf("got %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestSignatureCarriesTheJobsBounds(t *testing.T) {
+	g := newGuard(t, secretKey(t))
+	j := job()
+	g.Sign(j)
+	got, err := g.VerifyResult(resultOf(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Bounds{Deadline: time.UnixMilli(j.DeadlineUnixMs), Timeout: 10 * time.Second, MaxAttempts: 2}
+	if got != want {
+		t.Errorf("bounds = %+v, want %+v", got, want)
+	}
+}
+
+// TestVersion1Signatures: the results of a job an older scheduler signed (identity only)
+// are still accepted, within the widest bounds such a job had.
+func TestVersion1Signatures(t *testing.T) {
+	key := secretKey(t)
+	g := newGuard(t, key)
+	j := job()
+	j.Signature = signV1(g.signing[0], identityOf(j))
+	got, err := g.VerifyResult(resultOf(j))
+	if err != nil {
+		t.Fatalf("a version 1 signature: %v", err)
+	}
+	if want := LegacyBounds(time.UnixMilli(j.ScheduledAtUnixMs)); got != want {
+		t.Errorf("bounds = %+v, want %+v", got, want)
+	}
+	r := resultOf(j)
+	r.ScheduledAtUnixMs++
+	if _, err := g.VerifyResult(r); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("a version 1 signature of another scheduled time: %v", err)
 	}
 }
 
@@ -85,10 +128,10 @@ func TestReplicasAgreeAndOtherKeysDoNot(t *testing.T) {
 	a, b, stranger := newGuard(t, key), newGuard(t, key), newGuard(t, secretKey(t))
 	j := job()
 	a.Sign(j)
-	if err := b.VerifyResult(resultOf(j)); err != nil {
+	if _, err := b.VerifyResult(resultOf(j)); err != nil {
 		t.Errorf("another replica with the same secret key: %v", err)
 	}
-	if err := stranger.VerifyResult(resultOf(j)); !errors.Is(err, ErrBadSignature) {
+	if _, err := stranger.VerifyResult(resultOf(j)); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("a control plane with another secret key: %v", err)
 	}
 }
@@ -98,7 +141,7 @@ func TestRotation(t *testing.T) {
 	before, during := newGuard(t, old), newGuard(t, cur, old)
 	j := job()
 	before.Sign(j)
-	if err := during.VerifyResult(resultOf(j)); err != nil {
+	if _, err := during.VerifyResult(resultOf(j)); err != nil {
 		t.Errorf("a job signed before the rotation: %v", err)
 	}
 	sealed, err := before.Seal(proto.CloneOf(j), []string{j.Region})

@@ -88,7 +88,7 @@ func TestPublishedJobsAreSignedAndSealed(t *testing.T) {
 		}
 		res := &vantagev1.CheckResult{JobId: j.JobId, CheckId: j.CheckId, OrgId: j.OrgId, Region: j.Region,
 			ScheduledAtUnixMs: j.ScheduledAtUnixMs, Kind: j.Kind, JobSignature: j.Signature}
-		if err := guard.VerifyResult(res); err != nil {
+		if _, err := guard.VerifyResult(res); err != nil {
 			t.Errorf("job %s of %s: its result would be refused: %v", j.JobId, j.Region, err)
 		}
 		other := "cloud:eu-west-2"

@@ -48,7 +48,8 @@ type ResultRow struct {
 	Details          json.RawMessage // timings, TLS expiry, assertion outcomes, agent; nil for NULL
 	Screenshot       []byte          // a browser run's page at the failure (PNG or JPEG); nil for NULL
 	// NotRunReason, when set, says the agent did not run the job and why (SkipExpired,
-	// SkipShutdown, SkipShed): the row is recorded in skipped_runs, not in check_results, and not judged.
+	// SkipShutdown, SkipShed), or that its result came too late (SkipLate): the row is
+	// recorded in skipped_runs, not in check_results, and not judged.
 	NotRunReason string
 }
 

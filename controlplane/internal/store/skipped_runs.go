@@ -21,6 +21,9 @@ const (
 	SkipShed = "SHED"
 	// SkipNotQueued: the scheduler could not queue the run before its deadline.
 	SkipNotQueued = "NOT_QUEUED"
+	// SkipLate: the run's result reached the control plane after its job's last attempt
+	// could have ended, plus a slack (ingest.LateSlack); it is recorded, never judged.
+	SkipLate = "LATE"
 )
 
 // SkippedRun is one region's run of a check that did not run, and why.

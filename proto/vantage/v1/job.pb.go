@@ -52,10 +52,12 @@ type CheckJob struct {
 	// Browser scripts: process.env, the check's resolved variables and nothing else; the values
 	// of secret ones are in redact as well.
 	Env map[string]string `protobuf:"bytes,17,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// HMAC of the job's identity (job, check, organization, region, scheduled time, kind) under
-	// a key only control planes hold. The agent echoes it in every result of the job
+	// HMAC of the job's identity (job, check, organization, region, scheduled time, kind) and
+	// of its bounds (deadline, timeout, max attempts, carried in clear ahead of the HMAC) under
+	// a key only control planes hold. The agent echoes it verbatim in every result of the job
 	// (CheckResult.job_signature); the control plane stores a result only when it matches, so
-	// an agent can report only on jobs that were published to a region its stream serves.
+	// an agent can report only on jobs that were published to a region its stream serves, and
+	// only within the job's bounds. Format: controlplane/internal/jobguard.
 	Signature []byte `protobuf:"bytes,18,opt,name=signature,proto3" json:"signature,omitempty"`
 	// The job's secrets — headers, Basic-auth credentials, env and redact — sealed for the
 	// agents of the job's region (format: pkg/jobseal). They are absent from the fields above;

@@ -1,11 +1,11 @@
 package pwscript
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/vantagehq/vantage/agent/internal/redact"
 )
 
 // Report is the outcome of one run.
@@ -193,24 +193,9 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// Redacted replaces secret values in everything the runtime reports.
-const Redacted = "[REDACTED]"
-
-// redactor returns a function replacing every occurrence of the secrets, longest first so a
-// secret containing another is replaced whole.
-func redactor(secrets []string) func(string) string {
-	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return s == "" })
-	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	if len(secrets) == 0 {
-		return func(s string) string { return s }
-	}
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		pairs = append(pairs, s, Redacted)
-	}
-	r := strings.NewReplacer(pairs...)
-	return r.Replace
-}
+// redactor returns a function replacing every secret, in every encoding a report can hold
+// it in (agent/internal/redact).
+func redactor(secrets []string) func(string) string { return redact.New(secrets).String }
 
 // redactReport applies redact to every text of the report (a last pass: messages are
 // redacted when made, but a step title or console line built elsewhere must not leak either).

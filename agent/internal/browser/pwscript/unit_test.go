@@ -17,6 +17,10 @@ func TestRedactor(t *testing.T) {
 	if got := redactor(nil)("abc"); got != "abc" {
 		t.Errorf("no secrets: %q", got)
 	}
+	// Messages quote values: the quoted and JSON-escaped forms of a secret go too.
+	if got := redactor([]string{`pa"ss<wörd`})(`Expected: "pa\"ss<wörd" Received: "pa\"ss\u003cw\u00f6rd"`); strings.Contains(got, "ss") {
+		t.Errorf("a quoted secret is left: %q", got)
+	}
 	rep := &Report{
 		Summary: "abc", Console: []string{"log: abc"},
 		Failure: &Failure{Message: "m abc", Step: "s abc"},
