@@ -14,6 +14,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
+	"github.com/vantagehq/vantage/agent/internal/redact"
 	"github.com/vantagehq/vantage/pkg/browserscript"
 )
 
@@ -120,11 +121,7 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 // refuse fails the run because its pages tried to load what no check may (the scheme guard):
 // the script's fault, reported in place of what the run itself made of the refusal.
 func (run *ScriptRun) refuse(message string, secrets []string) {
-	for _, sec := range secrets {
-		if sec != "" {
-			message = strings.ReplaceAll(message, sec, pwscript.Redacted)
-		}
-	}
+	message = redact.New(secrets).String(message)
 	if run.Report == nil {
 		// The run did not finish (timeout, memory, crash); the refusal is what to fix first.
 		run.Report, run.Problem, run.Message = &pwscript.Report{}, "", ""
