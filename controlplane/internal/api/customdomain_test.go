@@ -115,6 +115,10 @@ func TestCustomDomainVerifiedByDNS(t *testing.T) {
 	if v["status"] != "PENDING" || !strings.Contains(v["problem"].(string), name) {
 		t.Fatalf("verify without a record: %v", v)
 	}
+	// The failed lookup is named by its class, never by the resolver that answered it.
+	if p := v["problem"].(string); strings.Contains(p, dnsSrv.addr) || !strings.Contains(p, "DNS failure") {
+		t.Fatalf("verify without a record: the problem %q names the resolver %s or no class of failure", p, dnsSrv.addr)
+	}
 	dnsSrv.set(name, "vantage-domain-verification=not-the-token", "v=spf1 -all")
 	if v := h.spCall(t, http.MethodPost, "/v1/status_pages/"+id+"/custom_domain/verify", nil, http.StatusOK).Result(); v["status"] != "PENDING" {
 		t.Fatalf("verify with a wrong record: %v", v)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/netpolicy"
 )
 
 // Custom domains answer only once their owner has proven control of the name: a TXT record
@@ -114,7 +115,8 @@ func (s *Service) lookUpChallenge(ctx context.Context, domain, token string) (pr
 	}
 	problem = fmt.Sprintf("no TXT record %s with the value %s was found", name, value)
 	if err != nil {
-		problem += " (" + err.Error() + ")"
+		// The resolver's own error names the deployment's resolver: the tenant reads a class.
+		problem += " (" + netpolicy.Describe(name, err) + ")"
 	}
 	return problem
 }
