@@ -7,7 +7,10 @@
 // Run returns), cancelled (the agent stops: Run returns nil) and transient (reconnect).
 //
 // Results waiting for an ack when the stream drops fail at once with ErrSessionLost, so the
-// worker hands the job back to JetStream instead of waiting for its AckWait.
+// worker hands the job back to JetStream instead of waiting for its AckWait. A connection the
+// control plane sends GOAWAY (its max connection age, to spread agents over its replicas) is
+// not dropped but handed over: the session stops sending, waits for the acks of what it sent
+// and the end of the stream, and the next one opens a new connection at once (watchGoAway).
 package uplink
 
 import (

@@ -31,9 +31,11 @@
 // never judged.
 //
 // Acks may come out of order (batches commit concurrently); the agent matches them by seq.
-// When the agent closes its side, the stream ends after the last pending ack is sent. When the
-// replica shuts down (Drain), it stops reading results and ends each stream the same way, with
-// Unavailable, and the agent reconnects.
+// When the agent closes its side, the stream ends after the last pending ack is sent; an agent
+// does that when its connection gets GOAWAY (GRPCServerOptions: the max connection age that
+// spreads agents over the replicas) and reconnects. When the replica shuts down (Drain), it
+// stops reading results and ends each stream the same way, with Unavailable, and the agent
+// reconnects.
 package ingest
 
 import (
