@@ -75,8 +75,9 @@ type Config struct {
 	// Defaults 30s and 10s. The server's keepalive enforcement policy must permit pings this
 	// often (keepalive.EnforcementPolicy{MinTime: <= KeepaliveTime, PermitWithoutStream: true}).
 	KeepaliveTime, KeepaliveTimeout time.Duration
-	// CloseTimeout bounds how long a stopping agent waits for the control plane to end the
-	// stream after the agent closed its side. Default 5s.
+	// CloseTimeout bounds how long a stopping agent, or a stream being handed over after
+	// GOAWAY, waits for the control plane to end the stream after the agent closed its side.
+	// Default 5s.
 	CloseTimeout time.Duration
 	// MaxUnacked bounds the results sent (or queued) and not yet acked; Submit waits beyond
 	// it. Default 4096, the control plane's per-stream bound (ingest.ServerConfig.MaxInFlight).
@@ -318,6 +319,7 @@ func (c *Client) session(ctx context.Context, conn *grpc.ClientConn) (registered
 	go func() {
 		if watchGoAway(sctx, conn) {
 			handingOver.Store(true)
+			time.AfterFunc(c.cfg.CloseTimeout, cancel) // the control plane has that long to ack what it took
 			s.close()
 		}
 	}()
