@@ -100,7 +100,7 @@ func newStackWith(t *testing.T, cpEnv map[string]string) *stack {
 		t.Fatalf("jetstream: %v", err)
 	}
 
-	s.cp = &controlPlane{s: s}
+	s.cp = &controlPlane{s: s, name: "controlplane"}
 	s.cp.start(t)
 	return s
 }
@@ -145,10 +145,11 @@ func randomKey() string {
 // cpShutdownTimeout is the control plane's VANTAGE_SHUTDOWN_TIMEOUT.
 const cpShutdownTimeout = 10 * time.Second
 
-// controlPlane is the vantage-controlplane process of a stack. Its first start listens on
-// free ports; later starts reuse them, so agents find it again.
+// controlPlane is a vantage-controlplane process of a stack (a replica). Its first start
+// listens on free ports; later starts reuse them, so agents find it again.
 type controlPlane struct {
 	s                  *stack
+	name               string // of its log files, name-<start>.log
 	httpAddr, grpcAddr string
 	p                  *proc
 	starts             int
@@ -184,7 +185,7 @@ func (c *controlPlane) start(t *testing.T) {
 	t.Helper()
 	for try := 1; ; try++ {
 		c.starts++
-		p := startProc(t, fmt.Sprintf("controlplane-%d", c.starts), controlPlaneBin, c.s.dir, c.env())
+		p := startProc(t, fmt.Sprintf("%s-%d", c.name, c.starts), controlPlaneBin, c.s.dir, c.env())
 		h, err := p.awaitLog("http listening", 60*time.Second)
 		var g map[string]any
 		if err == nil {

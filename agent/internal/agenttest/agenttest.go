@@ -162,36 +162,38 @@ type ControlPlane struct {
 	registers     []*vantagev1.Register
 	ends          []error // why each registered stream ended, as Recv reported it
 	srv           *grpc.Server
+	opts          []grpc.ServerOption // beyond the keepalive policy
 	vantagev1.UnimplementedAgentServiceServer
 }
 
 var _ vantagev1.AgentServiceServer = (*ControlPlane)(nil)
 
-// StartControlPlane serves the agent stream on 127.0.0.1 at a random port until the test ends.
-func StartControlPlane(t testing.TB, token string) *ControlPlane {
+// StartControlPlane serves the agent stream on 127.0.0.1 at a random port until the test ends,
+// with the gRPC server options opts added (keepalive.ServerParameters, say).
+func StartControlPlane(t testing.TB, token string, opts ...grpc.ServerOption) *ControlPlane {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := ServeControlPlane(lis, token)
+	cp := ServeControlPlane(lis, token, opts...)
 	t.Cleanup(cp.Stop)
 	return cp
 }
 
 // ServeControlPlane serves the agent stream on lis until Stop, for a process of its own (the
 // pipeline benchmark's), where there is no test to clean up after.
-func ServeControlPlane(lis net.Listener, token string) *ControlPlane {
-	cp := &ControlPlane{Token: token, protocol: wire.StreamProtocol, receivedByKey: map[Key]int{}, stored: map[Key]*vantagev1.CheckResult{}}
+func ServeControlPlane(lis net.Listener, token string, opts ...grpc.ServerOption) *ControlPlane {
+	cp := &ControlPlane{Token: token, protocol: wire.StreamProtocol, receivedByKey: map[Key]int{}, stored: map[Key]*vantagev1.CheckResult{}, opts: opts}
 	cp.Addr = lis.Addr().String()
 	cp.serve(lis)
 	return cp
 }
 
 func (cp *ControlPlane) serve(lis net.Listener) {
-	srv := grpc.NewServer(grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
+	srv := grpc.NewServer(append([]grpc.ServerOption{grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
 		MinTime: 5 * time.Second, PermitWithoutStream: true,
-	}))
+	})}, cp.opts...)...)
 	vantagev1.RegisterAgentServiceServer(srv, cp)
 	cp.mu.Lock()
 	cp.srv = srv
@@ -316,13 +318,15 @@ func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) err
 		return err
 	}
 	var sendMu sync.Mutex // gRPC allows one sender at a time; delayed acks send from timers
+	var delayed sync.WaitGroup
 	for {
 		m, err := stream.Recv()
 		if err != nil {
 			cp.mu.Lock()
 			cp.ends = append(cp.ends, err)
 			cp.mu.Unlock()
-			if errors.Is(err, io.EOF) { // the agent closed its side: end the stream cleanly
+			if errors.Is(err, io.EOF) { // the agent closed its side: end the stream cleanly, after the acks, as ingest does
+				delayed.Wait()
 				return nil
 			}
 			return err
@@ -342,7 +346,9 @@ func (cp *ControlPlane) Connect(stream vantagev1.AgentService_ConnectServer) err
 			msg = &vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Ack{Ack: acks[0]}}
 		}
 		if delay > 0 {
+			delayed.Add(1)
 			time.AfterFunc(delay, func() {
+				defer delayed.Done()
 				sendMu.Lock()
 				defer sendMu.Unlock()
 				_ = stream.Send(msg) // fails only once the stream is gone, and the agent with it

@@ -8,6 +8,7 @@ import (
 
 type metrics struct {
 	reconnects prometheus.Counter
+	handovers  prometheus.Counter
 	connected  prometheus.Gauge
 	acks       *prometheus.CounterVec
 	batch      prometheus.Histogram
@@ -18,6 +19,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "vantage_agent_uplink_reconnects_total",
 			Help: "Times the agent opened a new stream to the control plane after losing one (or failing to open one).",
+		}),
+		handovers: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vantage_agent_uplink_handovers_total",
+			Help: "Times the control plane asked for a new connection (GOAWAY, its VANTAGE_GRPC_MAX_CONNECTION_AGE) and the stream was handed over: every result sent on it acked, then reconnected at once.",
 		}),
 		connected: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vantage_agent_uplink_connected",
@@ -33,7 +38,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512},
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.reconnects, m.connected, m.acks, m.batch} {
+	for _, c := range []prometheus.Collector{m.reconnects, m.handovers, m.connected, m.acks, m.batch} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("uplink metrics: %w", err)
 		}

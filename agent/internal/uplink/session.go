@@ -2,6 +2,7 @@ package uplink
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,8 +22,11 @@ type session struct {
 	dead chan struct{}                  // closed when the stream is gone
 	once sync.Once
 
-	closing   chan struct{} // closed when the agent stops: no more sends, acks still arrive
+	closing   chan struct{} // closed when the session closes: no more sends, acks still arrive
 	closeOnce sync.Once
+	// gate orders enqueue before close: a result is queued under its read lock, and close
+	// takes the write lock, so that nothing can be queued after sendLoop's last flush.
+	gate sync.RWMutex
 
 	mu      sync.Mutex
 	pending map[uint64]*pending // nil once dead
@@ -44,7 +48,8 @@ func newSession(id string, protocol uint32, maxBatch int, batch prometheus.Histo
 // sendLoop is the stream's only writer (gRPC allows one concurrent Send per stream). It sends
 // whatever results queued while it was writing the previous message, up to maxBatch in one
 // ResultBatch on protocol 2, so batches grow with the load and a lone result is never held
-// back. When the session closes it half-closes the stream and returns nil.
+// back. When the session closes it sends what is still queued, half-closes the stream and
+// returns nil: the control plane then acks what it took and ends the stream.
 func (s *session) sendLoop(ctx context.Context, stream vantagev1.AgentService_ConnectClient) error {
 	buf := make([]*vantagev1.ResultEnvelope, 0, s.maxBatch)
 	for {
@@ -52,34 +57,71 @@ func (s *session) sendLoop(ctx context.Context, stream vantagev1.AgentService_Co
 		case <-ctx.Done():
 			return nil
 		case <-s.closing:
+			// close has waited for every enqueue under way: what is queued now is all there is.
+			for len(s.out) > 0 {
+				if err := s.send(stream, s.take(buf, <-s.out)); err != nil {
+					return err
+				}
+			}
 			return stream.CloseSend()
 		case e := <-s.out:
-			buf = append(buf[:0], e)
-		more:
-			for len(buf) < s.maxBatch {
-				select {
-				case e := <-s.out:
-					buf = append(buf, e)
-				default:
-					break more
-				}
-			}
-			s.batch.Observe(float64(len(buf)))
-			if s.protocol < 2 {
-				for _, e := range buf {
-					if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Result{Result: e}}); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			// The message is marshalled by Send, before it returns: buf may be reused after.
-			m := &vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Results{Results: &vantagev1.ResultBatch{Results: buf}}}
-			if err := stream.Send(m); err != nil {
+			if err := s.send(stream, s.take(buf, e)); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// take fills buf with e and whatever else is queued, up to maxBatch.
+func (s *session) take(buf []*vantagev1.ResultEnvelope, e *vantagev1.ResultEnvelope) []*vantagev1.ResultEnvelope {
+	buf = append(buf[:0], e)
+	for len(buf) < s.maxBatch {
+		select {
+		case e := <-s.out:
+			buf = append(buf, e)
+		default:
+			return buf
+		}
+	}
+	return buf
+}
+
+// send writes buf as the stream's protocol wants it: one ResultBatch on protocol 2, one
+// message per result on protocol 1.
+func (s *session) send(stream vantagev1.AgentService_ConnectClient, buf []*vantagev1.ResultEnvelope) error {
+	s.batch.Observe(float64(len(buf)))
+	if s.protocol < 2 {
+		for _, e := range buf {
+			if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Result{Result: e}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// The message is marshalled by Send, before it returns: buf may be reused after.
+	return stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Results{Results: &vantagev1.ResultBatch{Results: buf}}})
+}
+
+// errClosing means the session takes no more results: the next session will.
+var errClosing = errors.New("uplink: session closing")
+
+// enqueue queues env for sendLoop. It returns errClosing once the session closes, ctx's error
+// when ctx ends first, and nil when env is queued or the session died (kill has told its done).
+func (s *session) enqueue(ctx context.Context, env *vantagev1.ResultEnvelope) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	select {
+	case <-s.closing:
+		return errClosing
+	default:
+	}
+	select {
+	case s.out <- env:
+	case <-s.dead:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
 
 // expect registers the result with seq as waiting for its ack; false when the session is
@@ -114,6 +156,16 @@ func (s *session) deliver(ack *vantagev1.ResultAck) {
 	}
 }
 
+// usable reports whether results may still be queued: the stream is up and not closing.
+func (s *session) usable() bool {
+	select {
+	case <-s.closing:
+		return false
+	default:
+		return s.alive()
+	}
+}
+
 // alive reports whether the stream is still up.
 func (s *session) alive() bool {
 	select {
@@ -124,8 +176,16 @@ func (s *session) alive() bool {
 	}
 }
 
-// close stops sending; acks of results already sent are still delivered.
-func (s *session) close() { s.closeOnce.Do(func() { close(s.closing) }) }
+// close stops sending once what is queued has gone out; acks of results already sent are
+// still delivered. It waits for enqueues under way (they end when sendLoop takes their result
+// or the session dies).
+func (s *session) close() {
+	s.closeOnce.Do(func() {
+		s.gate.Lock()
+		defer s.gate.Unlock()
+		close(s.closing)
+	})
+}
 
 // kill marks the session dead and tells every result still waiting for its ack that it is
 // lost.

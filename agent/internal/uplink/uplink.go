@@ -7,7 +7,10 @@
 // Run returns), cancelled (the agent stops: Run returns nil) and transient (reconnect).
 //
 // Results waiting for an ack when the stream drops fail at once with ErrSessionLost, so the
-// worker hands the job back to JetStream instead of waiting for its AckWait.
+// worker hands the job back to JetStream instead of waiting for its AckWait. A connection the
+// control plane sends GOAWAY (its max connection age, to spread agents over its replicas) is
+// not dropped but handed over: the session stops sending, waits for the acks of what it sent
+// and the end of the stream, and the next one opens a new connection at once (watchGoAway).
 package uplink
 
 import (
@@ -24,6 +27,7 @@ import (
 	"google.golang.org/grpc"
 	grpcbackoff "google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
@@ -71,8 +75,9 @@ type Config struct {
 	// Defaults 30s and 10s. The server's keepalive enforcement policy must permit pings this
 	// often (keepalive.EnforcementPolicy{MinTime: <= KeepaliveTime, PermitWithoutStream: true}).
 	KeepaliveTime, KeepaliveTimeout time.Duration
-	// CloseTimeout bounds how long a stopping agent waits for the control plane to end the
-	// stream after the agent closed its side. Default 5s.
+	// CloseTimeout bounds how long a stopping agent, or a stream being handed over after
+	// GOAWAY, waits for the control plane to end the stream after the agent closed its side.
+	// Default 5s.
 	CloseTimeout time.Duration
 	// MaxUnacked bounds the results sent (or queued) and not yet acked; Submit waits beyond
 	// it. Default 4096, the control plane's per-stream bound (ingest.ServerConfig.MaxInFlight).
@@ -191,7 +196,6 @@ func (c *Client) Run(ctx context.Context) error {
 		return fmt.Errorf("uplink: dial %s: %w", c.cfg.Addr, err)
 	}
 	defer conn.Close() //nolint:errcheck // closing the client connection we own
-	api := vantagev1.NewAgentServiceClient(conn)
 
 	bo := backoff{min: c.cfg.MinBackoff, max: c.cfg.MaxBackoff}
 	for attempt := 0; ; attempt++ {
@@ -199,7 +203,7 @@ func (c *Client) Run(ctx context.Context) error {
 			c.m.reconnects.Inc()
 		}
 		start := time.Now()
-		registered, err := c.session(ctx, api)
+		registered, err := c.session(ctx, conn)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -208,6 +212,14 @@ func (c *Client) Run(ctx context.Context) error {
 		}
 		if time.Since(start) >= c.cfg.HealthySession {
 			bo.reset()
+		}
+		if errors.Is(err, errHandedOver) {
+			// Not a failure: the control plane asked for a new connection, which goes through
+			// the address list or load balancer again. Reconnect at once.
+			c.m.handovers.Inc()
+			c.log.Info("control plane asked for a new connection (GOAWAY); every result sent was acked, reconnecting",
+				"session_lived", time.Since(start).Round(time.Millisecond))
+			continue
 		}
 		delay := bo.next()
 		if registered {
@@ -235,9 +247,14 @@ func isFatal(err error) bool {
 	return false
 }
 
-// session runs one stream: register, then pump results out and acks in until the stream fails.
-// It reports whether registration succeeded, and why the stream ended.
-func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) (registered bool, err error) {
+// errHandedOver ends a session that closed because its connection went away gracefully (the
+// control plane's GOAWAY), after every result sent on it was acked.
+var errHandedOver = errors.New("uplink: the control plane asked for a new connection")
+
+// session runs one stream: register, then pump results out and acks in until the stream fails
+// or is handed over (watchGoAway). It reports whether registration succeeded, and why the
+// stream ended.
+func (c *Client) session(ctx context.Context, conn *grpc.ClientConn) (registered bool, err error) {
 	// The stream's context is not ctx: once registered, stopping closes the stream gracefully
 	// (CloseSend, then the control plane sends what acks remain and ends it), bounded by
 	// CloseTimeout. Until then, stopping aborts at once.
@@ -246,7 +263,7 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 	defer cancel()
 	abort := context.AfterFunc(ctx, cancel)
 	defer abort()
-	stream, err := api.Connect(sctx)
+	stream, err := vantagev1.NewAgentServiceClient(conn).Connect(sctx)
 	if err != nil {
 		return false, fmt.Errorf("open stream: %w", err)
 	}
@@ -284,8 +301,8 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 	s := newSession(regd.GetSessionId(), max(regd.GetProtocolVersion(), 1), c.cfg.MaxBatch, c.m.batch)
 	if abort() {
 		graceful := context.AfterFunc(ctx, func() {
-			s.close()
 			time.AfterFunc(c.cfg.CloseTimeout, cancel)
+			s.close()
 		})
 		defer graceful()
 	}
@@ -296,6 +313,15 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 	defer func() {
 		c.clearSession(s)
 		c.m.connected.Set(0)
+	}()
+
+	var handingOver atomic.Bool
+	go func() {
+		if watchGoAway(sctx, conn) {
+			handingOver.Store(true)
+			time.AfterFunc(c.cfg.CloseTimeout, cancel) // the control plane has that long to ack what it took
+			s.close()
+		}
 	}()
 
 	sendDone := make(chan error, 1)
@@ -313,6 +339,9 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 		m, rerr := stream.Recv()
 		if rerr != nil {
 			err = streamErr(rerr)
+			if errors.Is(rerr, io.EOF) && handingOver.Load() {
+				err = errHandedOver
+			}
 			break
 		}
 		if ack := m.GetAck(); ack != nil {
@@ -333,6 +362,17 @@ func (c *Client) session(ctx context.Context, api vantagev1.AgentServiceClient) 
 		err = fmt.Errorf("send: %w", serr)
 	}
 	return true, err
+}
+
+// watchGoAway waits until the connection the stream runs on stops being the one new streams
+// would take, and reports true then (false when ctx ends first). That happens when the control
+// plane sends GOAWAY — it does after VANTAGE_GRPC_MAX_CONNECTION_AGE, so that agents spread
+// again over the replicas behind the address list or load balancer — and when the connection
+// fails (then the stream fails too). The stream itself goes on over the old connection until
+// it ends, so the session hands over: it stops sending, the control plane acks what it took and
+// ends the stream, and the next session opens a new connection, from the first address again.
+func watchGoAway(ctx context.Context, conn *grpc.ClientConn) bool {
+	return conn.WaitForStateChange(ctx, connectivity.Ready)
 }
 
 // streamErr names a clean end of stream, which gRPC reports as io.EOF.
@@ -387,18 +427,17 @@ func (c *Client) Submit(ctx context.Context, r *vantagev1.CheckResult, done Done
 		if !s.expect(seq, p) {
 			continue // the session died meanwhile: wait for the next one
 		}
-		env := &vantagev1.ResultEnvelope{Seq: seq, Result: r}
-		select {
-		case s.out <- env:
+		err = s.enqueue(ctx, &vantagev1.ResultEnvelope{Seq: seq, Result: r})
+		switch {
+		case err == nil:
 			return nil
-		case <-s.dead: // kill has told done
-			return nil
-		case <-ctx.Done():
-			if s.forget(seq) {
-				<-c.unacked
-				return ctx.Err()
-			}
-			return nil // told already
+		case !s.forget(seq):
+			return nil // told already: the session died meanwhile
+		case errors.Is(err, errClosing):
+			continue // never sent: the next session takes it
+		default:
+			<-c.unacked
+			return err
 		}
 	}
 }
@@ -444,7 +483,7 @@ func (c *Client) waitSession(ctx context.Context) (*session, error) {
 		c.mu.Lock()
 		s, changed, closed := c.cur, c.changed, c.closed
 		c.mu.Unlock()
-		if s != nil && s.alive() { // a dead session is cleared (and changed closed) shortly
+		if s != nil && s.usable() { // a dead session is cleared (and changed closed) shortly; a closing one is replaced
 			return s, nil
 		}
 		if closed {

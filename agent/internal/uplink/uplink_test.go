@@ -7,11 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
@@ -403,4 +406,65 @@ func TestShedIsExpiredForProtocolTwo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGoAwayHandsOver: a control plane that sends GOAWAY (gRPC's MaxConnectionAge, as ingest
+// does after VANTAGE_GRPC_MAX_CONNECTION_AGE) gets a new connection from the agent at once,
+// and the old stream is handed over gracefully: the agent stops sending on it, the control
+// plane acks every result it took, and only then does the stream end. Results flow throughout
+// and none is lost (ErrSessionLost) or left unacked, over many handovers.
+func TestGoAwayHandsOver(t *testing.T) {
+	t.Parallel()
+	cp := agenttest.StartControlPlane(t, token, grpc.KeepaliveParams(keepalive.ServerParameters{
+		MaxConnectionAge: 300 * time.Millisecond, MaxConnectionAgeGrace: 30 * time.Second}))
+	cp.SetAckDelay(20 * time.Millisecond) // results are in flight whenever GOAWAY comes
+	h := start(t, cp, token)
+	waitReady(t, h.client)
+
+	const senders = 4
+	var sent, stored atomic.Int64
+	var failures sync.Map // error text → true
+	deadline := time.Now().Add(3 * time.Second)
+	var wg sync.WaitGroup
+	for i := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; time.Now().Before(deadline); n++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				ok, err := send(ctx, h.client, result(fmt.Sprintf("job-%d-%d", i, n), 1))
+				cancel()
+				sent.Add(1)
+				switch {
+				case err != nil:
+					failures.Store(err.Error(), true)
+				case ok:
+					stored.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	failures.Range(func(k, _ any) bool { t.Errorf("a result failed across a handover: %v", k); return true })
+	if stored.Load() != sent.Load() || int(sent.Load()) != cp.StoredCount() {
+		t.Errorf("%d results sent, %d acked as stored, %d stored by the control plane; want all", sent.Load(), stored.Load(), cp.StoredCount())
+	}
+	regs := len(cp.Registers())
+	if regs < 4 {
+		t.Fatalf("%d registrations in 3s with a connection age of 300ms: the agent did not reconnect on GOAWAY", regs)
+	}
+	// Every stream but the one still open ended by the agent closing its side (EOF).
+	for i, err := range cp.Ends() {
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("stream %d ended with %v, want the agent's graceful close (EOF)", i+1, err)
+		}
+	}
+	if lost := metricValue(t, h.reg, "vantage_agent_uplink_results_total", map[string]string{"outcome": "lost"}); lost != 0 {
+		t.Errorf("vantage_agent_uplink_results_total{outcome=lost} = %v, want 0", lost)
+	}
+	if n := metricValue(t, h.reg, "vantage_agent_uplink_handovers_total", nil); n < float64(regs-2) {
+		t.Errorf("vantage_agent_uplink_handovers_total = %v after %d registrations", n, regs)
+	}
+	t.Logf("%d results over %d streams", sent.Load(), regs)
 }

@@ -245,7 +245,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	cp.grpc = grpc.NewServer(append(ingest.GRPCServerOptions(), grpcOpts...)...)
+	cp.grpc = grpc.NewServer(append(ingest.GRPCServerOptions(cfg.GRPCMaxAge), grpcOpts...)...)
 	cp.ingest.Register(cp.grpc)
 	ping, err := heartbeat.NewPingHandler(heartbeat.PingConfig{}, heartbeat.PingDeps{Store: st, Limiter: limiter, Logger: log, Now: time.Now,
 		Registerer: reg})

@@ -37,6 +37,15 @@ var regions = []string{"cloud:us-east-1", "cloud:eu-west-2", "cloud:ap-southeast
 // interval is the checks' test_interval: the API's minimum.
 const interval = 30 * time.Second
 
+// unservedGrace is the control planes' VANTAGE_REGION_UNSERVED_GRACE: well inside the 2-minute
+// cut of a region, whose agent's stream takes the control plane up to 50 s of keepalive to
+// declare dead, so that agent.region_unserved and agent.region_served must both go out.
+const unservedGrace = 15 * time.Second
+
+// connectionAge is the control planes' VANTAGE_GRPC_MAX_CONNECTION_AGE: within it (+10 %
+// jitter) of a replica's return, every agent has reconnected and taken its first address again.
+const connectionAge = time.Minute
+
 type cluster struct {
 	dir, logs                string
 	cpBin, agentBin, natsBin string
@@ -136,19 +145,21 @@ func newCluster(t *testing.T) *cluster {
 	c.token = "vt_cluster_" + randomHex(16)
 	for _, h := range cpHosts {
 		c.cps = append(c.cps, &controlPlane{name: h.name, h: h, env: map[string]string{
-			"VANTAGE_DATABASE_URL":          c.pg.url("vantage"),
-			"VANTAGE_SECRET_KEY":            base64.StdEncoding.EncodeToString(key),
-			"VANTAGE_BOOTSTRAP_TOKEN":       c.token,
-			"VANTAGE_HTTP_ADDR":             "0.0.0.0:8080",
-			"VANTAGE_GRPC_ADDR":             "0.0.0.0:9090",
-			"VANTAGE_PING_ADDR":             "0.0.0.0:8082",
-			"VANTAGE_METRICS_ADDR":          "0.0.0.0:9100",
-			"VANTAGE_NATS_URL":              strings.Join(natsURLs, ","),
-			"VANTAGE_NATS_STREAM_REPLICAS":  "3",
-			"VANTAGE_REPLICA_NAME":          h.name,
-			"VANTAGE_ALLOW_PRIVATE_TARGETS": "true",
-			"VANTAGE_SHUTDOWN_TIMEOUT":      "10s",
-			"VANTAGE_LOG_LEVEL":             "debug",
+			"VANTAGE_DATABASE_URL":            c.pg.url("vantage"),
+			"VANTAGE_SECRET_KEY":              base64.StdEncoding.EncodeToString(key),
+			"VANTAGE_BOOTSTRAP_TOKEN":         c.token,
+			"VANTAGE_HTTP_ADDR":               "0.0.0.0:8080",
+			"VANTAGE_GRPC_ADDR":               "0.0.0.0:9090",
+			"VANTAGE_PING_ADDR":               "0.0.0.0:8082",
+			"VANTAGE_METRICS_ADDR":            "0.0.0.0:9100",
+			"VANTAGE_NATS_URL":                strings.Join(natsURLs, ","),
+			"VANTAGE_NATS_STREAM_REPLICAS":    "3",
+			"VANTAGE_REPLICA_NAME":            h.name,
+			"VANTAGE_ALLOW_PRIVATE_TARGETS":   "true",
+			"VANTAGE_SHUTDOWN_TIMEOUT":        "10s",
+			"VANTAGE_LOG_LEVEL":               "debug",
+			"VANTAGE_REGION_UNSERVED_GRACE":   unservedGrace.String(),
+			"VANTAGE_GRPC_MAX_CONNECTION_AGE": connectionAge.String(),
 		}})
 	}
 	for _, cp := range c.cps {

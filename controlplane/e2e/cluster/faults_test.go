@@ -74,8 +74,10 @@ func TestCluster(t *testing.T) {
 			f.recovered.Round(time.Second), f.note)
 	}
 
-	// 1. A region's host cut off from NATS and the control planes for 2 minutes.
-	run(&fault{name: "region eu-west-2 cut off for 2m", regions: []string{"cloud:eu-west-2"}}, func(f *fault) {
+	// 1. A region's host cut off from NATS and the control planes for 2 minutes: longer than
+	// VANTAGE_REGION_UNSERVED_GRACE, so agent.region_unserved and agent.region_served go out.
+	cut := &fault{name: "region eu-west-2 cut off for 2m", regions: []string{"cloud:eu-west-2"}}
+	run(cut, func(f *fault) {
 		h := c.agents[1].h
 		f.inject = time.Now()
 		h.cut(t)
@@ -90,6 +92,12 @@ func TestCluster(t *testing.T) {
 		h.restore(t)
 		f.heal = time.Now()
 	})
+	if err := c.regionEventsOnce(regions[1], time.Minute); err != nil {
+		t.Fatalf("after %q: %v", cut.name, err)
+	}
+	cut.note += fmt.Sprintf("; agent.region_unserved delivered %s after the cut, agent.region_served %s after healing",
+		c.recv.firstAt("agent.region_unserved", regions[1]).Sub(cut.inject).Round(time.Second),
+		c.recv.firstAt("agent.region_served", regions[1]).Sub(cut.heal).Round(time.Second))
 
 	// 2. One NATS member (not the stream leader) killed and restarted, during a target outage:
 	// the outage check goes DOWN and UP again, alerted once each.
@@ -153,8 +161,10 @@ func TestCluster(t *testing.T) {
 		f.note = fmt.Sprintf("killed %s, new stream leader %s", leader.name, next.name)
 	})
 
-	// 4. The scheduler's leader killed with SIGKILL, restarted as its supervisor would.
-	run(&fault{name: "scheduler-leader control plane SIGKILLed", regions: regions}, func(f *fault) {
+	// 4. The scheduler's leader killed with SIGKILL, restarted as its supervisor would. Its
+	// agents move to the other replica, and back within VANTAGE_GRPC_MAX_CONNECTION_AGE.
+	killed := &fault{name: "scheduler-leader control plane SIGKILLed", regions: regions}
+	run(killed, func(f *fault) {
 		leader, err := c.schedulerLeader()
 		if err != nil {
 			t.Fatal(err)
@@ -175,6 +185,12 @@ func TestCluster(t *testing.T) {
 		leader.waitReady(t, 2*time.Minute)
 		f.note = fmt.Sprintf("killed %s, scheduler leader now %s", leader.name, next.name)
 	})
+	spread, where, err := c.agentsSpread(killed.heal, connectionAge*11/10+20*time.Second)
+	if err != nil {
+		t.Fatalf("after %q: %v", killed.name, err)
+	}
+	// First looked at once the fault recovered: an upper bound.
+	killed.note += fmt.Sprintf("; agents on both replicas again by %s after the restart (%s)", spread.Round(time.Second), where)
 
 	// 5. PostgreSQL restarted (fast shutdown, 10 s down).
 	run(&fault{name: "PostgreSQL restarted", regions: regions}, func(f *fault) {
@@ -327,35 +343,14 @@ func (c *cluster) report(t *testing.T, faults []*fault) {
 	// Every agent is listed once, across the replicas, and every region served.
 	var where string
 	if _, err := waitFor(2*time.Minute, time.Second, func() error {
-		var out struct {
-			Agents []struct {
-				ID      string   `json:"id"`
-				Regions []string `json:"regions"`
-				Replica string   `json:"replica"`
-			} `json:"agents"`
-			Regions []struct {
-				Region string `json:"region"`
-				Agents int    `json:"agents"`
-			} `json:"regions"`
-		}
-		if err := c.call(http.MethodGet, "/v1/agents", nil, &out); err != nil {
-			return err
-		}
-		var parts []string
-		for _, a := range out.Agents {
-			parts = append(parts, fmt.Sprintf("%s→%s", a.ID, a.Replica))
-		}
-		where = strings.Join(parts, ", ")
-		for _, r := range out.Regions {
-			if slices.Contains(regions, r.Region) && r.Agents != 1 {
-				return fmt.Errorf("GET /v1/agents: region %s has %d agents, want 1 (%s)", r.Region, r.Agents, where)
-			}
-		}
-		if len(out.Agents) != len(regions) {
-			return fmt.Errorf("GET /v1/agents: %d agents, want %d (%s)", len(out.Agents), len(regions), where)
-		}
-		return nil
+		var err error
+		where, _, err = c.fleet()
+		return err
 	}); err != nil {
+		t.Error(err)
+	}
+	// The one cut outlasted the grace; no other fault left a region without an agent for long.
+	if err := c.regionEventsOnce(regions[1], 0); err != nil {
 		t.Error(err)
 	}
 	// Runs due in the last minute may still be under way.
@@ -443,6 +438,85 @@ func (c *cluster) report(t *testing.T, faults []*fault) {
 			t.Errorf("check %s is %q (%v) at the end, want UP", ck.name, st, err)
 		}
 	}
+}
+
+// fleet reads GET /v1/agents: where each agent is connected ("agent→replica, …") and how many
+// agents each replica holds, or an error unless every agent is listed once and every region
+// has exactly one agent.
+func (c *cluster) fleet() (string, map[string]int, error) {
+	var out struct {
+		Agents []struct {
+			ID      string   `json:"id"`
+			Regions []string `json:"regions"`
+			Replica string   `json:"replica"`
+		} `json:"agents"`
+		Regions []struct {
+			Region string `json:"region"`
+			Agents int    `json:"agents"`
+		} `json:"regions"`
+	}
+	if err := c.call(http.MethodGet, "/v1/agents", nil, &out); err != nil {
+		return "", nil, err
+	}
+	var parts []string
+	perReplica := map[string]int{}
+	for _, a := range out.Agents {
+		parts = append(parts, fmt.Sprintf("%s→%s", a.ID, a.Replica))
+		perReplica[a.Replica]++
+	}
+	where := strings.Join(parts, ", ")
+	for _, r := range out.Regions {
+		if slices.Contains(regions, r.Region) && r.Agents != 1 {
+			return where, nil, fmt.Errorf("GET /v1/agents: region %s has %d agents, want 1 (%s)", r.Region, r.Agents, where)
+		}
+	}
+	if len(out.Agents) != len(regions) {
+		return where, nil, fmt.Errorf("GET /v1/agents: %d agents, want %d (%s)", len(out.Agents), len(regions), where)
+	}
+	return where, perReplica, nil
+}
+
+// agentsSpread waits until every control plane holds at least one agent stream (as GET
+// /v1/agents shows), within of since, and returns how long after since that was and where the
+// agents are.
+func (c *cluster) agentsSpread(since time.Time, within time.Duration) (time.Duration, string, error) {
+	var where string
+	_, err := waitFor(time.Until(since.Add(within)), time.Second, func() error {
+		var perReplica map[string]int
+		var err error
+		if where, perReplica, err = c.fleet(); err != nil {
+			return err
+		}
+		for _, cp := range c.cps {
+			if perReplica[cp.name] == 0 {
+				return fmt.Errorf("no agent on %s (%s)", cp.name, where)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, where, fmt.Errorf("agents not spread over the replicas within %s of %s: %w", within, since.Format(time.TimeOnly), err)
+	}
+	return time.Since(since), where, nil
+}
+
+// regionEventsOnce waits up to within until region's agent.region_unserved and
+// agent.region_served have each been delivered as exactly one event, and no other region's
+// have.
+func (c *cluster) regionEventsOnce(region string, within time.Duration) error {
+	_, err := waitFor(within, time.Second, func() error {
+		for _, typ := range []string{"agent.region_unserved", "agent.region_served"} {
+			deliveries, events := c.recv.count(typ, region)
+			if events != 1 {
+				return fmt.Errorf("%s for %s: %d events (%d deliveries), want 1", typ, region, events, deliveries)
+			}
+			if all := c.recv.byType()[typ]; all != deliveries {
+				return fmt.Errorf("%s: %d deliveries, %d of them for %s: another region was reported unserved", typ, all, deliveries, region)
+			}
+		}
+		return nil
+	})
+	return err
 }
 
 func (c *cluster) name(id string) string {

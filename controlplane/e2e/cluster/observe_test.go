@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // target is the HTTP server the checks probe, on the test host: /ok always answers 200,
@@ -35,20 +36,22 @@ func startTarget(t *testing.T) *target {
 	return tg
 }
 
-// receiver is the webhook receiver: it counts deliveries per event type and check, and the
-// distinct event ids (deliveries are at least once; the id names the event).
+// receiver is the webhook receiver: it counts deliveries per event type and subject — the
+// check, or the region of an agent region event — and the distinct event ids (deliveries are
+// at least once; the id names the event).
 type receiver struct {
 	url string
 
 	mu         sync.Mutex
-	deliveries map[string]int             // "type check" → deliveries
-	events     map[string]map[string]bool // "type check" → event ids
+	deliveries map[string]int             // "type subject" → deliveries
+	events     map[string]map[string]bool // "type subject" → event ids
+	first      map[string]time.Time       // "type subject" → first delivery
 	types      map[string]int             // type → deliveries
 }
 
 func startReceiver(t *testing.T) *receiver {
 	t.Helper()
-	r := &receiver{deliveries: map[string]int{}, events: map[string]map[string]bool{}, types: map[string]int{}}
+	r := &receiver{deliveries: map[string]int{}, events: map[string]map[string]bool{}, first: map[string]time.Time{}, types: map[string]int{}}
 	r.url = serve(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var ev struct {
 			ID   string `json:"id"`
@@ -57,18 +60,24 @@ func startReceiver(t *testing.T) *receiver {
 				Check struct {
 					ID string `json:"id"`
 				} `json:"check"`
+				Region string `json:"region"` // of agent.region_unserved and agent.region_served
 			} `json:"data"`
 		}
 		if err := json.NewDecoder(req.Body).Decode(&ev); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		key := ev.Type + " " + ev.Data.Check.ID
+		subject := ev.Data.Check.ID
+		if subject == "" {
+			subject = ev.Data.Region
+		}
+		key := ev.Type + " " + subject
 		r.mu.Lock()
 		r.deliveries[key]++
 		r.types[ev.Type]++
 		if r.events[key] == nil {
 			r.events[key] = map[string]bool{}
+			r.first[key] = time.Now()
 		}
 		r.events[key][ev.ID] = true
 		r.mu.Unlock()
@@ -76,12 +85,19 @@ func startReceiver(t *testing.T) *receiver {
 	return r
 }
 
-// count is (deliveries, distinct events) of eventType for check id.
-func (r *receiver) count(eventType, id string) (int, int) {
+// count is (deliveries, distinct events) of eventType for subject (a check id or a region).
+func (r *receiver) count(eventType, subject string) (int, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := eventType + " " + id
+	key := eventType + " " + subject
 	return r.deliveries[key], len(r.events[key])
+}
+
+// firstAt is when the first event of eventType for subject arrived (zero: none yet).
+func (r *receiver) firstAt(eventType, subject string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first[eventType+" "+subject]
 }
 
 func (r *receiver) byType() map[string]int {

@@ -56,6 +56,7 @@ type Config struct {
 	GRPCTLSCert   string        // VANTAGE_GRPC_TLS_CERT, default "": PEM certificate chain of the agents' gRPC stream; empty: plaintext
 	GRPCTLSKey    string        // VANTAGE_GRPC_TLS_KEY, default "": its private key
 	GRPCClientCA  string        // VANTAGE_GRPC_CLIENT_CA, default "": PEM CAs whose client certificates agents must present (mutual TLS)
+	GRPCMaxAge    time.Duration // VANTAGE_GRPC_MAX_CONNECTION_AGE, default 5m: an agent connection is asked to reconnect (GOAWAY) after this, so agents spread again over the replicas
 	ReplicaName   string        // VANTAGE_REPLICA_NAME, default the host name: this replica's name in GET /v1/agents
 	UnservedGrace time.Duration // VANTAGE_REGION_UNSERVED_GRACE, default 2m: how long a region checks use may lack agents before agent.region_unserved
 
@@ -95,6 +96,7 @@ var Vars = []Var{
 	{"VANTAGE_GRPC_TLS_CERT", "(unset)", "PEM certificate chain of the agents' gRPC stream; with VANTAGE_GRPC_TLS_KEY turns TLS on (unset: plaintext); reloaded when the file changes"},
 	{"VANTAGE_GRPC_TLS_KEY", "(unset)", "PEM private key of VANTAGE_GRPC_TLS_CERT"},
 	{"VANTAGE_GRPC_CLIENT_CA", "(unset)", "PEM bundle of CAs: when set, agents must present a client certificate signed by one of them (mutual TLS); needs VANTAGE_GRPC_TLS_CERT"},
+	{"VANTAGE_GRPC_MAX_CONNECTION_AGE", "5m", "an agent's connection is asked to reconnect (gRPC GOAWAY, ±10 % jitter) after this long; the agent hands its stream over without losing a result and reconnects through its address list or load balancer, so agents spread again over the replicas within this after one returns (at least 10s)"},
 	{"VANTAGE_REPLICA_NAME", "(host name)", "this replica's name where GET /v1/agents says which replica an agent is connected to"},
 	{"VANTAGE_REGION_UNSERVED_GRACE", "2m", "how long a region that active checks use may have no live agent before agent.region_unserved is sent"},
 	{"VANTAGE_PROBE_HEALTH_WINDOW", "2m", "probe health: how far back the results are that judge whether a region's probes are broken (docs/detection.md)"},
@@ -123,7 +125,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MailFrom: "Vantage <vantage@localhost>", PublicURL: "http://localhost:8080", AllowPrivate: true,
 		MetricsAddr: "127.0.0.1:9100", HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: 60 * time.Second,
 		HTTPIdleTimeout: 120 * time.Second, MaxConnsPerClient: 64, RequestTimeout: 10 * time.Second,
-		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage", UnservedGrace: 2 * time.Minute,
+		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage", UnservedGrace: 2 * time.Minute, GRPCMaxAge: 5 * time.Minute,
 		ProbeHealthWindow: 2 * time.Minute, ProbeHealthMinChecks: 5, ProbeHealthMinOrgs: 2,
 		CustomDomainRecheck: time.Hour, CustomDomainGrace: 72 * time.Hour}
 	var errs []error
@@ -365,6 +367,14 @@ func loadAgentChannel(getenv func(string) string, c *Config, bad func(name, form
 		if _, err := os.Stat(f.path); err != nil {
 			bad(f.name, "cannot read the file: %v", err)
 		}
+	}
+	if s := getenv("VANTAGE_GRPC_MAX_CONNECTION_AGE"); s != "" {
+		// Below 10s agents would spend more time reconnecting than sending.
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 10*time.Second {
+			bad("VANTAGE_GRPC_MAX_CONNECTION_AGE", "must be a duration of at least 10s such as 5m, got %q", s)
+		}
+		c.GRPCMaxAge = d
 	}
 	if c.ReplicaName = getenv("VANTAGE_REPLICA_NAME"); c.ReplicaName == "" {
 		c.ReplicaName, _ = os.Hostname()

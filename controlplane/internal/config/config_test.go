@@ -127,23 +127,25 @@ func TestLoadAgentChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.AgentToken != "" || c.GRPCTLSCert != "" || c.UnservedGrace != 2*time.Minute || c.ReplicaName == "" {
-		t.Errorf("defaults: shared token %q, TLS %q, grace %s, replica %q", c.AgentToken, c.GRPCTLSCert, c.UnservedGrace, c.ReplicaName)
+	if c.AgentToken != "" || c.GRPCTLSCert != "" || c.UnservedGrace != 2*time.Minute || c.ReplicaName == "" || c.GRPCMaxAge != 5*time.Minute {
+		t.Errorf("defaults: shared token %q, TLS %q, grace %s, replica %q, connection age %s", c.AgentToken, c.GRPCTLSCert, c.UnservedGrace, c.ReplicaName, c.GRPCMaxAge)
 	}
 	file := t.TempDir() + "/cert.pem"
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c, err = Load(env(with(map[string]string{"VANTAGE_GRPC_TLS_CERT": file, "VANTAGE_GRPC_TLS_KEY": file,
-		"VANTAGE_GRPC_CLIENT_CA": file, "VANTAGE_REPLICA_NAME": "cp-1", "VANTAGE_REGION_UNSERVED_GRACE": "30s"})))
-	if err != nil || c.GRPCClientCA != file || c.ReplicaName != "cp-1" || c.UnservedGrace != 30*time.Second {
+		"VANTAGE_GRPC_CLIENT_CA": file, "VANTAGE_REPLICA_NAME": "cp-1", "VANTAGE_REGION_UNSERVED_GRACE": "30s",
+		"VANTAGE_GRPC_MAX_CONNECTION_AGE": "90s"})))
+	if err != nil || c.GRPCClientCA != file || c.ReplicaName != "cp-1" || c.UnservedGrace != 30*time.Second || c.GRPCMaxAge != 90*time.Second {
 		t.Errorf("valid values: %+v, %v", c, err)
 	}
 	for name, extra := range map[string]map[string]string{
-		"VANTAGE_GRPC_TLS_CERT":         {"VANTAGE_GRPC_TLS_CERT": file},
-		"VANTAGE_GRPC_CLIENT_CA":        {"VANTAGE_GRPC_CLIENT_CA": file},
-		"VANTAGE_GRPC_TLS_KEY":          {"VANTAGE_GRPC_TLS_CERT": file, "VANTAGE_GRPC_TLS_KEY": "/no/such/key.pem"},
-		"VANTAGE_REGION_UNSERVED_GRACE": {"VANTAGE_REGION_UNSERVED_GRACE": "soon"},
+		"VANTAGE_GRPC_TLS_CERT":           {"VANTAGE_GRPC_TLS_CERT": file},
+		"VANTAGE_GRPC_CLIENT_CA":          {"VANTAGE_GRPC_CLIENT_CA": file},
+		"VANTAGE_GRPC_TLS_KEY":            {"VANTAGE_GRPC_TLS_CERT": file, "VANTAGE_GRPC_TLS_KEY": "/no/such/key.pem"},
+		"VANTAGE_REGION_UNSERVED_GRACE":   {"VANTAGE_REGION_UNSERVED_GRACE": "soon"},
+		"VANTAGE_GRPC_MAX_CONNECTION_AGE": {"VANTAGE_GRPC_MAX_CONNECTION_AGE": "1s"},
 	} {
 		if _, err := Load(env(with(extra))); err == nil || !strings.Contains(err.Error(), name+":") {
 			t.Errorf("%v: error %v does not name %s", extra, err, name)

@@ -68,7 +68,7 @@ func (h *harness) replica() (*Server, *grpc.ClientConn) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	gs := grpc.NewServer(GRPCServerOptions()...)
+	gs := grpc.NewServer(GRPCServerOptions(0)...)
 	srv.Register(gs)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -93,7 +93,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		ServerDeps{Batcher: b, Tokens: h.st, Guard: h.guard, Logger: log, Now: h.clock.Now, Registerer: reg}); err != nil {
 		t.Fatal(err)
 	}
-	gs := grpc.NewServer(GRPCServerOptions()...)
+	gs := grpc.NewServer(GRPCServerOptions(0)...)
 	h.srv.Register(gs)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -37,9 +37,11 @@
 // never judged.
 //
 // Acks may come out of order (batches commit concurrently); the agent matches them by seq.
-// When the agent closes its side, the stream ends after the last pending ack is sent. When the
-// replica shuts down (Drain), it stops reading results and ends each stream the same way, with
-// Unavailable, and the agent reconnects.
+// When the agent closes its side, the stream ends after the last pending ack is sent; an agent
+// does that when its connection gets GOAWAY (GRPCServerOptions: the max connection age that
+// spreads agents over the replicas) and reconnects. When the replica shuts down (Drain), it
+// stops reading results and ends each stream the same way, with Unavailable, and the agent
+// reconnects.
 package ingest
 
 import (
@@ -172,12 +174,25 @@ func (s *Server) Register(g grpc.ServiceRegistrar) { vantagev1.RegisterAgentServ
 // GRPCServerOptions are the server options the agents' stream expects: keepalive pings from
 // agents every 10s or more are welcome (also without active calls), and the server pings idle
 // connections itself, so dead agents leave the registry within a minute.
-func GRPCServerOptions() []grpc.ServerOption {
+//
+// A connection older than maxConnectionAge (VANTAGE_GRPC_MAX_CONNECTION_AGE; 0: never; gRPC
+// adds ±10 % jitter) is sent GOAWAY. An agent's stream lives as long as the agent, so without
+// this the agents that moved to another replica while one was down would stay there: on GOAWAY
+// the agent (uplink) stops sending, this server acks what it took and ends the stream (the
+// agent closed its side, see serve), and the agent's next stream takes a new connection
+// through its address list or load balancer. An agent that does not hand over is cut off after
+// maxConnectionAgeGrace, like a dropped connection: its unacked jobs are redelivered.
+func GRPCServerOptions(maxConnectionAge time.Duration) []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second,
+			MaxConnectionAge: maxConnectionAge, MaxConnectionAgeGrace: maxConnectionAgeGrace}),
 	}
 }
+
+// maxConnectionAgeGrace bounds a handover after GOAWAY: acking the results in flight takes a
+// batch's commit, well below it.
+const maxConnectionAgeGrace = 30 * time.Second
 
 // Drain ends every agent stream of this replica and refuses new ones, for shutdown: each
 // stream stops reading results, sends the acks of the results it took once their batch has
