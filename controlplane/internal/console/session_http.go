@@ -31,6 +31,8 @@ import (
 //	POST   /console/signin/email          e-mail a sign-in link to a user ({"email"}); always 202
 //	GET    /console/signin/link?token=…   the e-mailed link: a page with a "Sign in" button
 //	POST   /console/signin/link           that button: signs in, then /console/
+//	GET    /console/signin/oidc           OpenID Connect: to the provider (signin_oidc.go)
+//	GET    /console/signin/oidc/callback  back from the provider: signs in, then /console/
 //
 // JSON answers use the API's envelope; the links answer pages and redirects.
 
@@ -44,6 +46,10 @@ func (s *Sessions) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /console/signin/email", s.requestEmailLink)
 	mux.HandleFunc("GET /console/signin/link", s.showEmailLink)
 	mux.HandleFunc("POST /console/signin/link", s.signInWithEmailLink)
+	if s.oidc != nil {
+		mux.HandleFunc("GET "+oidcStartPath, s.startOIDC)
+		mux.HandleFunc("GET "+oidcCallbackPath, s.finishOIDC)
+	}
 }
 
 // signInRule limits sign-in attempts (tokens, codes, e-mail links) per client address: 10 at
