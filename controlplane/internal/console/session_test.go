@@ -284,6 +284,9 @@ func TestTokenSignIn(t *testing.T) {
 		})
 	}
 
+	if o := h.browser().do("GET", "/console/signin/options", "", "").result(); o["token"] != true || o["email"] != false || o["oidc"] != false {
+		t.Fatalf("sign-in options without SMTP or OpenID Connect = %v", o)
+	}
 	if a := h.browser().do("GET", "/console/session", "", ""); a.Status != http.StatusUnauthorized || a.Body["success"] != false {
 		t.Fatalf("GET /console/session without a session: %d %s", a.Status, a.Raw)
 	}

@@ -101,6 +101,9 @@ func TestEmailSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if o := h.browser().do("GET", "/console/signin/options", "", "").result(); o["email"] != true {
+		t.Fatalf("sign-in options with SMTP = %v, want e-mail links offered", o)
+	}
 	b := h.browser()
 	for _, email := range []string{"nobody@example.com", "nomember@example.com", "OPS@example.com"} {
 		a := b.do("POST", "/console/signin/email", "", `{"email":"`+email+`"}`)

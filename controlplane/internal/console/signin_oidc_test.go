@@ -100,6 +100,10 @@ func TestOIDCSignIn(t *testing.T) {
 		return a
 	}
 
+	if o := h.browser().do("GET", "/console/signin/options", "", "").result(); o["oidc"] != true || o["oidc_url"] != "/console/signin/oidc" {
+		t.Fatalf("sign-in options with a provider = %v", o)
+	}
+
 	// A user with the address but of no organization is not signed in.
 	if a := login(h.browser()); a.Status != http.StatusForbidden {
 		t.Fatalf("a provider user without a Vantage membership: %d, want 403", a.Status)
