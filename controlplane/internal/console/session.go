@@ -200,19 +200,19 @@ func csrfMatches(r *http.Request, sess store.ConsoleSession) bool {
 	return subtle.ConstantTimeCompare(hash(h), sess.CSRFHash) == 1
 }
 
-// signIn starts a session with a credential and sets its cookies. credHash is the hash of the
+// signIn starts a session with a credential, sets its cookies and returns its secret. credHash is the hash of the
 // credential's secret; with mint (a user's sign-in) the session acts with the access token
 // minted for it instead, cred then only naming the user's organizations.
-func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Credential, credHash []byte, mint *store.MintedToken) error {
+func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Credential, credHash []byte, mint *store.MintedToken) (string, error) {
 	if len(cred.OrgIDs) == 0 {
-		return auth.ErrNoOrganization
+		return "", auth.ErrNoOrganization
 	}
 	orgs, err := s.st.OrganizationNames(r.Context(), cred.OrgIDs)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(orgs) == 0 {
-		return auth.ErrNoOrganization
+		return "", auth.ErrNoOrganization
 	}
 	// A credential of several organizations starts in the first by name; the switcher
 	// changes it.
@@ -225,10 +225,10 @@ func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Cre
 	err = s.st.CreateConsoleSession(r.Context(), store.NewConsoleSession{SecretHash: hash(secret), CSRFHash: hash(csrf),
 		CredentialHash: credHash, OrgID: &org, ExpiresAt: expires, MintFor: mint})
 	if err != nil {
-		return err
+		return "", err
 	}
 	s.setCookies(w, r, secret, csrf, expires)
-	return nil
+	return secret, nil
 }
 
 // setCookies sets (or, with empty values, clears) the session and CSRF cookies. The session
