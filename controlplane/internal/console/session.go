@@ -240,8 +240,10 @@ func (s *Sessions) setCookies(w http.ResponseWriter, r *http.Request, secret, cs
 	if secret == "" || maxAge <= 0 {
 		maxAge = -1
 	}
+	//nolint:gosec // G124: Secure whenever the request came over TLS (s.secure); plain HTTP is local use
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: secret, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
+	//nolint:gosec // G124: not HttpOnly by design (the console's script echoes it); Secure as above
 	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: csrf, Path: "/", MaxAge: maxAge,
 		Secure: secure, SameSite: http.SameSiteStrictMode})
 }
