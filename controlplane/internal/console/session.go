@@ -236,7 +236,7 @@ func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Cre
 // the console); the CSRF cookie is readable by the console's script and SameSite=Strict.
 func (s *Sessions) setCookies(w http.ResponseWriter, r *http.Request, secret, csrf string, expires time.Time) {
 	secure := s.secure(r)
-	maxAge := int(time.Until(expires).Seconds())
+	maxAge := int(expires.Sub(s.now()).Seconds())
 	if secret == "" || maxAge <= 0 {
 		maxAge = -1
 	}
