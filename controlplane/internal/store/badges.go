@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
+)
+
+// badgeTokenBytes is the entropy of a badge token: 160 bits, base64url without padding (27
+// characters).
+const badgeTokenBytes = 20
+
+// BadgeTokenLen is the length of every badge token, so that a path segment of another length
+// is refused without a query.
+const BadgeTokenLen = (badgeTokenBytes*8 + 5) / 6
+
+// HashBadgeToken is the SHA-256 by which a badge token is looked up.
+func HashBadgeToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// CheckBadge is the badge token of a check, or "" when the check has no badge. A check that is
+// not the organization's is ErrNotFound.
+func (s *Store) CheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (string, error) {
+	sealed, err := s.q.GetCheckBadge(ctx, dbsqlc.GetCheckBadgeParams{OrgID: orgID, CheckID: checkID})
+	if err = translate(err); errors.Is(err, ErrNotFound) {
+		return "", s.badgeCheckExists(ctx, orgID, checkID)
+	} else if err != nil {
+		return "", fmt.Errorf("read badge: %w", err)
+	}
+	return s.openBadgeToken(checkID, sealed)
+}
+
+// EnableCheckBadge gives the check a badge with a new random token, or returns the token of the
+// badge it already has. A check that is not the organization's is ErrNotFound.
+func (s *Store) EnableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (string, error) {
+	raw := make([]byte, badgeTokenBytes)
+	if _, err := rand.Read(raw); err != nil {
+		return "", fmt.Errorf("badge token: %w", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	sealed, err := s.sealer.Seal([]byte(token))
+	if err != nil {
+		return "", fmt.Errorf("seal badge token: %w", err)
+	}
+	_, err = s.q.CreateCheckBadge(ctx, dbsqlc.CreateCheckBadgeParams{OrgID: orgID, CheckID: checkID,
+		TokenHash: HashBadgeToken(token), TokenEnc: sealed, CreatedAt: s.now()})
+	if err = translate(err); errors.Is(err, ErrNotFound) {
+		// No row: the check is not the organization's, or it has a badge already (kept, so
+		// that enabling twice does not break the URLs already published).
+		return s.CheckBadge(ctx, orgID, checkID)
+	} else if err != nil {
+		return "", fmt.Errorf("create badge: %w", err)
+	}
+	return token, nil
+}
+
+// DisableCheckBadge deletes the check's badge, if it has one: its token never answers again.
+// A check that is not the organization's is ErrNotFound.
+func (s *Store) DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) error {
+	n, err := s.q.DeleteCheckBadge(ctx, dbsqlc.DeleteCheckBadgeParams{OrgID: orgID, CheckID: checkID})
+	if err != nil {
+		return fmt.Errorf("delete badge: %w", translate(err))
+	}
+	if n == 0 {
+		return s.badgeCheckExists(ctx, orgID, checkID)
+	}
+	return nil
+}
+
+// BadgeOwner is the check a badge token shows, with its organization: the token is the
+// credential of the public badge routes. An unknown token is ErrNotFound.
+func (s *Store) BadgeOwner(ctx context.Context, token string) (orgID, checkID uuid.UUID, err error) {
+	r, err := s.q.BadgeByTokenHash(ctx, HashBadgeToken(token))
+	if err != nil {
+		return uuid.Nil, uuid.Nil, translate(err)
+	}
+	return r.OrgID, r.CheckID, nil
+}
+
+// BadgeResponseTime is the median response time of the check's passing final attempts since
+// since, and how many there were (0: the median means nothing).
+func (s *Store) BadgeResponseTime(ctx context.Context, orgID, checkID uuid.UUID, since time.Time) (p50 time.Duration, results int64, err error) {
+	r, err := s.q.BadgeResponseTime(ctx, dbsqlc.BadgeResponseTimeParams{OrgID: orgID, CheckID: checkID, Since: since})
+	if err != nil {
+		return 0, 0, fmt.Errorf("badge response time: %w", translate(err))
+	}
+	return time.Duration(r.P50Ms * float64(time.Millisecond)), r.Results, nil
+}
+
+// badgeCheckExists is nil when the organization has the check, else ErrNotFound.
+func (s *Store) badgeCheckExists(ctx context.Context, orgID, checkID uuid.UUID) error {
+	ok, err := s.q.BadgeCheckExists(ctx, dbsqlc.BadgeCheckExistsParams{OrgID: orgID, CheckID: checkID})
+	if err != nil {
+		return fmt.Errorf("read check: %w", translate(err))
+	}
+	if !ok {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func (s *Store) openBadgeToken(checkID uuid.UUID, sealed []byte) (string, error) {
+	pt, err := s.sealer.Open(sealed)
+	if err != nil {
+		return "", fmt.Errorf("open badge token of check %s: %w", checkID, err)
+	}
+	return string(pt), nil
+}
