@@ -61,6 +61,9 @@ type Deps struct {
 	// Integrations, if set, sends the test messages of POST /v1/integrations/{id}/test
 	// (notifier.Notifier). Nil: the route answers 503.
 	Integrations IntegrationTester
+	// BadgeURL is the base of the public badge URLs the badge routes answer
+	// (VANTAGE_PUBLIC_URL). Default: the scheme and host of the request.
+	BadgeURL string
 	// Limiter decides the API's rate limits (per organization, test messages); cmd/ passes
 	// the one every limit of the replica shares. Default: a ratelimit.Shared on Store, its metrics in Registry.
 	Limiter ratelimit.Limiter
@@ -100,6 +103,14 @@ func (d Deps) claimsPublic(r *http.Request) bool {
 	}
 	pr, ok := d.Public.(publicRouter)
 	return !ok || pr.Route(r)
+}
+
+// now is d.Now, or time.Now when it is not set.
+func (d Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 // checkChanged calls d.CheckChanged when it is set.
