@@ -275,6 +275,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		CheckChanged:   announce,
 		Public:         public,
 		Invitations:    invitations,
+		BadgeURL:       cfg.PublicURL,
 		Agents:         agents,
 		Integrations:   notify,
 		Limiter:        limiter,
