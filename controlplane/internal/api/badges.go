@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -17,7 +18,7 @@ import (
 type badgesStore interface {
 	CheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (string, error)
 	EnableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (string, error)
-	DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) error
+	DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (bool, error)
 }
 
 var _ badgesStore = (*store.Store)(nil)
@@ -26,12 +27,13 @@ var _ badgesStore = (*store.Store)(nil)
 // state of a check's public badge, enabling it (a new unguessable URL) and disabling it.
 type badgesHandler struct {
 	st    badgesStore
+	auth  *auth.Authenticator
 	base  string // Deps.BadgeURL without its trailing slash; "" for the request's own origin
 	cache *badgeCache
 }
 
 func newBadgesHandler(d Deps, cache *badgeCache) *badgesHandler {
-	return &badgesHandler{st: d.Store, base: strings.TrimRight(d.BadgeURL, "/"), cache: cache}
+	return &badgesHandler{st: d.Store, auth: d.Auth, base: strings.TrimRight(d.BadgeURL, "/"), cache: cache}
 }
 
 // badgeStateJSON is a check's badge: urls is null while it is disabled.
@@ -100,20 +102,29 @@ func (h *badgesHandler) enable(c *gin.Context) {
 	ok(c, http.StatusOK, h.state(c, token))
 }
 
-// disable is DELETE /v1/checks/{check_id}/badge: the badge's URLs answer 404 from now on (on
-// this replica at once, on the others once their cache of it expires, badgeCacheTTL); enabling
-// it again makes new ones. Disabling a check without a badge is not an error.
+// disable is DELETE /v1/checks/{check_id}/badge: the badge's URLs answer 404 from now on, on
+// every replica (each drops the badge from its cache as the revocation feed tells it, and the
+// answer waits, briefly, until they all did); enabling it again makes new ones. Disabling a
+// check without a badge is not an error.
 func (h *badgesHandler) disable(c *gin.Context) {
 	id, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	if err := h.st.DisableCheckBadge(c, orgID(c), id); err != nil {
+	dropped := h.auth.Expect(store.AuthChangeBadge + id.String())
+	deleted, err := h.st.DisableCheckBadge(c, orgID(c), id)
+	if err != nil || !deleted {
+		dropped.Cancel()
+	}
+	if err != nil {
 		fail(c, err)
 		return
 	}
 	h.cache.forgetCheck(id)
+	if deleted {
+		awaitRevocation(c, dropped)
+	}
 	ok(c, http.StatusOK, h.state(c, ""))
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/time/rate"
 
+	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/badge"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
@@ -24,7 +25,8 @@ import (
 
 const (
 	// badgeCacheTTL is how long a replica serves a badge (or a 404) from memory: the cap on
-	// how stale a badge is, and on how long another replica still shows a disabled one.
+	// how stale a badge is. A disabled badge leaves every replica's cache at once (through
+	// the revocation feed), or within this long while a replica's feed is lost.
 	badgeCacheTTL = 30 * time.Second
 	// badgeCacheMax bounds the cache; when it is full of live entries it starts over.
 	badgeCacheMax = 10000
@@ -105,6 +107,22 @@ func (bc *badgeCache) put(key string, e badgeEntry) {
 	}
 	e.expires = now.Add(badgeCacheTTL)
 	bc.entries[key] = e
+}
+
+var _ auth.ChangeListener = (*badgeCache)(nil)
+
+// CredentialChanged drops the badges of a check whose badge was disabled on any replica.
+func (bc *badgeCache) CredentialChanged(kind string, id uuid.UUID) {
+	if kind == store.AuthChangeBadge {
+		bc.forgetCheck(id)
+	}
+}
+
+// ChangesMissed empties the cache: a badge may have been disabled while the feed was lost.
+func (bc *badgeCache) ChangesMissed() {
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	clear(bc.entries)
 }
 
 // forgetCheck drops the check's badges, so that a disabled badge answers 404 at once.

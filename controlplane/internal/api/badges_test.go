@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"image/png"
 	"io"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
 
 // badgeCheck creates an uptime check of orgA whose name and target must never show in a badge,
@@ -362,5 +364,57 @@ func TestBadgeInChromium(t *testing.T) {
 	}
 	if green < 100 {
 		t.Errorf("the status badge drew %d green pixels in Chromium, want the value side of an UP badge", green)
+	}
+}
+
+// TestBadgeDisabledOnEveryReplicaAtOnce: two API instances on one database; a badge that B has
+// cached answers 404 on B's very next request after it was disabled through A.
+func TestBadgeDisabledOnEveryReplicaAtOnce(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewDatabase(t)
+	a, b := newReplica(t, dbURL), newReplica(t, dbURL)
+	ctx := context.Background()
+	org, err := a.st.CreateOrganization(ctx, "Org", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, hash := auth.NewSecret()
+	if _, err := a.st.CreateAPIToken(ctx, store.SystemActor, store.NewAPIToken{OrgID: org.ID, Name: "t",
+		Grants: auth.AllGrants(), SecretHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	call := func(method, path string, body string) map[string]any {
+		t.Helper()
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		a.handler.ServeHTTP(rec, req)
+		var env struct{ Result map[string]any }
+		if rec.Code >= 300 || json.Unmarshal(rec.Body.Bytes(), &env) != nil {
+			t.Fatalf("%s %s through A: %d %s", method, path, rec.Code, rec.Body)
+		}
+		return env.Result
+	}
+	id := call(http.MethodPost, "/v1/checks/uptime", `{"name":"n","url":"https://example.com"}`)["id"].(string)
+	u := call(http.MethodPost, "/v1/checks/"+id+"/badge", "")["urls"].(map[string]any)["status"].(string)
+	path := u[strings.Index(u, "/badges/"):]
+	get := func() (int, string) {
+		rec := httptest.NewRecorder()
+		b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get(); code != http.StatusOK || !strings.Contains(body, ">pending<") {
+		t.Fatalf("B before the change: %d %s", code, body)
+	}
+	if _, err := a.st.Pool().Exec(ctx, `UPDATE checks SET state = 'DOWN' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(); code != http.StatusOK || !strings.Contains(body, ">pending<") {
+		t.Fatalf("B does not answer the badge from its cache (%d %s): the test would prove nothing", code, body)
+	}
+	call(http.MethodDelete, "/v1/checks/"+id+"/badge", "")
+	if code, body := get(); code != http.StatusNotFound {
+		t.Errorf("B right after the badge was disabled through A: %d %s", code, body)
 	}
 }

@@ -40,6 +40,7 @@ func routes(r *gin.Engine, d Deps) {
 	c.GET("/:check_id/sla", slaReports.check) // extension: openapi/detection.yaml
 	authed.Group("/reports", area(auth.UptimeChecks), resource("check")).GET("/sla", slaReports.org)
 	badgeCache := newBadgeCache(d.now)
+	d.Auth.AddChangeListener(badgeCache) // badges disabled through any replica leave its cache
 	badges := newBadgesHandler(d, badgeCache)
 	c.GET("/:check_id/badge", badges.get) // extension: openapi/badges.yaml
 	c.POST("/:check_id/badge", badges.enable)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
@@ -64,17 +65,26 @@ func (s *Store) EnableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) 
 	return token, nil
 }
 
-// DisableCheckBadge deletes the check's badge, if it has one: its token never answers again.
-// A check that is not the organization's is ErrNotFound.
-func (s *Store) DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) error {
-	n, err := s.q.DeleteCheckBadge(ctx, dbsqlc.DeleteCheckBadgeParams{OrgID: orgID, CheckID: checkID})
-	if err != nil {
-		return fmt.Errorf("delete badge: %w", translate(err))
+// DisableCheckBadge deletes the check's badge, if it has one (deleted says whether it had):
+// its token never answers again. The deletion is announced on AuthChannel (AuthChangeBadge) as
+// it commits, so that every replica drops the badge from its cache. A check that is not the
+// organization's is ErrNotFound.
+func (s *Store) DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (deleted bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		n, err := q.DeleteCheckBadge(ctx, dbsqlc.DeleteCheckBadgeParams{OrgID: orgID, CheckID: checkID})
+		if err != nil {
+			return fmt.Errorf("delete badge: %w", err)
+		}
+		if deleted = n > 0; !deleted {
+			return nil
+		}
+		return notifyAuthChange(ctx, q, AuthChangeBadge, checkID)
+	})
+	if err != nil || deleted {
+		return deleted, err
 	}
-	if n == 0 {
-		return s.badgeCheckExists(ctx, orgID, checkID)
-	}
-	return nil
+	return false, s.badgeCheckExists(ctx, orgID, checkID)
 }
 
 // BadgeOwner is the check a badge token shows, with its organization: the token is the
