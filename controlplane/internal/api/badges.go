@@ -17,8 +17,8 @@ import (
 // badgesStore is what the owner's badge routes read and write.
 type badgesStore interface {
 	CheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (string, error)
-	EnableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (string, error)
-	DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (bool, error)
+	EnableCheckBadge(ctx context.Context, actor store.Actor, orgID, checkID uuid.UUID) (string, error)
+	DisableCheckBadge(ctx context.Context, actor store.Actor, orgID, checkID uuid.UUID) (bool, error)
 }
 
 var _ badgesStore = (*store.Store)(nil)
@@ -94,7 +94,7 @@ func (h *badgesHandler) enable(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	token, err := h.st.EnableCheckBadge(c, orgID(c), id)
+	token, err := h.st.EnableCheckBadge(c, actor(c), orgID(c), id)
 	if err != nil {
 		fail(c, err)
 		return
@@ -113,7 +113,7 @@ func (h *badgesHandler) disable(c *gin.Context) {
 		return
 	}
 	dropped := h.auth.Expect(store.AuthChangeBadge + id.String())
-	deleted, err := h.st.DisableCheckBadge(c, orgID(c), id)
+	deleted, err := h.st.DisableCheckBadge(c, actor(c), orgID(c), id)
 	if err != nil || !deleted {
 		dropped.Cancel()
 	}

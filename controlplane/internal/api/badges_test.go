@@ -178,6 +178,20 @@ func TestBadgeLifecycle(t *testing.T) {
 		t.Errorf("old URL after re-enabling: %d", rec.Code)
 	}
 
+	// Enabling and disabling are audited, once per change (enabling an enabled badge is none).
+	r = h.do(http.MethodGet, "/v1/audit_logs?search=check_badge", h.tokenA, nil)
+	expectStatus(t, r, http.StatusOK)
+	var actions []string
+	for _, ev := range r.Items() {
+		if ev["auditable_id"] != id {
+			t.Errorf("audit event %v is not of the check", ev)
+		}
+		actions = append(actions, ev["audit_action"].(string))
+	}
+	if strings.Join(actions, ",") != "check_badge.enabled,check_badge.disabled,check_badge.enabled" {
+		t.Errorf("audit log %v; want enabled, disabled, enabled (newest first)", actions)
+	}
+
 	// The token is stored hashed and sealed: nowhere in the database as written.
 	var n int
 	if err := h.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM check_badges

@@ -42,8 +42,10 @@ func (s *Store) CheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (strin
 }
 
 // EnableCheckBadge gives the check a badge with a new random token, or returns the token of the
-// badge it already has. A check that is not the organization's is ErrNotFound.
-func (s *Store) EnableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (string, error) {
+// badge it already has (kept, so that enabling twice does not break URLs already published).
+// A new badge is audited as "check_badge.enabled". A check that is not the organization's is
+// ErrNotFound.
+func (s *Store) EnableCheckBadge(ctx context.Context, actor Actor, orgID, checkID uuid.UUID) (string, error) {
 	raw := make([]byte, badgeTokenBytes)
 	if _, err := rand.Read(raw); err != nil {
 		return "", fmt.Errorf("badge token: %w", err)
@@ -53,23 +55,33 @@ func (s *Store) EnableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) 
 	if err != nil {
 		return "", fmt.Errorf("seal badge token: %w", err)
 	}
-	_, err = s.q.CreateCheckBadge(ctx, dbsqlc.CreateCheckBadgeParams{OrgID: orgID, CheckID: checkID,
-		TokenHash: HashBadgeToken(token), TokenEnc: sealed, CreatedAt: s.now()})
-	if err = translate(err); errors.Is(err, ErrNotFound) {
-		// No row: the check is not the organization's, or it has a badge already (kept, so
-		// that enabling twice does not break the URLs already published).
-		return s.CheckBadge(ctx, orgID, checkID)
-	} else if err != nil {
-		return "", fmt.Errorf("create badge: %w", err)
+	created := false
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := s.q.WithTx(tx).CreateCheckBadge(ctx, dbsqlc.CreateCheckBadgeParams{OrgID: orgID, CheckID: checkID,
+			TokenHash: HashBadgeToken(token), TokenEnc: sealed, CreatedAt: s.now()})
+		if created = err == nil; !created {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil // not the organization's check, or it has a badge already
+			}
+			return fmt.Errorf("create badge: %w", err)
+		}
+		return writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "enabled", AuditableType: "CheckBadge",
+			AuditableID: checkID.String()})
+	})
+	if err != nil {
+		return "", err
 	}
-	return token, nil
+	if created {
+		return token, nil
+	}
+	return s.CheckBadge(ctx, orgID, checkID)
 }
 
 // DisableCheckBadge deletes the check's badge, if it has one (deleted says whether it had):
-// its token never answers again. The deletion is announced on AuthChannel (AuthChangeBadge) as
-// it commits, so that every replica drops the badge from its cache. A check that is not the
-// organization's is ErrNotFound.
-func (s *Store) DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID) (deleted bool, err error) {
+// its token never answers again. The deletion is audited as "check_badge.disabled" and
+// announced on AuthChannel (AuthChangeBadge) as it commits, so that every replica drops the
+// badge from its cache. A check that is not the organization's is ErrNotFound.
+func (s *Store) DisableCheckBadge(ctx context.Context, actor Actor, orgID, checkID uuid.UUID) (deleted bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
 		n, err := q.DeleteCheckBadge(ctx, dbsqlc.DeleteCheckBadgeParams{OrgID: orgID, CheckID: checkID})
@@ -78,6 +90,10 @@ func (s *Store) DisableCheckBadge(ctx context.Context, orgID, checkID uuid.UUID)
 		}
 		if deleted = n > 0; !deleted {
 			return nil
+		}
+		if err := writeAudit(ctx, tx, orgID, actor, AuditEvent{Action: "disabled", AuditableType: "CheckBadge",
+			AuditableID: checkID.String()}); err != nil {
+			return err
 		}
 		return notifyAuthChange(ctx, q, AuthChangeBadge, checkID)
 	})
