@@ -25,6 +25,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/api"
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/config"
+	"github.com/vantagehq/vantage/controlplane/internal/console"
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
 	"github.com/vantagehq/vantage/controlplane/internal/fleet"
 	"github.com/vantagehq/vantage/controlplane/internal/heartbeat"
@@ -263,6 +264,15 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	sessions, err := console.New(console.Config{SessionTTL: cfg.ConsoleSessionTTL, CodeTTL: cfg.ConsoleLinkTTL, PublicURL: cfg.PublicURL,
+		OIDC: console.OIDCConfig{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret}},
+		console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: notify, ClientIP: api.ClientIP, Secure: api.RequestSecure,
+			Now: time.Now, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	consoleMux := http.NewServeMux()
+	sessions.Routes(consoleMux)
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,
@@ -276,6 +286,8 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		Public:         public,
 		Invitations:    invitations,
 		BadgeURL:       cfg.PublicURL,
+		Sessions:       sessions,
+		Console:        consoleMux,
 		Agents:         agents,
 		Integrations:   notify,
 		Limiter:        limiter,

@@ -244,6 +244,26 @@ CREATE TABLE public.check_results_default (
     screenshot bytea
 );
 
+CREATE TABLE public.check_rollups (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    region text NOT NULL,
+    bucket_start timestamp with time zone NOT NULL,
+    runs integer NOT NULL,
+    failed integer NOT NULL,
+    latency_hist integer[] NOT NULL,
+    dns_ms_sum double precision DEFAULT 0 NOT NULL,
+    dns_n integer DEFAULT 0 NOT NULL,
+    connect_ms_sum double precision DEFAULT 0 NOT NULL,
+    connect_n integer DEFAULT 0 NOT NULL,
+    tls_ms_sum double precision DEFAULT 0 NOT NULL,
+    tls_n integer DEFAULT 0 NOT NULL,
+    first_byte_ms_sum double precision DEFAULT 0 NOT NULL,
+    first_byte_n integer DEFAULT 0 NOT NULL,
+    CONSTRAINT check_rollups_check CHECK (((runs >= 0) AND (failed >= 0) AND (failed <= runs)))
+)
+WITH (fillfactor='70');
+
 CREATE TABLE public.check_runs (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
@@ -291,6 +311,26 @@ CREATE TABLE public.checks (
     CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),
     CONSTRAINT checks_state_check CHECK ((state = ANY (ARRAY['PENDING'::text, 'UP'::text, 'VERIFYING'::text, 'DOWN'::text, 'RECOVERING'::text])))
+);
+
+CREATE TABLE public.console_sessions (
+    id uuid NOT NULL,
+    secret_hash bytea NOT NULL,
+    csrf_hash bytea NOT NULL,
+    credential_hash bytea NOT NULL,
+    minted_token_id uuid,
+    org_id uuid,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.console_signin_codes (
+    code_hash bytea NOT NULL,
+    credential_hash bytea,
+    user_id uuid,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT console_signin_codes_one_subject CHECK (((credential_hash IS NULL) <> (user_id IS NULL)))
 );
 
 CREATE TABLE public.deliveries (
@@ -771,6 +811,9 @@ ALTER TABLE ONLY public.check_results
 ALTER TABLE ONLY public.check_results_default
     ADD CONSTRAINT check_results_default_pkey PRIMARY KEY (check_id, checked_at, id);
 
+ALTER TABLE ONLY public.check_rollups
+    ADD CONSTRAINT check_rollups_pkey PRIMARY KEY (check_id, bucket_start, region);
+
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_pkey PRIMARY KEY (check_id, job_id);
 
@@ -779,6 +822,15 @@ ALTER TABLE ONLY public.checks
 
 ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_secret_hash_key UNIQUE (secret_hash);
+
+ALTER TABLE ONLY public.console_signin_codes
+    ADD CONSTRAINT console_signin_codes_pkey PRIMARY KEY (code_hash);
 
 ALTER TABLE ONLY public.deliveries
     ADD CONSTRAINT deliveries_event_id_channel_target_key UNIQUE (event_id, channel, target);
@@ -963,11 +1015,17 @@ CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org
 
 CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month) INCLUDE (check_id);
 
+CREATE INDEX check_rollups_bucket ON public.check_rollups USING btree (bucket_start);
+
 CREATE INDEX check_runs_deadline ON public.check_runs USING btree (deadline);
 
 CREATE INDEX checks_org ON public.checks USING btree (org_id, created_at DESC, id DESC);
 
 CREATE INDEX checks_org_project ON public.checks USING btree (org_id, project_id, created_at DESC, id DESC);
+
+CREATE INDEX console_sessions_expires_at ON public.console_sessions USING btree (expires_at);
+
+CREATE INDEX console_signin_codes_expires_at ON public.console_signin_codes USING btree (expires_at);
 
 CREATE INDEX deliveries_due ON public.deliveries USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
 
@@ -1103,6 +1161,9 @@ ALTER TABLE ONLY public.check_progress
 ALTER TABLE ONLY public.check_regions
     ADD CONSTRAINT check_regions_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
+ALTER TABLE ONLY public.check_rollups
+    ADD CONSTRAINT check_rollups_check_id_fkey FOREIGN KEY (check_id) REFERENCES public.checks(id) ON UPDATE CASCADE ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
@@ -1111,6 +1172,15 @@ ALTER TABLE ONLY public.checks
 
 ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_org_id_project_id_fkey FOREIGN KEY (org_id, project_id) REFERENCES public.projects(org_id, id);
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_minted_token_id_fkey FOREIGN KEY (minted_token_id) REFERENCES public.access_tokens(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.console_signin_codes
+    ADD CONSTRAINT console_signin_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.deliveries
     ADD CONSTRAINT deliveries_integration_fk FOREIGN KEY (org_id, integration_id) REFERENCES public.integrations(org_id, id) ON DELETE CASCADE;
