@@ -97,9 +97,9 @@ func (h *feedHandler) Changed(payload string) {
 // that one mechanism revokes every kind of credential on every replica.
 type ChangeListener interface {
 	// CredentialChanged: a credential of kind (store.AuthChangeToken, AuthChangeUser,
-	// AuthChangeAgentToken, AuthChangeBadge) changed. It is called before the change is acknowledged, so that
-	// whoever waits for the acknowledgements (Expect) finds the change applied; it must not
-	// block.
+	// AuthChangeAgentToken, AuthChangeBadge) changed. It is called before the change is
+	// acknowledged, so that whoever waits for the acknowledgements (Expect) finds the change
+	// applied; it must not block.
 	CredentialChanged(kind string, id uuid.UUID)
 	// ChangesMissed: the feed listens (again) or heard what it does not understand; anything
 	// may have changed meanwhile. It must not block.
