@@ -187,6 +187,9 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	s.createTCP(s.tokenA, "Postgres primary")
 
 	b := s.tab(1360, 860)
+	b.run(chromedp.Navigate(b.base + "/console/login"))
+	b.waitFor(`document.querySelector('.signin-card form')`)
+	b.screenshot(dir, "sign-in.png")
 	b.signIn(s.tokenA, "/console/checks")
 	b.waitFor(`document.querySelectorAll('.view[data-ready] tbody tr').length === 5 && document.querySelector('tbody svg.spark path.line')`)
 	row := `[...document.querySelectorAll('tbody tr')].find(r => r.querySelector('.check-name').textContent === 'Checkout API')`
