@@ -25,6 +25,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/api"
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/config"
+	"github.com/vantagehq/vantage/controlplane/internal/console"
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
 	"github.com/vantagehq/vantage/controlplane/internal/fleet"
 	"github.com/vantagehq/vantage/controlplane/internal/heartbeat"
@@ -263,6 +264,10 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	consoleHandler, err := console.New()
+	if err != nil {
+		return nil, err
+	}
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,
@@ -275,6 +280,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		CheckChanged:   announce,
 		Public:         public,
 		Invitations:    invitations,
+		Console:        consoleHandler,
 		Agents:         agents,
 		Integrations:   notify,
 		Limiter:        limiter,

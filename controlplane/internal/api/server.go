@@ -55,6 +55,10 @@ type Deps struct {
 	// /invitations/accept (invite.NewHandler); an HTML page for people, outside /v1 and the
 	// OpenAPI document. Nil: the link answers 404.
 	Invitations http.Handler
+	// Console, if set, serves the web console (console.Handler): the requests no API route
+	// matches and Deps.Public does not claim, that it claims with its Route method (GET and
+	// HEAD of / and /console/...). Nil: no console.
+	Console Console
 	// Agents, if set, serves GET /v1/agents (a Vantage extension): the deployment's live
 	// agents and regions (fleet.Fleet). Nil: the route answers 503.
 	Agents AgentDirectory
@@ -64,6 +68,12 @@ type Deps struct {
 	// Limiter decides the API's rate limits (per organization, test messages); cmd/ passes
 	// the one every limit of the replica shares. Default: a ratelimit.Shared on Store, its metrics in Registry.
 	Limiter ratelimit.Limiter
+}
+
+// Console is the web console's handler (Deps.Console).
+type Console interface {
+	http.Handler
+	Route(r *http.Request) bool
 }
 
 // publicRouter is the optional method by which Deps.Public claims unmatched requests.
@@ -137,6 +147,10 @@ func New(d Deps) (http.Handler, error) {
 	r.NoRoute(func(c *gin.Context) {
 		if d.claimsPublic(c.Request) {
 			servePublic(d.Public)(c)
+			return
+		}
+		if d.Console != nil && d.Console.Route(c.Request) {
+			d.Console.ServeHTTP(c.Writer, c.Request)
 			return
 		}
 		fail(c, notFound("route "+c.Request.Method+" "+c.Request.URL.Path))

@@ -1,0 +1,74 @@
+// Sign-in: with an API token (operators, and the link `make run` prints, which carries the
+// token in the URL fragment so it never reaches a server log), or with a link sent by e-mail.
+import { h, field, setTitle, showErrors } from '../ui.js';
+import { landing } from '../routes.js';
+
+// nextPath is where to go after signing in: a console path only, never another site.
+function nextPath() {
+  const next = new URLSearchParams(location.search).get('next') || '';
+  return /^\/console\/(?!signin)/.test(next) && !next.startsWith('//') ? next : landing;
+}
+
+export async function render(root, params, ctx) {
+  setTitle('Sign in');
+  const status = h('div', { class: 'alert', role: 'alert', hidden: true });
+  const say = (msg, kind = 'error') => {
+    status.className = `alert alert-${kind}`;
+    status.textContent = msg;
+    status.hidden = false;
+  };
+
+  const signIn = async (token, form) => {
+    try {
+      await ctx.api.post('/console/session', { token });
+      await ctx.refreshSession();
+      ctx.navigate(nextPath(), { replace: true });
+    } catch (err) {
+      const rest = form ? showErrors(form, err) : [err.message];
+      if (rest.length) say(rest.join('; '));
+    }
+  };
+
+  const token = h('input', { type: 'password', name: 'token', autocomplete: 'off', required: true, spellcheck: 'false' });
+  const tokenForm = h('form', {
+    class: 'stack', novalidate: true,
+    onsubmit: (e) => { e.preventDefault(); signIn(token.value.trim(), tokenForm); },
+  },
+  field('API token', token, { name: 'token', hint: 'A token from Settings → API tokens, or the one `make run` printed.' }),
+  h('button', { type: 'submit', class: 'btn btn-primary' }, 'Sign in with token'));
+
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
+  const emailForm = h('form', {
+    class: 'stack', novalidate: true,
+    onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        await ctx.api.post('/console/signin/email', { email: email.value.trim() });
+        say('If this address belongs to a Vantage user, a sign-in link is on its way. It works once and expires soon.', 'info');
+        emailForm.reset();
+      } catch (err) {
+        const rest = showErrors(emailForm, err);
+        if (rest.length) say(rest.join('; '));
+      }
+    },
+  },
+  field('E-mail address', email, { name: 'email' }),
+  h('button', { type: 'submit', class: 'btn' }, 'E-mail me a sign-in link'));
+
+  root.append(h('div', { class: 'signin' },
+    h('div', { class: 'signin-card' },
+      h('div', { class: 'signin-brand' }, h('img', { src: new URL('../../icon.svg', import.meta.url).pathname, alt: '', width: 36, height: 36 }), h('span', {}, 'Vantage')),
+      h('h1', {}, 'Sign in to the console'),
+      status,
+      tokenForm,
+      h('div', { class: 'or', role: 'separator' }, h('span', {}, 'or')),
+      emailForm)));
+
+  // A link of the form /console/signin#token=… signs in at once; the fragment is dropped from
+  // the address bar and history first.
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromLink) {
+    history.replaceState(null, '', location.pathname + location.search);
+    await signIn(fromLink, null);
+  }
+}
