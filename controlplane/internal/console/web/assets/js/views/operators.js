@@ -15,10 +15,17 @@ function agentsByRegion(overview) {
   }));
 }
 
+// served: a region with live agents is served; one that active checks use without any is
+// unserved (its runs go nowhere); one nobody uses is merely idle.
+function served(r) {
+  if (r.served) return status('SERVED');
+  return r.active_checks > 0 ? status('UNSERVED') : status('UNUSED');
+}
+
 function regionsTable(overview) {
   return table('Regions', [
     { label: 'Region', cell: (r) => r.region },
-    { label: 'Served', cell: (r) => (r.served ? status('UP') : status('DOWN')) },
+    { label: 'Served', cell: served },
     { label: 'Agents', cell: (r) => String(r.agents) },
     { label: 'Browser agents', cell: (r) => String(r.browser_agents) },
     { label: 'Active checks', cell: (r) => String(r.active_checks) },
@@ -49,7 +56,7 @@ export async function render(root, params, ctx) {
     page(root, 'Operators', h('p', { class: 'muted' }, 'The operators view needs the AGENTS:READ permission.'));
     return;
   }
-  const live = h('div', { 'aria-live': 'polite' });
+  const live = h('div', { class: 'stack', 'aria-live': 'polite' });
   const refresh = async () => {
     const [overview, unhealthy] = await Promise.all([api.get('/v1/agents'), api.get('/v1/regions/unhealthy')]);
     live.replaceChildren(

@@ -35,7 +35,7 @@ export function since(ts, until) {
 
 // Tones of the statuses the check badges do not know: components, incidents, deliveries.
 const tones = {
-  OPERATIONAL: 'up', RESOLVED: 'up', COMPLETED: 'up', DELIVERED: 'up', ENABLED: 'up', NO_IMPACT: 'idle',
+  OPERATIONAL: 'up', SERVED: 'up', UNSERVED: 'down', UNUSED: 'idle', RESOLVED: 'up', COMPLETED: 'up', DELIVERED: 'up', ENABLED: 'up', NO_IMPACT: 'idle',
   MAJOR_OUTAGE: 'down', FAILED: 'down', INVESTIGATING: 'down',
   PARTIAL_OUTAGE: 'warn', DEGRADED_PERFORMANCE: 'warn', IDENTIFIED: 'warn', MONITORING: 'warn', PENDING: 'warn',
   IN_PROGRESS: 'warn', SCHEDULED: 'idle', DISABLED: 'idle', UPDATE: 'idle',

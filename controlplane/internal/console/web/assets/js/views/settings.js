@@ -4,8 +4,12 @@
 import { h } from '../ui.js';
 import { page, section, table, when, load, form, disclosure, can, action, copyable, confirmDialog } from './parts.js';
 
-const areas = ['UPTIME_CHECKS', 'HEARTBEAT_CHECKS', 'STATUS_PAGES', 'MAINTENANCE_WINDOWS', 'PEOPLE', 'INTEGRATIONS',
-  'API_TOKENS', 'WEBHOOKS', 'ENVIRONMENT_VARIABLES', 'PROJECTS', 'AGENTS'];
+const areaLabels = {
+  UPTIME_CHECKS: 'Checks', HEARTBEAT_CHECKS: 'Heartbeats', STATUS_PAGES: 'Status pages', MAINTENANCE_WINDOWS: 'Maintenance windows',
+  PEOPLE: 'People and audit log', INTEGRATIONS: 'Integrations', API_TOKENS: 'API tokens', WEBHOOKS: 'Webhooks',
+  ENVIRONMENT_VARIABLES: 'Environment variables', PROJECTS: 'Projects', AGENTS: 'Agents (operators)',
+};
+const areas = Object.keys(areaLabels);
 
 // grantable lists what the session may hand on: a token cannot grant more than its creator holds.
 function grantable(ctx) {
@@ -40,7 +44,7 @@ function tokens(ctx) {
       { name: 'name', label: 'Token name', required: true },
       { name: 'expires', label: 'Expires', type: 'select', options: expiries, value: '365' },
       ...grantable(ctx).map(([a, levels]) => ({
-        name: `grant:${a}`, label: a.replace(/_/g, ' ').toLowerCase().replace(/^./, (c) => c.toUpperCase()),
+        name: `grant:${a}`, label: areaLabels[a],
         type: 'select', options: [['', 'No access'], ...levels.map((l) => [l, l === 'READ' ? 'Read' : 'Read and edit'])], value: '',
       })),
     ],

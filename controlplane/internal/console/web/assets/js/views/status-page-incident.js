@@ -12,7 +12,7 @@ function timeline(updates) {
   if (!updates || updates.length === 0) return h('p', { class: 'muted' }, 'No updates.');
   const sorted = [...updates].sort((a, b) => String(b.date_happened).localeCompare(String(a.date_happened)));
   return h('ol', { class: 'vc-timeline' }, ...sorted.map((u) => h('li', { class: 'vc-timeline-item' },
-    h('div', { class: 'row' }, status(u.status), ' ', when(u.date_happened)),
+    h('div', { class: 'vc-when' }, status(u.status), when(u.date_happened)),
     h('p', {}, u.description),
     (u.components || []).length ? h('ul', { class: 'vc-changes' }, ...u.components.map((c) => h('li', {},
       `${c.name}: ${c.old_status ? c.old_status.replace(/_/g, ' ').toLowerCase() : '—'} → ${c.new_status.replace(/_/g, ' ').toLowerCase()}`))) : null)));

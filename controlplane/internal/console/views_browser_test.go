@@ -1,0 +1,254 @@
+package console_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/vantagehq/vantage/controlplane/internal/auth"
+)
+
+// everyEdit is every permission an organization can hold, at EDIT.
+func everyEdit() []string { return auth.AllGrants() }
+
+// TestViewsIncidentsOpenFirst: a DOWN check's open incident is listed under Open, before the
+// resolved incident of another check, which is listed under Recent — and not the other way round.
+func TestViewsIncidentsOpenFirst(t *testing.T) {
+	e := newViewsEnv(t)
+	tok := e.token(everyEdit()...)
+	down := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Checkout API", "url": "https://checkout.example.com/health"})["id"]
+	up := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Marketing site", "url": "https://www.example.com/"})["id"]
+	now := time.Now().UTC()
+	e.exec(`UPDATE checks SET state = 'DOWN' WHERE id = $1`, down)
+	e.exec(`INSERT INTO check_incidents (id, org_id, check_id, started_at, ended_at) VALUES (gen_random_uuid(), $1, $2, $3, NULL)`,
+		e.org, down, now.Add(-2*time.Hour))
+	e.exec(`INSERT INTO check_incidents (id, org_id, check_id, started_at, ended_at) VALUES (gen_random_uuid(), $1, $2, $3, $4)`,
+		e.org, up, now.Add(-26*time.Hour), now.Add(-25*time.Hour))
+
+	ctx := browser(t)
+	e.signIn(t, ctx, tok)
+	e.open(t, ctx, "/console/incidents")
+	open := text(t, ctx, "#open-incidents")
+	recent := text(t, ctx, "#recent-incidents")
+	contains(t, "open incidents", open, "Checkout API", "Down")
+	contains(t, "recent incidents", recent, "Marketing site")
+	if strings.Contains(open, "Marketing site") || strings.Contains(recent, "Checkout API") {
+		t.Errorf("open %q / recent %q mix the incidents up", open, recent)
+	}
+	order := run(t, ctx, chromedp.Evaluate[bool](`(() => {
+		const s = [...document.querySelectorAll('main section.panel')].map((x) => x.id);
+		return s.indexOf('open-incidents') === 0 && s.indexOf('recent-incidents') > 0; })()`))
+	if !order {
+		t.Error("the open incidents are not the first section of the view")
+	}
+	href := run(t, ctx, chromedp.Evaluate[string](`document.querySelector('#open-incidents a').getAttribute('href')`))
+	if href != fmt.Sprintf("/console/checks/%s", down) {
+		t.Errorf("open incident links to %q", href)
+	}
+	screenshot(t, ctx, "views-incidents.png")
+}
+
+// TestViewsStatusPageIncidentReachesPublicPage publishes an incident and posts an update through
+// the console's forms, changing a component's status each time, and reads both on the public page.
+func TestViewsStatusPageIncidentReachesPublicPage(t *testing.T) {
+	e := newViewsEnv(t)
+	tok := e.token(everyEdit()...)
+	page := e.call("POST", "/v1/status_pages", tok, map[string]any{"name": "Acme Status", "subdomain": "acme-views"})["id"].(string)
+	comp := e.call("POST", "/v1/status_pages/"+page+"/components", tok, map[string]any{"name": "Public API"})["id"].(string)
+
+	ctx := browser(t)
+	e.signIn(t, ctx, tok)
+	e.open(t, ctx, "/console/status-pages/"+page)
+	if got := run(t, ctx, chromedp.Evaluate[string](`document.getElementById('public-page-link').getAttribute('href')`)); got != "/status/acme-views" {
+		t.Errorf("public page link %q", got)
+	}
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#sp-incidents details > summary`)),
+		chromedp.SendKeys(chromedp.ID("incident-create-title"), "Elevated API errors"),
+		chromedp.SendKeys(chromedp.ID("incident-create-description"), "We are looking into failing requests."),
+		chromedp.SetValue(chromedp.ID("incident-create-component-"+comp), "MAJOR_OUTAGE"),
+		chromedp.Click(chromedp.CSS(`#incident-create button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("incident-update-create")),
+	)
+	settle(t, ctx)
+	if loc := run(t, ctx, chromedp.Location()); !strings.Contains(loc, "/console/status-pages/"+page+"/incidents/") {
+		t.Fatalf("after publishing, the console is at %s", loc)
+	}
+	do(t, ctx,
+		chromedp.SetValue(chromedp.ID("incident-update-create-status"), "IDENTIFIED"),
+		chromedp.SendKeys(chromedp.ID("incident-update-create-description"), "A faulty node was removed; errors are falling."),
+		chromedp.SetValue(chromedp.ID("incident-update-create-component-"+comp), "PARTIAL_OUTAGE"),
+		chromedp.Click(chromedp.CSS(`#incident-update-create button[type=submit]`)),
+	)
+	waitFor(t, ctx, "the update in the timeline", `(document.querySelector('#incident-timeline') || {}).textContent?.includes('A faulty node was removed')`)
+	settle(t, ctx)
+	timeline := text(t, ctx, "#incident-timeline")
+	contains(t, "timeline", timeline, "Identified", "Investigating", "Public API: major outage → partial outage")
+	screenshot(t, ctx, "views-status-page-incident.png")
+
+	// A validation error from the API lands next to its field: an empty update is refused.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#incident-update-create button[type=submit]`)))
+	waitFor(t, ctx, "the description's error", `[...document.querySelectorAll('#incident-update-create [data-field="description"] .field-error')].some((x) => !x.hidden && x.textContent)`)
+
+	do(t, ctx, chromedp.Navigate(e.srv.URL+"/status/acme-views"), chromedp.WaitVisible(chromedp.ID("overall")))
+	public := text(t, ctx, "body")
+	contains(t, "public page", public, "Elevated API errors", "A faulty node was removed; errors are falling.", "Partial outage")
+}
+
+// TestViewsTokenShownOnceAndRevoked creates a token in Settings: its secret is shown once and
+// works; after a reload it is gone from the page; revoking it in the list makes the API refuse it.
+func TestViewsTokenShownOnceAndRevoked(t *testing.T) {
+	e := newViewsEnv(t)
+	tok := e.token(everyEdit()...)
+	ctx := browser(t)
+	e.signIn(t, ctx, tok)
+	e.open(t, ctx, "/console/settings")
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#tokens details > summary`)),
+		chromedp.SendKeys(chromedp.ID("token-create-name"), "ci-deploy"),
+		chromedp.SetValue(chromedp.ID("token-create-grant-UPTIME_CHECKS"), "READ"),
+		chromedp.Click(chromedp.CSS(`#token-create button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#token-created input`)),
+	)
+	secret := run(t, ctx, chromedp.Value(chromedp.CSS(`#token-created input`)))
+	if len(secret) < 20 {
+		t.Fatalf("shown token %q", secret)
+	}
+	if status, _ := e.request("GET", "/v1/checks", secret, nil); status != 200 {
+		t.Fatalf("the new token reads checks: %d", status)
+	}
+	if status, _ := e.request("GET", "/v1/heartbeats", secret, nil); status != 403 {
+		t.Errorf("the new token (UPTIME_CHECKS:READ only) reads heartbeats: %d", status)
+	}
+	settle(t, ctx)
+	contains(t, "token list", text(t, ctx, "#tokens table"), "ci-deploy", "UPTIME_CHECKS:READ")
+	screenshot(t, ctx, "views-settings-token-created.png")
+
+	e.open(t, ctx, "/console/settings")
+	html := run(t, ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+	if strings.Contains(html, secret) {
+		t.Error("the token's secret is still on the page after a reload")
+	}
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`button[aria-label="Revoke token ci-deploy"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog button[value=ok]`)),
+		chromedp.Click(chromedp.CSS(`dialog button[value=ok]`)),
+	)
+	waitFor(t, ctx, "the token to leave the list", `!document.querySelector('button[aria-label="Revoke token ci-deploy"]') && !document.querySelector('main .loading')`)
+	if status, _ := e.request("GET", "/v1/checks", secret, nil); status != 401 {
+		t.Errorf("the revoked token reads checks: %d", status)
+	}
+}
+
+// TestViewsReadOnlySeesNoEditControls opens every view of this part with a token holding every
+// area at READ, then at EDIT: the first sees no form, action button or status select, the
+// second sees them (so the check can fail).
+func TestViewsReadOnlySeesNoEditControls(t *testing.T) {
+	e := newViewsEnv(t)
+	edit := e.token(everyEdit()...)
+	var read []string
+	for _, g := range everyEdit() {
+		read = append(read, strings.TrimSuffix(g, ":EDIT")+":READ")
+	}
+	readTok := e.token(read...)
+	page := e.call("POST", "/v1/status_pages", edit, map[string]any{"name": "Acme Status", "subdomain": "acme-ro"})["id"].(string)
+	comp := e.call("POST", "/v1/status_pages/"+page+"/components", edit, map[string]any{"name": "Public API"})["id"].(string)
+	inc := e.call("POST", "/v1/status_pages/"+page+"/incidents", edit, map[string]any{"title": "Slow API", "description": "Looking.",
+		"status": "INVESTIGATING", "components": []map[string]any{{"id": comp, "status": "DEGRADED_PERFORMANCE"}}})["id"].(string)
+	hb := e.call("POST", "/v1/heartbeats", edit, map[string]any{"name": "Nightly backup", "grace_period": 300, "report_period": 86400})["id"].(string)
+	e.call("POST", "/v1/env", edit, map[string]any{"name": "API_KEY", "type": "secret", "value": "s3cr3t-value-123"})
+	e.call("POST", "/v1/maintenance-windows", edit, map[string]any{"name": "Sunday patching", "start_date": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339),
+		"duration_minutes": 60, "timezone": "UTC", "days_of_week": []string{"SUNDAY"}})
+
+	views := []string{"/console/heartbeats", "/console/heartbeats/" + hb, "/console/status-pages", "/console/status-pages/" + page,
+		"/console/status-pages/" + page + "/incidents/" + inc, "/console/alerting", "/console/settings", "/console/incidents"}
+	const controls = `document.querySelectorAll('main form:not([role=search]), main .vc-action button, main details.vc-disclosure, main select[aria-label^="Status of"]').length`
+	for _, tc := range []struct {
+		name  string
+		token string
+		edit  bool
+	}{{"read", readTok, false}, {"edit", edit, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := browser(t)
+			e.signIn(t, ctx, tc.token)
+			for _, v := range views {
+				e.open(t, ctx, v)
+				n := run(t, ctx, chromedp.Evaluate[int](controls))
+				if errs := text(t, ctx, "main"); strings.Contains(errs, "permission") {
+					t.Errorf("%s refused: %q", v, errs)
+				}
+				switch {
+				case !tc.edit && n != 0:
+					t.Errorf("%s shows %d edit controls to a READ-only token", v, n)
+				case tc.edit && n == 0 && v != "/console/incidents":
+					t.Errorf("%s shows no edit control to an EDIT token", v)
+				}
+				if tc.name == "read" && v == "/console/status-pages/"+page {
+					screenshot(t, ctx, "views-status-page-read-only.png")
+				}
+			}
+		})
+	}
+}
+
+// TestViewsTour opens the heartbeat, alerting, webhook, integration and operators views on real
+// data, checks what each must show, and keeps a screenshot of each (light, then dark).
+func TestViewsTour(t *testing.T) {
+	e := newViewsEnv(t)
+	tok := e.token(append(everyEdit(), "AGENTS:READ")...)
+	hb := e.call("POST", "/v1/heartbeats", tok, map[string]any{"name": "Nightly backup", "grace_period": 300, "report_period": 86400})["id"].(string)
+	check := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Checkout API", "url": "https://checkout.example.com/health",
+		"test_regions": []string{"cloud:eu-central-1", "cloud:us-east-1"}})["id"].(string)
+	hook := e.call("POST", "/v1/webhooks", tok, map[string]any{"url": "https://hooks.example.com/vantage", "events": []string{"uptime.down", "uptime.up"},
+		"check_ids": []string{check}, "description": "On-call relay"})["id"].(string)
+	integ := e.call("POST", "/v1/integrations", tok, map[string]any{"name": "Ops channel", "type": "SLACK",
+		"settings": map[string]any{"webhook_url": "https://hooks.slack.com/services/T000/B000/XXXXXXXX"}})["id"].(string)
+	e.call("POST", "/v1/maintenance-windows", tok, map[string]any{"name": "Sunday patching", "start_date": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339),
+		"duration_minutes": 60, "timezone": "UTC", "days_of_week": []string{"SUNDAY"}, "checks": []string{check}})
+	e.exec(`UPDATE checks SET state = 'UP' WHERE id = $1`, check)
+
+	ctx := browser(t)
+	e.signIn(t, ctx, tok)
+
+	e.open(t, ctx, "/console/heartbeats/"+hb)
+	ping := run(t, ctx, chromedp.Value(chromedp.CSS(`#heartbeat-ping input`)))
+	if !strings.HasSuffix(ping, "/"+hb) {
+		t.Errorf("ping URL %q does not end with the heartbeat id", ping)
+	}
+	contains(t, "heartbeat", text(t, ctx, "main"), "Nightly backup", "Pending", "every 24 h 0 min", "300 s")
+	screenshot(t, ctx, "views-heartbeat.png")
+
+	e.open(t, ctx, "/console/heartbeats")
+	contains(t, "heartbeat list", text(t, ctx, "#heartbeat-list"), "Nightly backup")
+
+	e.open(t, ctx, "/console/alerting")
+	contains(t, "integrations", text(t, ctx, "#integrations"), "Ops channel", "SLACK")
+	contains(t, "webhooks", text(t, ctx, "#webhooks"), "https://hooks.example.com/vantage", "1 checks")
+	contains(t, "maintenance windows", text(t, ctx, "#maintenance-windows"), "Sunday patching", "Enabled", "sun")
+	screenshot(t, ctx, "views-alerting.png")
+
+	e.open(t, ctx, "/console/alerting/webhooks/"+hook)
+	contains(t, "webhook", text(t, ctx, "main"), "On-call relay", "Checkout API", "No deliveries yet.")
+
+	e.open(t, ctx, "/console/alerting/integrations/"+integ)
+	settings := text(t, ctx, "main dl")
+	contains(t, "integration", settings, "webhook_url", "[redacted]")
+	if strings.Contains(settings, "XXXXXXXX") {
+		t.Errorf("the integration's secret URL is on the page: %q", settings)
+	}
+
+	e.open(t, ctx, "/console/operators")
+	contains(t, "operators", text(t, ctx, "main"), "cloud:eu-central-1", "cloud:us-east-1", "No agent is connected.")
+	screenshot(t, ctx, "views-operators.png")
+
+	// Dark mode, through the header's theme toggle (system → light → dark).
+	run(t, ctx, chromedp.Evaluate[bool](`localStorage.setItem('vantage.theme', 'dark') === undefined`))
+	e.open(t, ctx, "/console/alerting")
+	if bg := run(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('.panel')).backgroundColor`)); bg != "rgb(22, 26, 33)" {
+		t.Errorf("dark panel background %q", bg)
+	}
+	screenshot(t, ctx, "views-alerting-dark.png")
+}
