@@ -28,27 +28,27 @@ func TestViewsIncidentsOpenFirst(t *testing.T) {
 	e.exec(`INSERT INTO check_incidents (id, org_id, check_id, started_at, ended_at) VALUES (gen_random_uuid(), $1, $2, $3, $4)`,
 		e.org, up, now.Add(-26*time.Hour), now.Add(-25*time.Hour))
 
-	ctx := browser(t)
+	ctx := viewsBrowser(t)
 	e.signIn(t, ctx, tok)
 	e.open(t, ctx, "/console/incidents")
-	open := text(t, ctx, "#open-incidents")
-	recent := text(t, ctx, "#recent-incidents")
-	contains(t, "open incidents", open, "Checkout API", "Down")
-	contains(t, "recent incidents", recent, "Marketing site")
+	open := vtext(t, ctx, "#open-incidents")
+	recent := vtext(t, ctx, "#recent-incidents")
+	vcontains(t, "open incidents", open, "Checkout API", "Down")
+	vcontains(t, "recent incidents", recent, "Marketing site")
 	if strings.Contains(open, "Marketing site") || strings.Contains(recent, "Checkout API") {
 		t.Errorf("open %q / recent %q mix the incidents up", open, recent)
 	}
-	order := run(t, ctx, chromedp.Evaluate[bool](`(() => {
+	order := vrun(t, ctx, chromedp.Evaluate[bool](`(() => {
 		const s = [...document.querySelectorAll('main section.panel')].map((x) => x.id);
 		return s.indexOf('open-incidents') === 0 && s.indexOf('recent-incidents') > 0; })()`))
 	if !order {
 		t.Error("the open incidents are not the first section of the view")
 	}
-	href := run(t, ctx, chromedp.Evaluate[string](`document.querySelector('#open-incidents a').getAttribute('href')`))
+	href := vrun(t, ctx, chromedp.Evaluate[string](`document.querySelector('#open-incidents a').getAttribute('href')`))
 	if href != fmt.Sprintf("/console/checks/%s", down) {
 		t.Errorf("open incident links to %q", href)
 	}
-	screenshot(t, ctx, "views-incidents.png")
+	vscreenshot(t, ctx, "views-incidents.png")
 }
 
 // TestViewsStatusPageIncidentReachesPublicPage publishes an incident and posts an update through
@@ -59,13 +59,13 @@ func TestViewsStatusPageIncidentReachesPublicPage(t *testing.T) {
 	page := e.call("POST", "/v1/status_pages", tok, map[string]any{"name": "Acme Status", "subdomain": "acme-views"})["id"].(string)
 	comp := e.call("POST", "/v1/status_pages/"+page+"/components", tok, map[string]any{"name": "Public API"})["id"].(string)
 
-	ctx := browser(t)
+	ctx := viewsBrowser(t)
 	e.signIn(t, ctx, tok)
 	e.open(t, ctx, "/console/status-pages/"+page)
-	if got := run(t, ctx, chromedp.Evaluate[string](`document.getElementById('public-page-link').getAttribute('href')`)); got != "/status/acme-views" {
+	if got := vrun(t, ctx, chromedp.Evaluate[string](`document.getElementById('public-page-link').getAttribute('href')`)); got != "/status/acme-views" {
 		t.Errorf("public page link %q", got)
 	}
-	do(t, ctx,
+	vdo(t, ctx,
 		chromedp.Click(chromedp.CSS(`#sp-incidents details > summary`)),
 		chromedp.SendKeys(chromedp.ID("incident-create-title"), "Elevated API errors"),
 		chromedp.SendKeys(chromedp.ID("incident-create-description"), "We are looking into failing requests."),
@@ -73,29 +73,29 @@ func TestViewsStatusPageIncidentReachesPublicPage(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#incident-create button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.ID("incident-update-create")),
 	)
-	settle(t, ctx)
-	if loc := run(t, ctx, chromedp.Location()); !strings.Contains(loc, "/console/status-pages/"+page+"/incidents/") {
+	vsettle(t, ctx)
+	if loc := vrun(t, ctx, chromedp.Location()); !strings.Contains(loc, "/console/status-pages/"+page+"/incidents/") {
 		t.Fatalf("after publishing, the console is at %s", loc)
 	}
-	do(t, ctx,
+	vdo(t, ctx,
 		chromedp.SetValue(chromedp.ID("incident-update-create-status"), "IDENTIFIED"),
 		chromedp.SendKeys(chromedp.ID("incident-update-create-description"), "A faulty node was removed; errors are falling."),
 		chromedp.SetValue(chromedp.ID("incident-update-create-component-"+comp), "PARTIAL_OUTAGE"),
 		chromedp.Click(chromedp.CSS(`#incident-update-create button[type=submit]`)),
 	)
-	waitFor(t, ctx, "the update in the timeline", `(document.querySelector('#incident-timeline') || {}).textContent?.includes('A faulty node was removed')`)
-	settle(t, ctx)
-	timeline := text(t, ctx, "#incident-timeline")
-	contains(t, "timeline", timeline, "Identified", "Investigating", "Public API: major outage → partial outage")
-	screenshot(t, ctx, "views-status-page-incident.png")
+	vwaitFor(t, ctx, "the update in the timeline", `(document.querySelector('#incident-timeline') || {}).textContent?.includes('A faulty node was removed')`)
+	vsettle(t, ctx)
+	timeline := vtext(t, ctx, "#incident-timeline")
+	vcontains(t, "timeline", timeline, "Identified", "Investigating", "Public API: major outage → partial outage")
+	vscreenshot(t, ctx, "views-status-page-incident.png")
 
 	// A validation error from the API lands next to its field: an empty update is refused.
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#incident-update-create button[type=submit]`)))
-	waitFor(t, ctx, "the description's error", `[...document.querySelectorAll('#incident-update-create [data-field="description"] .field-error')].some((x) => !x.hidden && x.textContent)`)
+	vdo(t, ctx, chromedp.Click(chromedp.CSS(`#incident-update-create button[type=submit]`)))
+	vwaitFor(t, ctx, "the description's error", `[...document.querySelectorAll('#incident-update-create [data-field="description"] .field-error')].some((x) => !x.hidden && x.textContent)`)
 
-	do(t, ctx, chromedp.Navigate(e.srv.URL+"/status/acme-views"), chromedp.WaitVisible(chromedp.ID("overall")))
-	public := text(t, ctx, "body")
-	contains(t, "public page", public, "Elevated API errors", "A faulty node was removed; errors are falling.", "Partial outage")
+	vdo(t, ctx, chromedp.Navigate(e.srv.URL+"/status/acme-views"), chromedp.WaitVisible(chromedp.ID("overall")))
+	public := vtext(t, ctx, "body")
+	vcontains(t, "public page", public, "Elevated API errors", "A faulty node was removed; errors are falling.", "Partial outage")
 }
 
 // TestViewsTokenShownOnceAndRevoked creates a token in Settings: its secret is shown once and
@@ -103,17 +103,17 @@ func TestViewsStatusPageIncidentReachesPublicPage(t *testing.T) {
 func TestViewsTokenShownOnceAndRevoked(t *testing.T) {
 	e := newViewsEnv(t)
 	tok := e.token(everyEdit()...)
-	ctx := browser(t)
+	ctx := viewsBrowser(t)
 	e.signIn(t, ctx, tok)
 	e.open(t, ctx, "/console/settings")
-	do(t, ctx,
+	vdo(t, ctx,
 		chromedp.Click(chromedp.CSS(`#tokens details > summary`)),
 		chromedp.SendKeys(chromedp.ID("token-create-name"), "ci-deploy"),
 		chromedp.SetValue(chromedp.ID("token-create-grant-UPTIME_CHECKS"), "READ"),
 		chromedp.Click(chromedp.CSS(`#token-create button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#token-created input`)),
 	)
-	secret := run(t, ctx, chromedp.Value(chromedp.CSS(`#token-created input`)))
+	secret := vrun(t, ctx, chromedp.Value(chromedp.CSS(`#token-created input`)))
 	if len(secret) < 20 {
 		t.Fatalf("shown token %q", secret)
 	}
@@ -123,21 +123,21 @@ func TestViewsTokenShownOnceAndRevoked(t *testing.T) {
 	if status, _ := e.request("GET", "/v1/heartbeats", secret, nil); status != 403 {
 		t.Errorf("the new token (UPTIME_CHECKS:READ only) reads heartbeats: %d", status)
 	}
-	settle(t, ctx)
-	contains(t, "token list", text(t, ctx, "#tokens table"), "ci-deploy", "UPTIME_CHECKS:READ")
-	screenshot(t, ctx, "views-settings-token-created.png")
+	vsettle(t, ctx)
+	vcontains(t, "token list", vtext(t, ctx, "#tokens table"), "ci-deploy", "UPTIME_CHECKS:READ")
+	vscreenshot(t, ctx, "views-settings-token-created.png")
 
 	e.open(t, ctx, "/console/settings")
-	html := run(t, ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+	html := vrun(t, ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
 	if strings.Contains(html, secret) {
 		t.Error("the token's secret is still on the page after a reload")
 	}
-	do(t, ctx,
+	vdo(t, ctx,
 		chromedp.Click(chromedp.CSS(`button[aria-label="Revoke token ci-deploy"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog button[value=ok]`)),
 		chromedp.Click(chromedp.CSS(`dialog button[value=ok]`)),
 	)
-	waitFor(t, ctx, "the token to leave the list", `!document.querySelector('button[aria-label="Revoke token ci-deploy"]') && !document.querySelector('main .loading')`)
+	vwaitFor(t, ctx, "the token to leave the list", `!document.querySelector('button[aria-label="Revoke token ci-deploy"]') && !document.querySelector('main .loading')`)
 	if status, _ := e.request("GET", "/v1/checks", secret, nil); status != 401 {
 		t.Errorf("the revoked token reads checks: %d", status)
 	}
@@ -172,12 +172,12 @@ func TestViewsReadOnlySeesNoEditControls(t *testing.T) {
 		edit  bool
 	}{{"read", readTok, false}, {"edit", edit, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := browser(t)
+			ctx := viewsBrowser(t)
 			e.signIn(t, ctx, tc.token)
 			for _, v := range views {
 				e.open(t, ctx, v)
-				n := run(t, ctx, chromedp.Evaluate[int](controls))
-				if errs := text(t, ctx, "main"); strings.Contains(errs, "permission") {
+				n := vrun(t, ctx, chromedp.Evaluate[int](controls))
+				if errs := vtext(t, ctx, "main"); strings.Contains(errs, "permission") {
 					t.Errorf("%s refused: %q", v, errs)
 				}
 				switch {
@@ -187,7 +187,7 @@ func TestViewsReadOnlySeesNoEditControls(t *testing.T) {
 					t.Errorf("%s shows no edit control to an EDIT token", v)
 				}
 				if tc.name == "read" && v == "/console/status-pages/"+page {
-					screenshot(t, ctx, "views-status-page-read-only.png")
+					vscreenshot(t, ctx, "views-status-page-read-only.png")
 				}
 			}
 		})
@@ -210,45 +210,45 @@ func TestViewsTour(t *testing.T) {
 		"duration_minutes": 60, "timezone": "UTC", "days_of_week": []string{"SUNDAY"}, "checks": []string{check}})
 	e.exec(`UPDATE checks SET state = 'UP' WHERE id = $1`, check)
 
-	ctx := browser(t)
+	ctx := viewsBrowser(t)
 	e.signIn(t, ctx, tok)
 
 	e.open(t, ctx, "/console/heartbeats/"+hb)
-	ping := run(t, ctx, chromedp.Value(chromedp.CSS(`#heartbeat-ping input`)))
+	ping := vrun(t, ctx, chromedp.Value(chromedp.CSS(`#heartbeat-ping input`)))
 	if !strings.HasSuffix(ping, "/"+hb) {
 		t.Errorf("ping URL %q does not end with the heartbeat id", ping)
 	}
-	contains(t, "heartbeat", text(t, ctx, "main"), "Nightly backup", "Pending", "every 24 h 0 min", "300 s")
-	screenshot(t, ctx, "views-heartbeat.png")
+	vcontains(t, "heartbeat", vtext(t, ctx, "main"), "Nightly backup", "Pending", "every 24 h 0 min", "300 s")
+	vscreenshot(t, ctx, "views-heartbeat.png")
 
 	e.open(t, ctx, "/console/heartbeats")
-	contains(t, "heartbeat list", text(t, ctx, "#heartbeat-list"), "Nightly backup")
+	vcontains(t, "heartbeat list", vtext(t, ctx, "#heartbeat-list"), "Nightly backup")
 
 	e.open(t, ctx, "/console/alerting")
-	contains(t, "integrations", text(t, ctx, "#integrations"), "Ops channel", "SLACK")
-	contains(t, "webhooks", text(t, ctx, "#webhooks"), "https://hooks.example.com/vantage", "1 checks")
-	contains(t, "maintenance windows", text(t, ctx, "#maintenance-windows"), "Sunday patching", "Enabled", "sun")
-	screenshot(t, ctx, "views-alerting.png")
+	vcontains(t, "integrations", vtext(t, ctx, "#integrations"), "Ops channel", "SLACK")
+	vcontains(t, "webhooks", vtext(t, ctx, "#webhooks"), "https://hooks.example.com/vantage", "1 checks")
+	vcontains(t, "maintenance windows", vtext(t, ctx, "#maintenance-windows"), "Sunday patching", "Enabled", "sun")
+	vscreenshot(t, ctx, "views-alerting.png")
 
 	e.open(t, ctx, "/console/alerting/webhooks/"+hook)
-	contains(t, "webhook", text(t, ctx, "main"), "On-call relay", "Checkout API", "No deliveries yet.")
+	vcontains(t, "webhook", vtext(t, ctx, "main"), "On-call relay", "Checkout API", "No deliveries yet.")
 
 	e.open(t, ctx, "/console/alerting/integrations/"+integ)
-	settings := text(t, ctx, "main dl")
-	contains(t, "integration", settings, "webhook_url", "[redacted]")
+	settings := vtext(t, ctx, "main dl")
+	vcontains(t, "integration", settings, "webhook_url", "[redacted]")
 	if strings.Contains(settings, "XXXXXXXX") {
 		t.Errorf("the integration's secret URL is on the page: %q", settings)
 	}
 
 	e.open(t, ctx, "/console/operators")
-	contains(t, "operators", text(t, ctx, "main"), "cloud:eu-central-1", "cloud:us-east-1", "No agent is connected.")
-	screenshot(t, ctx, "views-operators.png")
+	vcontains(t, "operators", vtext(t, ctx, "main"), "cloud:eu-central-1", "cloud:us-east-1", "No agent is connected.")
+	vscreenshot(t, ctx, "views-operators.png")
 
 	// Dark mode, through the header's theme toggle (system → light → dark).
-	run(t, ctx, chromedp.Evaluate[bool](`localStorage.setItem('vantage.theme', 'dark') === undefined`))
+	vrun(t, ctx, chromedp.Evaluate[bool](`localStorage.setItem('vantage.theme', 'dark') === undefined`))
 	e.open(t, ctx, "/console/alerting")
-	if bg := run(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('.panel')).backgroundColor`)); bg != "rgb(22, 26, 33)" {
+	if bg := vrun(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('.panel')).backgroundColor`)); bg != "rgb(22, 26, 33)" {
 		t.Errorf("dark panel background %q", bg)
 	}
-	screenshot(t, ctx, "views-alerting-dark.png")
+	vscreenshot(t, ctx, "views-alerting-dark.png")
 }

@@ -142,8 +142,8 @@ func (e *viewsEnv) exec(sql string, args ...any) {
 	}
 }
 
-// browser starts headless Chromium for one test. Missing Chromium fails the test.
-func browser(t *testing.T) context.Context {
+// viewsBrowser starts headless Chromium for one test. Missing Chromium fails the test.
+func viewsBrowser(t *testing.T) context.Context {
 	t.Helper()
 	var exe string
 	for _, p := range []string{"/usr/bin/chromium-headless-shell", "/usr/bin/chromium"} {
@@ -166,16 +166,16 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
-// do runs browser steps and fails the test on error.
-func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+// vdo runs browser steps and fails the test on error.
+func vdo(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
 }
 
-// run runs one browser action and returns its value.
-func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+// vrun runs one browser action and returns its value.
+func vrun[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, a)
 	if err != nil {
@@ -188,39 +188,39 @@ func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 // the signed-in header.
 func (e *viewsEnv) signIn(t *testing.T, ctx context.Context, token string) {
 	t.Helper()
-	do(t, ctx, chromedp.Navigate(e.srv.URL+"/console/signin#token="+token), chromedp.WaitVisible(chromedp.ID("topbar")))
+	vdo(t, ctx, chromedp.Navigate(e.srv.URL+"/console/signin#token="+token), chromedp.WaitVisible(chromedp.ID("topbar")))
 }
 
 // open goes to a console path through the router (a full load, as a deep link) and waits until
 // every part of the view has loaded.
 func (e *viewsEnv) open(t *testing.T, ctx context.Context, path string) {
 	t.Helper()
-	do(t, ctx, chromedp.Navigate(e.srv.URL+path))
-	settle(t, ctx)
+	vdo(t, ctx, chromedp.Navigate(e.srv.URL+path))
+	vsettle(t, ctx)
 }
 
-// settle waits until the view is drawn and none of its parts is still loading.
-func settle(t *testing.T, ctx context.Context) {
+// vsettle waits until the view is drawn and none of its parts is still loading.
+func vsettle(t *testing.T, ctx context.Context) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		done := run(t, ctx, chromedp.Evaluate[bool](`!document.querySelector('main[aria-busy], main [aria-busy="true"], main .loading') &&
+		done := vrun(t, ctx, chromedp.Evaluate[bool](`!document.querySelector('main[aria-busy], main [aria-busy="true"], main .loading') &&
 			!!document.querySelector('main h1')`))
 		if done {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the view at %s did not finish loading", run(t, ctx, chromedp.Location()))
+			t.Fatalf("the view at %s did not finish loading", vrun(t, ctx, chromedp.Location()))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// waitFor polls a JavaScript condition.
-func waitFor(t *testing.T, ctx context.Context, what, js string) {
+// vwaitFor polls a JavaScript condition.
+func vwaitFor(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for !run(t, ctx, chromedp.Evaluate[bool](js)) {
+	for !vrun(t, ctx, chromedp.Evaluate[bool](js)) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
@@ -228,15 +228,15 @@ func waitFor(t *testing.T, ctx context.Context, what, js string) {
 	}
 }
 
-func text(t *testing.T, ctx context.Context, css string) string {
+func vtext(t *testing.T, ctx context.Context, css string) string {
 	t.Helper()
-	return run(t, ctx, chromedp.Text(chromedp.CSS(css)))
+	return vrun(t, ctx, chromedp.Text(chromedp.CSS(css)))
 }
 
-// screenshot keeps a full-page screenshot under testdata/artifacts (git-ignored).
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// vscreenshot keeps a full-page screenshot under testdata/artifacts (git-ignored).
+func vscreenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	img := run(t, ctx, chromedp.FullScreenshot(100))
+	img := vrun(t, ctx, chromedp.FullScreenshot(100))
 	if len(img) == 0 {
 		t.Fatalf("empty screenshot %s", name)
 	}
@@ -254,7 +254,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
-func contains(t *testing.T, where, got string, want ...string) {
+func vcontains(t *testing.T, where, got string, want ...string) {
 	t.Helper()
 	for _, w := range want {
 		if !strings.Contains(got, w) {
