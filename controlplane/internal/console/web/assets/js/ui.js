@@ -78,7 +78,7 @@ export function duration(secs) {
   if (secs === null || secs === undefined) return '—';
   const s0 = Math.round(secs);
   if (s0 < 60) return `${s0}s`;
-  if (s0 < 3600) return `${Math.floor(s0 / 60)}m ${s0 % 60}s`;
+  if (s0 < 3600) return s0 % 60 ? `${Math.floor(s0 / 60)}m ${s0 % 60}s` : `${s0 / 60}m`;
   if (s0 < 86400) return `${Math.floor(s0 / 3600)}h ${Math.floor((s0 % 3600) / 60)}m`;
   return `${Math.floor(s0 / 86400)}d ${Math.floor((s0 % 86400) / 3600)}h`;
 }
