@@ -2,6 +2,9 @@ package console_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -251,4 +254,78 @@ func TestViewsTour(t *testing.T) {
 		t.Errorf("dark panel background %q", bg)
 	}
 	vscreenshot(t, ctx, "views-alerting-dark.png")
+}
+
+// TestViewsFormsCreate creates through the console's forms what the other tests create through
+// the API — a heartbeat, scheduled maintenance, a subscriber, an integration — and sends the
+// integration's test message to a local receiver.
+func TestViewsFormsCreate(t *testing.T) {
+	e := newViewsEnv(t)
+	tok := e.token(everyEdit()...)
+	page := e.call("POST", "/v1/status_pages", tok, map[string]any{"name": "Acme Status", "subdomain": "acme-forms"})["id"].(string)
+	comp := e.call("POST", "/v1/status_pages/"+page+"/components", tok, map[string]any{"name": "Dashboard"})["id"].(string)
+	got := make(chan string, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- string(b)
+		_, _ = w.Write([]byte("ok"))
+	}))
+	defer receiver.Close()
+
+	ctx := viewsBrowser(t)
+	e.signIn(t, ctx, tok)
+
+	e.open(t, ctx, "/console/heartbeats")
+	vdo(t, ctx,
+		chromedp.Click(chromedp.CSS(`main details > summary`)),
+		chromedp.SendKeys(chromedp.ID("heartbeat-create-name"), "Invoice run"),
+		chromedp.SetValue(chromedp.ID("heartbeat-create-report_period"), "900"),
+		chromedp.Click(chromedp.CSS(`#heartbeat-create button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("heartbeat-ping")),
+	)
+	vsettle(t, ctx)
+	vcontains(t, "new heartbeat", vtext(t, ctx, "main"), "Invoice run", "every 15 min")
+
+	e.open(t, ctx, "/console/status-pages/"+page)
+	start := time.Now().Add(48 * time.Hour).Local().Format("2006-01-02T15:04")
+	vdo(t, ctx,
+		chromedp.Click(chromedp.CSS(`#sp-incidents details:nth-of-type(2) > summary`)),
+		chromedp.SendKeys(chromedp.ID("maintenance-create-title"), "Database upgrade"),
+		chromedp.SendKeys(chromedp.ID("maintenance-create-description"), "The dashboard is read-only for an hour."),
+		chromedp.SetValue(chromedp.ID("maintenance-create-start_date"), start),
+		chromedp.Click(chromedp.CSS(`#maintenance-create-components_affected input[value="`+comp+`"]`)),
+		chromedp.Click(chromedp.CSS(`#maintenance-create button[type=submit]`)),
+	)
+	vwaitFor(t, ctx, "the maintenance in the list", `(document.querySelector('#sp-incidents') || {}).textContent?.includes('Database upgrade') && !document.querySelector('main .loading')`)
+	vsettle(t, ctx)
+	vcontains(t, "maintenance", vtext(t, ctx, "#sp-incidents"), "Database upgrade", "60 min", "Scheduled")
+
+	vdo(t, ctx,
+		chromedp.Click(chromedp.CSS(`#sp-subscribers details > summary`)),
+		chromedp.SendKeys(chromedp.ID("subscriber-create-email_address"), "ops@example.com"),
+		chromedp.Click(chromedp.CSS(`#subscriber-create button[type=submit]`)),
+	)
+	vwaitFor(t, ctx, "the subscriber in the list", `(document.querySelector('#sp-subscribers table') || {}).textContent?.includes('ops@example.com')`)
+	vcontains(t, "subscribers", vtext(t, ctx, "#sp-subscribers table"), "ops@example.com", "not yet")
+	vscreenshot(t, ctx, "views-status-page.png")
+
+	e.open(t, ctx, "/console/alerting")
+	vdo(t, ctx,
+		chromedp.Click(chromedp.CSS(`#integrations details > summary`)),
+		chromedp.SendKeys(chromedp.ID("integration-create-name"), "Ops channel"),
+		chromedp.SendKeys(chromedp.ID("integration-create-settings-webhook_url"), receiver.URL+"/services/T000/B000/XXXXXXXX"),
+		chromedp.Click(chromedp.CSS(`#integration-create button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("integration-deliveries")),
+	)
+	vsettle(t, ctx)
+	vdo(t, ctx, chromedp.Click(chromedp.CSS(`main .actions button`)))
+	vwaitFor(t, ctx, "the test message's answer", `(document.getElementById('integration-test-result') || {}).textContent?.includes('Delivered')`)
+	select {
+	case body := <-got:
+		vcontains(t, "test message", body, "[TEST]")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the receiver got no test message")
+	}
+	vcontains(t, "test result", vtext(t, ctx, "#integration-test-result"), "Delivered (HTTP 200")
+	vscreenshot(t, ctx, "views-integration.png")
 }

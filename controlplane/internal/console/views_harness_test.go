@@ -220,7 +220,7 @@ func vsettle(t *testing.T, ctx context.Context) {
 func vwaitFor(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for !vrun(t, ctx, chromedp.Evaluate[bool](js)) {
+	for !vrun(t, ctx, chromedp.Evaluate[bool]("!!("+js+")")) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
@@ -236,6 +236,8 @@ func vtext(t *testing.T, ctx context.Context, css string) string {
 // vscreenshot keeps a full-page screenshot under testdata/artifacts (git-ignored).
 func vscreenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	// From the top: the header is sticky, and a scrolled page would show it mid-picture.
+	vrun(t, ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0) === undefined`))
 	img := vrun(t, ctx, chromedp.FullScreenshot(100))
 	if len(img) == 0 {
 		t.Fatalf("empty screenshot %s", name)
