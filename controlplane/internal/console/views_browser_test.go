@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 )
@@ -235,6 +236,26 @@ func TestViewsTour(t *testing.T) {
 
 	e.open(t, ctx, "/console/alerting/webhooks/"+hook)
 	vcontains(t, "webhook", vtext(t, ctx, "main"), "On-call relay", "Checkout API", "No deliveries yet.")
+
+	// A delivery given up after two HTTP 500s, as the notifier writes it: the view lists both
+	// attempts, and Resend makes it due again.
+	delivery := uuid.New()
+	now := time.Now()
+	e.exec(`INSERT INTO deliveries (id, org_id, event_id, event_type, channel, target, webhook_id, status, attempts, tries,
+		next_attempt_at, last_status_code, last_error, created_at)
+		VALUES ($1, $2, $3, 'uptime.down', 'webhook', $4, $4, 'FAILED', 2, 2, $5, 500, 'hooks.example.com: the receiver answered HTTP 500', $5)`,
+		delivery, e.org, uuid.New(), hook, now)
+	for i := 1; i <= 2; i++ {
+		e.exec(`INSERT INTO delivery_attempts (delivery_id, number, attempted_at, latency_ms, status_code, error)
+			VALUES ($1, $2, $3, 41, 500, 'hooks.example.com: the receiver answered HTTP 500')`, delivery, i, now.Add(time.Duration(i)*time.Second))
+	}
+	e.open(t, ctx, "/console/alerting/webhooks/"+hook)
+	vdo(t, ctx, chromedp.Click(chromedp.CSS(`#webhook-deliveries details > summary`)))
+	vcontains(t, "deliveries", vtext(t, ctx, "#webhook-deliveries"), "uptime.down", "Failed", "2 attempts, last HTTP 500",
+		"HTTP 500, 41 ms", "hooks.example.com: the receiver answered HTTP 500")
+	vscreenshot(t, ctx, "views-webhook.png")
+	vdo(t, ctx, chromedp.Click(chromedp.CSS(`button[aria-label="Resend uptime.down delivery"]`)))
+	vwaitFor(t, ctx, "the delivery to be pending again", `document.querySelector('#webhook-deliveries')?.textContent.includes('Pending') && !document.querySelector('main .loading')`)
 
 	e.open(t, ctx, "/console/alerting/integrations/"+integ)
 	settings := vtext(t, ctx, "main dl")
