@@ -264,10 +264,19 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	consoleHandler, err := console.New()
+	sessions, err := console.New(console.Config{SessionTTL: cfg.ConsoleSessionTTL, CodeTTL: cfg.ConsoleLinkTTL, PublicURL: cfg.PublicURL},
+		console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: notify, ClientIP: api.ClientIP, Secure: api.RequestSecure,
+			Now: time.Now, Logger: log})
 	if err != nil {
 		return nil, err
 	}
+	assets, err := console.NewAssets()
+	if err != nil {
+		return nil, err
+	}
+	consoleMux := http.NewServeMux()
+	sessions.Routes(consoleMux)
+	assets.Routes(consoleMux)
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,
@@ -280,7 +289,8 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		CheckChanged:   announce,
 		Public:         public,
 		Invitations:    invitations,
-		Console:        consoleHandler,
+		Sessions:       sessions,
+		Console:        consoleMux,
 		Agents:         agents,
 		Integrations:   notify,
 		Limiter:        limiter,

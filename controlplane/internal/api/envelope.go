@@ -132,6 +132,10 @@ func toAPIError(c *gin.Context, err error) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "storage_unavailable", Message: "storage is unavailable, try again"}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "request_timeout", Message: "the request took longer than its deadline, try again"}
+	case errors.Is(err, auth.ErrCSRF):
+		return forbidden(err.Error())
+	case errors.Is(err, auth.ErrNoSession):
+		return &apiError{Status: http.StatusUnauthorized, Type: "unauthorized", Message: err.Error()}
 	case errors.Is(err, auth.ErrInvalidToken):
 		return &apiError{Status: http.StatusUnauthorized, Type: "unauthorized", Message: err.Error()}
 	}

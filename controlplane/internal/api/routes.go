@@ -25,7 +25,7 @@ func routes(r *gin.Engine, d Deps) {
 	v1.GET("/tokens/verify", tokens.verify)
 	v1.GET("/tokens/permissions", tokens.permissions)
 
-	authed := v1.Group("", authenticate(d.Auth))
+	authed := v1.Group("", authenticate(d.Auth, d.Sessions))
 
 	c := authed.Group("/checks", area(auth.UptimeChecks), resource("check"))
 	c.GET("", checks.list)

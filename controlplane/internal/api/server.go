@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -55,32 +56,52 @@ type Deps struct {
 	// /invitations/accept (invite.NewHandler); an HTML page for people, outside /v1 and the
 	// OpenAPI document. Nil: the link answers 404.
 	Invitations http.Handler
-	// Console, if set, serves the web console (console.Handler): the requests no API route
-	// matches and Deps.Public does not claim, that it claims with its Route method (GET and
-	// HEAD of / and /console/...). Nil: no console.
-	Console Console
 	// Agents, if set, serves GET /v1/agents (a Vantage extension): the deployment's live
 	// agents and regions (fleet.Fleet). Nil: the route answers 503.
 	Agents AgentDirectory
 	// Integrations, if set, sends the test messages of POST /v1/integrations/{id}/test
 	// (notifier.Notifier). Nil: the route answers 503.
 	Integrations IntegrationTester
+	// Sessions, if set, lets the web console's session cookie stand in for a bearer token on
+	// every authenticated /v1 route, with exactly the permissions of the credential behind the
+	// session (console.Sessions). Nil: bearer tokens only.
+	Sessions SessionResolver
+	// Console, if set, serves the web console: /console and every path under it
+	// (console.Handler), given the client address (ClientIP) and whether the request reached
+	// us over TLS (RequestSecure). Nil: those paths answer 404.
+	Console http.Handler
 	// Limiter decides the API's rate limits (per organization, test messages); cmd/ passes
 	// the one every limit of the replica shares. Default: a ratelimit.Shared on Store, its metrics in Registry.
 	Limiter ratelimit.Limiter
 }
 
-// Console is the web console's handler (Deps.Console).
-type Console interface {
-	http.Handler
-	Route(r *http.Request) bool
+// SessionResolver turns the console's session cookie into the credential behind it.
+type SessionResolver interface {
+	// ResolveSession returns the credential of r's session and the organization the session
+	// selected (uuid.Nil: none). auth.ErrNoSession: r has no session cookie;
+	// auth.ErrInvalidToken: the session or its credential is gone or expired; auth.ErrCSRF: r
+	// changes something without the session's X-CSRF-Token.
+	ResolveSession(r *http.Request) (store.Credential, uuid.UUID, error)
 }
 
 // publicRouter is the optional method by which Deps.Public claims unmatched requests.
 type publicRouter interface{ Route(r *http.Request) bool }
 
-// clientIPKey carries gin's client IP into Deps.Public.
+// clientIPKey carries gin's client IP into Deps.Public and Deps.Console.
 type clientIPKey struct{}
+
+// secureKey carries into Deps.Console whether a request reached us over TLS.
+type secureKey struct{}
+
+// RequestSecure reports whether a request the API handed to Deps.Console came over TLS: its
+// own connection's, or that of a trusted proxy (TrustedProxies) that says so with
+// X-Forwarded-Proto: https. For any other request, whether its own connection is TLS.
+func RequestSecure(r *http.Request) bool {
+	if s, ok := r.Context().Value(secureKey{}).(bool); ok {
+		return s
+	}
+	return r.TLS != nil
+}
 
 // ClientIP is the client address of a request the API handed to Deps.Public, as gin sees it
 // behind TrustedProxies; for any other request, the host of RemoteAddr.
@@ -149,8 +170,8 @@ func New(d Deps) (http.Handler, error) {
 			servePublic(d.Public)(c)
 			return
 		}
-		if d.Console != nil && d.Console.Route(c.Request) {
-			d.Console.ServeHTTP(c.Writer, c.Request)
+		if d.Console != nil && c.Request.URL.Path == "/" && (c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead) {
+			c.Redirect(http.StatusFound, "/console/") // the API's host has no page of its own: it links to the console
 			return
 		}
 		fail(c, notFound("route "+c.Request.Method+" "+c.Request.URL.Path))
@@ -174,8 +195,44 @@ func New(d Deps) (http.Handler, error) {
 	if d.Public != nil {
 		r.Any("/status/*path", servePublic(d.Public))
 	}
+	if d.Console != nil {
+		proxies := trustedPrefixes(d.TrustedProxies)
+		serve := func(c *gin.Context) {
+			secure := c.Request.TLS != nil
+			if ip, err := netip.ParseAddr(c.RemoteIP()); err == nil && containsAddr(proxies, ip.Unmap()) {
+				secure = secure || strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")
+			}
+			ctx := context.WithValue(c.Request.Context(), clientIPKey{}, c.ClientIP())
+			ctx = context.WithValue(ctx, secureKey{}, secure)
+			d.Console.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
+		}
+		r.Any("/console", serve)
+		r.Any("/console/*path", serve)
+	}
 	routes(r, d)
 	return r, nil
+}
+
+// trustedPrefixes parses TrustedProxies (IPs and CIDRs, validated by gin before this runs).
+func trustedPrefixes(list []string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range list {
+		if pfx, err := netip.ParsePrefix(p); err == nil {
+			out = append(out, pfx.Masked())
+		} else if a, err := netip.ParseAddr(p); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		}
+	}
+	return out
+}
+
+func containsAddr(prefixes []netip.Prefix, a netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultRequestTimeout is Deps.RequestTimeout's default.
@@ -308,19 +365,20 @@ func bearer(c *gin.Context) (string, bool) {
 }
 
 // authenticate resolves the caller and the organization it acts in, or answers 401/400/403.
-func authenticate(a *auth.Authenticator) gin.HandlerFunc {
+// A bearer token decides when there is one; without it the console's session cookie stands in
+// for it (sessions, when set), the organization then being the one the session selected
+// unless X-Service-Organisation names another the credential covers.
+func authenticate(a *auth.Authenticator, sessions SessionResolver) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		token, ok := bearer(c)
-		if !ok {
-			fail(c, &apiError{Status: http.StatusUnauthorized, Type: "unauthorized", Message: "missing bearer token: send Authorization: Bearer <token>"})
-			return
-		}
-		cred, err := a.Authenticate(c.Request.Context(), token)
+		cred, org, err := caller(c, a, sessions)
 		if err != nil {
 			fail(c, err)
 			return
 		}
-		p, err := auth.Resolve(cred, c.GetHeader("X-Service-Organisation"))
+		if h := c.GetHeader("X-Service-Organisation"); h != "" {
+			org = h
+		}
+		p, err := auth.Resolve(cred, org)
 		switch err {
 		case nil:
 		case auth.ErrOrgRequired:
@@ -333,6 +391,23 @@ func authenticate(a *auth.Authenticator) gin.HandlerFunc {
 		c.Set(ctxPrincipal, p)
 		c.Next()
 	}
+}
+
+// caller is the credential of a request: its bearer token's or its console session's, with
+// the organization the session selected ("" for a bearer token or none selected).
+func caller(c *gin.Context, a *auth.Authenticator, sessions SessionResolver) (store.Credential, string, error) {
+	if token, ok := bearer(c); ok {
+		cred, err := a.Authenticate(c.Request.Context(), token)
+		return cred, "", err
+	}
+	if sessions == nil {
+		return store.Credential{}, "", auth.ErrNoSession
+	}
+	cred, org, err := sessions.ResolveSession(c.Request)
+	if err != nil || org == uuid.Nil {
+		return cred, "", err
+	}
+	return cred, org.String(), nil
 }
 
 // area requires READ on area for GET and EDIT for every other method.

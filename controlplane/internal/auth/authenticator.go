@@ -21,6 +21,15 @@ var (
 	ErrNoOrganization = errors.New("this credential belongs to no organization")
 )
 
+// Errors of a console session standing in for a bearer token (api.SessionResolver).
+var (
+	// ErrNoSession: the request carries no session cookie; it needs a bearer token.
+	ErrNoSession = errors.New("missing bearer token: send Authorization: Bearer <token>")
+	// ErrCSRF: a change made with a session cookie lacks the X-CSRF-Token header that proves
+	// it comes from the console's own pages rather than another site's form.
+	ErrCSRF = errors.New("X-CSRF-Token is missing or does not match this session's: a change made with the console's session cookie must send it")
+)
+
 // CredentialStore resolves secret hashes; *store.Store implements it.
 type CredentialStore interface {
 	LookupCredential(ctx context.Context, secretHash []byte) (store.Credential, error)
@@ -123,7 +132,13 @@ func NewAuthenticator(cfg AuthenticatorConfig, deps AuthenticatorDeps) (*Authent
 // Authenticate resolves a bearer secret. It returns ErrInvalidToken for unknown or expired
 // secrets; other errors mean the store could not answer.
 func (a *Authenticator) Authenticate(ctx context.Context, secret string) (store.Credential, error) {
-	key := sha256.Sum256([]byte(secret))
+	return a.AuthenticateHash(ctx, sha256.Sum256([]byte(secret)))
+}
+
+// AuthenticateHash resolves a secret by its hash (HashSecret), exactly as Authenticate resolves
+// the secret: the console's sessions keep only the hash of the token they act with, and are
+// judged through the same cache and revocation feed as bearer requests.
+func (a *Authenticator) AuthenticateHash(ctx context.Context, key [32]byte) (store.Credential, error) {
 	now := a.now()
 	a.mu.Lock()
 	e, ok := a.cache[key]

@@ -67,6 +67,10 @@ type Config struct {
 	// Custom domains of status pages: verified ones keep proving their TXT record.
 	CustomDomainRecheck time.Duration // VANTAGE_CUSTOM_DOMAIN_RECHECK, default 1h: how often a verified domain's record is looked up again
 	CustomDomainGrace   time.Duration // VANTAGE_CUSTOM_DOMAIN_GRACE, default 72h: how long it may be missing before the domain is no longer verified
+
+	// The web console's sign-in (docs/console.md).
+	ConsoleSessionTTL time.Duration // VANTAGE_CONSOLE_SESSION_TTL, default 12h: how long a console session lasts after sign-in
+	ConsoleLinkTTL    time.Duration // VANTAGE_CONSOLE_LINK_TTL, default 15m: how long a one-time sign-in link stays valid
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -102,6 +106,8 @@ var Vars = []Var{
 	{"VANTAGE_PROBE_HEALTH_MIN_ORGS", "2", "probe health: organizations those checks must belong to"},
 	{"VANTAGE_CUSTOM_DOMAIN_RECHECK", "1h", "how often the TXT record of a status page's verified custom domain is looked up again"},
 	{"VANTAGE_CUSTOM_DOMAIN_GRACE", "72h", "how long that record may be missing before the domain is no longer verified (PENDING again, status_page.custom_domain_unverified)"},
+	{"VANTAGE_CONSOLE_SESSION_TTL", "12h", "how long a web console session lasts after sign-in (never longer than the token it was made from)"},
+	{"VANTAGE_CONSOLE_LINK_TTL", "15m", "how long a one-time console sign-in link (admin console-link, e-mailed links) stays valid"},
 	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
 	{"VANTAGE_PING_ADDR", ":8082", "listen address of the public heartbeat ping endpoint (GET|POST /{heartbeat_id})"},
 	{"VANTAGE_SMTP_URL", "(unset)", "SMTP server for e-mail, smtp://user:pass@host:port or smtps://...; unset disables e-mail"},
@@ -125,7 +131,8 @@ func Load(getenv func(string) string) (Config, error) {
 		HTTPIdleTimeout: 120 * time.Second, MaxConnsPerClient: 64, RequestTimeout: 10 * time.Second,
 		NATSEmbeddedAddr: "127.0.0.1:4222", NATSEmbeddedUser: "vantage", UnservedGrace: 2 * time.Minute,
 		ProbeHealthWindow: 2 * time.Minute, ProbeHealthMinChecks: 5, ProbeHealthMinOrgs: 2,
-		CustomDomainRecheck: time.Hour, CustomDomainGrace: 72 * time.Hour}
+		CustomDomainRecheck: time.Hour, CustomDomainGrace: 72 * time.Hour,
+		ConsoleSessionTTL: 12 * time.Hour, ConsoleLinkTTL: 15 * time.Minute}
 	var errs []error
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
@@ -277,14 +284,15 @@ func Load(getenv func(string) string) (Config, error) {
 }
 
 // loadHTTPLimits reads the timeouts and bounds of the HTTP listeners and API requests, and the
-// other positive durations (the custom domain re-check).
+// other positive durations (the custom domain re-check, the console's sessions and links).
 func loadHTTPLimits(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration
 	}{{"VANTAGE_HTTP_READ_TIMEOUT", &c.HTTPReadTimeout}, {"VANTAGE_HTTP_WRITE_TIMEOUT", &c.HTTPWriteTimeout},
 		{"VANTAGE_HTTP_IDLE_TIMEOUT", &c.HTTPIdleTimeout}, {"VANTAGE_REQUEST_TIMEOUT", &c.RequestTimeout},
-		{"VANTAGE_CUSTOM_DOMAIN_RECHECK", &c.CustomDomainRecheck}, {"VANTAGE_CUSTOM_DOMAIN_GRACE", &c.CustomDomainGrace}} {
+		{"VANTAGE_CUSTOM_DOMAIN_RECHECK", &c.CustomDomainRecheck}, {"VANTAGE_CUSTOM_DOMAIN_GRACE", &c.CustomDomainGrace},
+		{"VANTAGE_CONSOLE_SESSION_TTL", &c.ConsoleSessionTTL}, {"VANTAGE_CONSOLE_LINK_TTL", &c.ConsoleLinkTTL}} {
 		if s := getenv(d.name); s != "" {
 			v, err := time.ParseDuration(s)
 			if err != nil || v <= 0 {

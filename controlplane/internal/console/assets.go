@@ -1,9 +1,10 @@
-// Package console serves the web console: a single-page application of plain ES modules,
-// embedded in the binary from web/, that reads and writes through the public /v1 API with the
-// signed-in person's session. Every /console/... path that is not an asset answers the shell
+package console
+
+// The console's pages: a single-page application of plain ES modules, embedded in the binary
+// from web/, that reads and writes through the public /v1 API with the signed-in person's
+// session. Every /console/... path that is not an asset or a session route answers the shell
 // (index.html), so each view keeps its own URL; assets are served under a path carrying a hash
 // of their content, which lets browsers cache them for a year and still never run a stale one.
-package console
 
 import (
 	"bytes"
@@ -39,16 +40,16 @@ type asset struct {
 	gzipped     []byte // nil when compression does not pay
 }
 
-// Handler serves the console. It is safe for concurrent use.
-type Handler struct {
+// Assets serves the console's pages. It is safe for concurrent use.
+type Assets struct {
 	version string
 	index   []byte
 	assets  map[string]asset // by path below web/assets, e.g. "js/app.js"
 }
 
-// New reads the embedded files and prepares them (hash, compression).
-func New() (*Handler, error) {
-	h := &Handler{assets: map[string]asset{}}
+// NewAssets reads the embedded files and prepares them (hash, compression).
+func NewAssets() (*Assets, error) {
+	h := &Assets{assets: map[string]asset{}}
 	sum := sha256.New()
 	var names []string
 	err := fs.WalkDir(files, "web/assets", func(p string, d fs.DirEntry, err error) error {
@@ -113,47 +114,39 @@ func prepare(name string, b []byte) (asset, error) {
 }
 
 // Version is the content hash in the assets' path.
-func (h *Handler) Version() string { return h.version }
+func (h *Assets) Version() string { return h.version }
 
-// Route reports whether a request is the console's: a GET or HEAD of /console or below, or of
-// / (which links to the console). Other methods under /console belong to the session routes,
-// which the API serves.
-func (h *Handler) Route(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
-	}
-	p := r.URL.Path
-	return p == "/" || p == Prefix || strings.HasPrefix(p, Prefix+"/")
+// Routes adds the pages to mux: GET (and HEAD) of everything under /console/ that the
+// session routes, more specific, do not claim.
+func (h *Assets) Routes(mux *http.ServeMux) {
+	mux.Handle("GET "+Prefix+"/", h)
 }
 
 // ServeHTTP answers an asset under /console/assets/{version}/..., and the shell for any other
 // path under /console/.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Referrer-Policy", "same-origin")
 	hdr.Set("X-Frame-Options", "DENY")
 	hdr.Set("Cross-Origin-Opener-Policy", "same-origin")
-	switch {
-	case r.URL.Path == "/" || r.URL.Path == Prefix:
-		http.Redirect(w, r, Prefix+"/", http.StatusFound)
-	case strings.HasPrefix(r.URL.Path, Prefix+"/assets/"):
+	if strings.HasPrefix(r.URL.Path, Prefix+"/assets/") {
 		h.serveAsset(w, r, strings.TrimPrefix(r.URL.Path, Prefix+"/assets/"))
-	default:
-		hdr.Set("Content-Security-Policy", csp)
-		hdr.Set("Cache-Control", "no-cache")
-		hdr.Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(h.index)
-		}
+		return
+	}
+	hdr.Set("Content-Security-Policy", csp)
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(h.index)
 	}
 }
 
 // serveAsset serves rest = "{version}/{file}". Files of the current version are immutable; a
 // page loaded before a deploy may still ask for its old version, and gets today's file, not
 // cached, rather than a broken page.
-func (h *Handler) serveAsset(w http.ResponseWriter, r *http.Request, rest string) {
+func (h *Assets) serveAsset(w http.ResponseWriter, r *http.Request, rest string) {
 	version, name, _ := strings.Cut(rest, "/")
 	a, ok := h.assets[name]
 	if !ok {

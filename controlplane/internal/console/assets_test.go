@@ -24,7 +24,7 @@ func get(t *testing.T, h http.Handler, path string, hdr map[string]string) *http
 // security headers, and that the shell names the current assets' version.
 func TestHandlerServesShellForEveryViewPath(t *testing.T) {
 	t.Parallel()
-	h, err := New()
+	h, err := NewAssets()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestHandlerServesShellForEveryViewPath(t *testing.T) {
 
 func TestHandlerAssets(t *testing.T) {
 	t.Parallel()
-	h, err := New()
+	h, err := NewAssets()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,28 +97,5 @@ func TestHandlerAssets(t *testing.T) {
 				t.Fatalf("body %d bytes, %v", len(b), err)
 			}
 		})
-	}
-}
-
-// TestHandlerRoute checks which requests the console claims from the API's router.
-func TestHandlerRoute(t *testing.T) {
-	t.Parallel()
-	h, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		method, path string
-		want         bool
-	}{
-		{"GET", "/", true}, {"GET", "/console", true}, {"HEAD", "/console/checks", true},
-		{"POST", "/console/session", false}, {"GET", "/v1/checks", false}, {"GET", "/consoles", false},
-	} {
-		if got := h.Route(httptest.NewRequest(tc.method, tc.path, nil)); got != tc.want {
-			t.Errorf("%s %s: %v, want %v", tc.method, tc.path, got, tc.want)
-		}
-	}
-	if rec := get(t, h, "/", nil); rec.Code != http.StatusFound || rec.Header().Get("Location") != "/console/" {
-		t.Errorf("/ answers %d to %q", rec.Code, rec.Header().Get("Location"))
 	}
 }

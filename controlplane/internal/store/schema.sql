@@ -285,6 +285,26 @@ CREATE TABLE public.checks (
     CONSTRAINT checks_state_check CHECK ((state = ANY (ARRAY['PENDING'::text, 'UP'::text, 'VERIFYING'::text, 'DOWN'::text, 'RECOVERING'::text])))
 );
 
+CREATE TABLE public.console_sessions (
+    id uuid NOT NULL,
+    secret_hash bytea NOT NULL,
+    csrf_hash bytea NOT NULL,
+    credential_hash bytea NOT NULL,
+    minted_token_id uuid,
+    org_id uuid,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.console_signin_codes (
+    code_hash bytea NOT NULL,
+    credential_hash bytea,
+    user_id uuid,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT console_signin_codes_one_subject CHECK (((credential_hash IS NULL) <> (user_id IS NULL)))
+);
+
 CREATE TABLE public.deliveries (
     id uuid NOT NULL,
     org_id uuid NOT NULL,
@@ -766,6 +786,15 @@ ALTER TABLE ONLY public.checks
 ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_secret_hash_key UNIQUE (secret_hash);
+
+ALTER TABLE ONLY public.console_signin_codes
+    ADD CONSTRAINT console_signin_codes_pkey PRIMARY KEY (code_hash);
+
 ALTER TABLE ONLY public.deliveries
     ADD CONSTRAINT deliveries_event_id_channel_target_key UNIQUE (event_id, channel, target);
 
@@ -955,6 +984,10 @@ CREATE INDEX checks_org ON public.checks USING btree (org_id, created_at DESC, i
 
 CREATE INDEX checks_org_project ON public.checks USING btree (org_id, project_id, created_at DESC, id DESC);
 
+CREATE INDEX console_sessions_expires_at ON public.console_sessions USING btree (expires_at);
+
+CREATE INDEX console_signin_codes_expires_at ON public.console_signin_codes USING btree (expires_at);
+
 CREATE INDEX deliveries_due ON public.deliveries USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
 
 CREATE INDEX deliveries_integration ON public.deliveries USING btree (integration_id, created_at DESC, id DESC) WHERE (integration_id IS NOT NULL);
@@ -1094,6 +1127,15 @@ ALTER TABLE ONLY public.checks
 
 ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_org_id_project_id_fkey FOREIGN KEY (org_id, project_id) REFERENCES public.projects(org_id, id);
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_minted_token_id_fkey FOREIGN KEY (minted_token_id) REFERENCES public.access_tokens(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.console_signin_codes
+    ADD CONSTRAINT console_signin_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.deliveries
     ADD CONSTRAINT deliveries_integration_fk FOREIGN KEY (org_id, integration_id) REFERENCES public.integrations(org_id, id) ON DELETE CASCADE;

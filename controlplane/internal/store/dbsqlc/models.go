@@ -232,6 +232,25 @@ type CheckRun struct {
 	FirstResultAt   time.Time
 }
 
+type ConsoleSession struct {
+	ID             uuid.UUID
+	SecretHash     []byte
+	CsrfHash       []byte
+	CredentialHash []byte
+	MintedTokenID  *uuid.UUID
+	OrgID          *uuid.UUID
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+}
+
+type ConsoleSigninCode struct {
+	CodeHash       []byte
+	CredentialHash []byte
+	UserID         *uuid.UUID
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+}
+
 type Delivery struct {
 	ID             uuid.UUID
 	OrgID          uuid.UUID

@@ -67,7 +67,7 @@ async function render() {
   }
   if (!m.route.public && !session) {
     const next = path + location.search;
-    return navigate(`/console/signin?next=${encodeURIComponent(next)}`, { replace: true });
+    return navigate(`/console/login?next=${encodeURIComponent(next)}`, { replace: true });
   }
   drawHeader(path);
   main.setAttribute('aria-busy', 'true');
@@ -128,7 +128,7 @@ function signedOut() {
   if (!session) return;
   session = null;
   toast('Your session has ended. Sign in again.', 'error');
-  navigate(`/console/signin?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
+  navigate(`/console/login?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
 }
 
 function orgSwitcher() {
@@ -175,7 +175,7 @@ async function signOut() {
     if (err.status !== 401) { toast(err.message, 'error'); return; }
   }
   session = null;
-  navigate('/console/signin');
+  navigate('/console/login');
 }
 
 function drawHeader(path) {

@@ -4,7 +4,7 @@
 // needs: a permission the header link requires (the view itself still asks the API).
 // Append one entry per line.
 export const routes = [
-  { path: '/console/signin', view: () => import('./views/signin.js'), public: true },
+  { path: '/console/login', view: () => import('./views/signin.js'), public: true },
   { path: '/console/checks', view: () => import('./views/checks.js'), nav: 'Checks', needs: 'UPTIME_CHECKS:READ' },
   { path: '/console/checks/new', view: () => import('./views/checkform.js') },
   { path: '/console/checks/:id', view: () => import('./views/checkdetail.js') },

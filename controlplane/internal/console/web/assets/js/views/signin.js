@@ -1,12 +1,13 @@
-// Sign-in: with an API token (operators, and the link `make run` prints, which carries the
-// token in the URL fragment so it never reaches a server log), or with a link sent by e-mail.
+// Sign-in (/console/login): with an API token, or with a link sent by e-mail. The one-time
+// links `make run` and the e-mails give (/console/signin?code=…, /console/signin/link) are
+// answered by the server, which signs in and redirects here to the console.
 import { h, field, setTitle, showErrors } from '../ui.js';
 import { landing } from '../routes.js';
 
 // nextPath is where to go after signing in: a console path only, never another site.
 function nextPath() {
   const next = new URLSearchParams(location.search).get('next') || '';
-  return /^\/console\/(?!signin)/.test(next) && !next.startsWith('//') ? next : landing;
+  return /^\/console\/(?!login|signin)/.test(next) && !next.startsWith('//') ? next : landing;
 }
 
 export async function render(root, params, ctx) {
@@ -63,12 +64,4 @@ export async function render(root, params, ctx) {
       tokenForm,
       h('div', { class: 'or', role: 'separator' }, h('span', {}, 'or')),
       emailForm)));
-
-  // A link of the form /console/signin#token=… signs in at once; the fragment is dropped from
-  // the address bar and history first.
-  const fromLink = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (fromLink) {
-    history.replaceState(null, '', location.pathname + location.search);
-    await signIn(fromLink, null);
-  }
 }

@@ -1,0 +1,483 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vantagehq/vantage/controlplane/internal/api"
+	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/console"
+	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+)
+
+// harness is the control plane's real router (api.New) with the console's sessions, on a real
+// PostgreSQL database of its own, an authenticator listening to the revocation feed, and the
+// shared rate limiter.
+type harness struct {
+	t      *testing.T
+	st     *store.Store
+	srv    *httptest.Server
+	orgA   uuid.UUID
+	orgB   uuid.UUID
+	tokenA string // every permission in orgA
+	tokenB string // every permission in orgB
+}
+
+type harnessOptions struct {
+	mailer  console.Mailer
+	proxies []string
+}
+
+func newHarness(t *testing.T, opts harnessOptions) *harness {
+	t.Helper()
+	st := storetest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = authn.Run(ctx, st); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the authenticator listens to the revocation feed", authn.Listening)
+	reg := prometheus.NewRegistry()
+	lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, err := console.New(console.Config{PublicURL: "http://console.test"}, console.Deps{Store: st, Auth: authn,
+		Limiter: lim, Mailer: opts.mailer, ClientIP: api.ClientIP, Secure: api.RequestSecure})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	sessions.Routes(mux)
+	handler, err := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Store: st, Auth: authn, Registry: reg,
+		Ready: st.Ping, Limiter: lim, Sessions: sessions, Console: mux, TrustedProxies: opts.proxies})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, st: st, srv: httptest.NewServer(handler)}
+	t.Cleanup(h.srv.Close)
+	a, err := st.CreateOrganization(ctx, "Org A", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.CreateOrganization(ctx, "Org B", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.orgA, h.orgB = a.ID, b.ID
+	h.tokenA, _ = h.token(h.orgA, auth.AllGrants()...)
+	h.tokenB, _ = h.token(h.orgB, auth.AllGrants()...)
+	return h
+}
+
+// token creates an API token and returns its secret and id.
+func (h *harness) token(org uuid.UUID, grants ...string) (string, uuid.UUID) {
+	h.t.Helper()
+	secret, hash := auth.NewSecret()
+	tok, err := h.st.CreateAPIToken(context.Background(), store.SystemActor, store.NewAPIToken{OrgID: org, Name: "console test",
+		Grants: grants, SecretHash: hash})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return secret, tok.ID
+}
+
+// browser is a cookie-keeping client of the harness that does not follow redirects.
+type browser struct {
+	h      *harness
+	client *http.Client
+}
+
+func (h *harness) browser() *browser {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return &browser{h: h, client: &http.Client{Jar: jar, Timeout: 20 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// cookie is the value of the browser's cookie name ("" when it has none).
+func (b *browser) cookie(name string) string {
+	u, _ := url.Parse(b.h.srv.URL)
+	for _, c := range b.client.Jar.Cookies(u) {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+type answer struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    string
+}
+
+func (a answer) result() map[string]any { m, _ := a.Body["result"].(map[string]any); return m }
+
+func (a answer) errorText() string {
+	errs, _ := a.Body["errors"].([]any)
+	var parts []string
+	for _, e := range errs {
+		m, _ := e.(map[string]any)
+		s, _ := m["message"].(string)
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// do sends a request; body is JSON unless contentType says otherwise; headers are "Name: value".
+func (b *browser) do(method, path, contentType, body string, headers ...string) answer {
+	b.h.t.Helper()
+	req, err := http.NewRequest(method, b.h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		b.h.t.Fatal(err)
+	}
+	if body != "" {
+		if contentType == "" {
+			contentType = "application/json"
+		}
+		req.Header.Set("Content-Type", contentType)
+	}
+	for _, hd := range headers {
+		k, v, _ := strings.Cut(hd, ": ")
+		req.Header.Set(k, v)
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	a := answer{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+	_ = json.Unmarshal(raw, &a.Body)
+	return a
+}
+
+// csrf is the header the console's script adds to changes.
+func (b *browser) csrf() string { return console.CSRFHeader + ": " + b.cookie(console.CSRFCookie) }
+
+// signIn signs the browser in with a token and fails the test unless it worked.
+func (b *browser) signIn(token string) answer {
+	b.h.t.Helper()
+	a := b.do("POST", "/console/session", "", `{"token":"`+token+`"}`)
+	if a.Status != http.StatusOK {
+		b.h.t.Fatalf("sign in: %d %s", a.Status, a.Raw)
+	}
+	return a
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10s, still not: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestTokenSignIn(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	readOnly, _ := h.token(h.orgA, "UPTIME_CHECKS:READ")
+	b := h.browser()
+
+	a := b.signIn(readOnly)
+	var session, csrf *http.Cookie
+	for _, c := range (&http.Response{Header: a.Header}).Cookies() {
+		switch c.Name {
+		case console.SessionCookie:
+			session = c
+		case console.CSRFCookie:
+			csrf = c
+		}
+	}
+	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure || session.Path != "/" {
+		t.Fatalf("session cookie = %+v, want HttpOnly, SameSite=Lax, Path=/, not Secure over plain HTTP", session)
+	}
+	if csrf == nil || csrf.HttpOnly || csrf.SameSite != http.SameSiteStrictMode || csrf.Value == "" {
+		t.Fatalf("CSRF cookie = %+v, want readable by script, SameSite=Strict", csrf)
+	}
+	if strings.Contains(a.Raw, readOnly) || strings.Contains(a.Raw, session.Value) {
+		t.Fatal("the sign-in answer repeats a secret")
+	}
+	got := b.do("GET", "/console/session", "", "").result()
+	if got["kind"] != "token" || got["display"] != "console test" || got["organization_id"] != h.orgA.String() {
+		t.Fatalf("session = %v", got)
+	}
+	if perms, _ := got["permissions"].([]any); len(perms) != 1 || perms[0] != "UPTIME_CHECKS:READ" {
+		t.Fatalf("permissions = %v, want exactly the token's [UPTIME_CHECKS:READ]", got["permissions"])
+	}
+	if orgs, _ := got["organizations"].([]any); len(orgs) != 1 {
+		t.Fatalf("organizations = %v, want the token's one", got["organizations"])
+	}
+
+	// The cookie stands in for the bearer token on /v1, with the token's permissions exactly.
+	if a := b.do("GET", "/v1/checks", "", ""); a.Status != http.StatusOK {
+		t.Fatalf("GET /v1/checks with the session: %d %s", a.Status, a.Raw)
+	}
+	if a := b.do("GET", "/v1/projects", "", ""); a.Status != http.StatusForbidden {
+		t.Fatalf("GET /v1/projects without PROJECTS:READ: %d, want 403", a.Status)
+	}
+	if a := b.do("POST", "/v1/checks", "", `{"name":"x","url":"https://example.com"}`, b.csrf()); a.Status != http.StatusForbidden {
+		t.Fatalf("POST /v1/checks with a READ session: %d, want 403: %s", a.Status, a.Raw)
+	}
+
+	// Only the hash of the cookie is stored.
+	var n int
+	if err := h.st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM console_sessions WHERE secret_hash = $1",
+		[]byte(session.Value)).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("a session row holds the cookie itself (%d, %v)", n, err)
+	}
+
+	for name, tc := range map[string]struct {
+		contentType, body string
+		status            int
+		field             string
+	}{
+		"unknown token":   {"", `{"token":"vtg_nope"}`, http.StatusUnauthorized, "token"},
+		"missing token":   {"", `{}`, http.StatusBadRequest, "token"},
+		"token not text":  {"", `{"token":5}`, http.StatusBadRequest, "token"},
+		"unknown field":   {"", `{"token":"x","password":"y"}`, http.StatusBadRequest, "password"},
+		"not JSON":        {"", `{`, http.StatusBadRequest, "body"},
+		"empty form":      {"application/x-www-form-urlencoded", "token=", http.StatusBadRequest, "token"},
+		"form with token": {"application/x-www-form-urlencoded", "token=" + url.QueryEscape(h.tokenB), http.StatusOK, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := h.browser().do("POST", "/console/session", tc.contentType, tc.body)
+			if a.Status != tc.status || (tc.field != "" && !strings.HasPrefix(a.errorText(), tc.field+":")) {
+				t.Fatalf("%d %s, want %d naming %q", a.Status, a.Raw, tc.status, tc.field)
+			}
+			if a.Status != http.StatusOK && a.Body["success"] != false {
+				t.Fatalf("not a failure envelope: %s", a.Raw)
+			}
+		})
+	}
+
+	if a := h.browser().do("GET", "/console/session", "", ""); a.Status != http.StatusUnauthorized || a.Body["success"] != false {
+		t.Fatalf("GET /console/session without a session: %d %s", a.Status, a.Raw)
+	}
+}
+
+func TestCSRF(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	b := h.browser()
+	b.signIn(h.tokenA)
+	project := `{"name":"Payments"}`
+
+	// Another site's form posts with the visitor's cookies but cannot read the CSRF cookie.
+	if a := b.do("POST", "/v1/projects", "application/x-www-form-urlencoded", "name=Payments",
+		"Origin: https://evil.example", "Sec-Fetch-Site: cross-site"); a.Status != http.StatusForbidden || !strings.Contains(a.errorText(), "X-CSRF-Token") {
+		t.Fatalf("cross-site form post: %d %s, want 403 naming X-CSRF-Token", a.Status, a.Raw)
+	}
+	if a := b.do("POST", "/v1/projects", "", project, console.CSRFHeader+": forged"); a.Status != http.StatusForbidden {
+		t.Fatalf("wrong X-CSRF-Token: %d, want 403", a.Status)
+	}
+	if a := b.do("POST", "/v1/projects", "", project, b.csrf()); a.Status != http.StatusOK && a.Status != http.StatusCreated {
+		t.Fatalf("POST with the CSRF token: %d %s", a.Status, a.Raw)
+	}
+	// The CSRF value is the session's own: another session's pair does not pass.
+	other := h.browser()
+	other.signIn(h.tokenA)
+	if a := b.do("POST", "/v1/projects", "", `{"name":"Other"}`, console.CSRFHeader+": "+other.cookie(console.CSRFCookie),
+		"Cookie: "+console.SessionCookie+"="+b.cookie(console.SessionCookie)+"; "+console.CSRFCookie+"="+other.cookie(console.CSRFCookie)); a.Status != http.StatusForbidden {
+		t.Fatalf("another session's CSRF pair: %d, want 403", a.Status)
+	}
+	// Bearer requests are unaffected.
+	bearer := h.browser()
+	if a := bearer.do("POST", "/v1/projects", "", `{"name":"Bearer"}`, "Authorization: Bearer "+h.tokenA); a.Status != http.StatusOK && a.Status != http.StatusCreated {
+		t.Fatalf("bearer POST: %d %s", a.Status, a.Raw)
+	}
+	// A sign-in from another site's page is refused (login CSRF).
+	if a := h.browser().do("POST", "/console/session", "application/x-www-form-urlencoded", "token="+url.QueryEscape(h.tokenB),
+		"Origin: https://evil.example"); a.Status != http.StatusForbidden {
+		t.Fatalf("cross-site sign-in: %d, want 403", a.Status)
+	}
+}
+
+func TestRevokedTokenEndsSession(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	secret, id := h.token(h.orgA, auth.AllGrants()...)
+	b := h.browser()
+	b.signIn(secret)
+	if a := b.do("GET", "/v1/checks", "", ""); a.Status != http.StatusOK { // cached by the authenticator now
+		t.Fatalf("before revocation: %d", a.Status)
+	}
+	admin := h.browser()
+	if a := admin.do("DELETE", "/v1/tokens/"+id.String(), "", "", "Authorization: Bearer "+h.tokenA); a.Status != http.StatusOK {
+		t.Fatalf("revoke: %d %s", a.Status, a.Raw)
+	}
+	if a := b.do("GET", "/v1/checks", "", ""); a.Status != http.StatusUnauthorized {
+		t.Fatalf("the next request after revocation: %d, want 401", a.Status)
+	}
+	if a := b.do("GET", "/console/session", "", ""); a.Status != http.StatusUnauthorized {
+		t.Fatalf("GET /console/session after revocation: %d, want 401", a.Status)
+	}
+}
+
+func TestSignOut(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	b := h.browser()
+	b.signIn(h.tokenA)
+	if a := b.do("DELETE", "/console/session", "", ""); a.Status != http.StatusForbidden {
+		t.Fatalf("sign-out without the CSRF token: %d, want 403", a.Status)
+	}
+	stolen := b.cookie(console.SessionCookie)
+	if a := b.do("DELETE", "/console/session", "", "", b.csrf()); a.Status != http.StatusOK {
+		t.Fatalf("sign-out: %d %s", a.Status, a.Raw)
+	}
+	if b.cookie(console.SessionCookie) != "" {
+		t.Fatal("the session cookie was not cleared")
+	}
+	var n int
+	if err := h.st.Pool().QueryRow(context.Background(), "SELECT count(*) FROM console_sessions").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d sessions left after sign-out (%v)", n, err)
+	}
+	// The old cookie, replayed, is nobody's.
+	if a := h.browser().do("GET", "/v1/checks", "", "", "Cookie: "+console.SessionCookie+"="+stolen); a.Status != http.StatusUnauthorized {
+		t.Fatalf("replayed cookie after sign-out: %d, want 401", a.Status)
+	}
+}
+
+func TestOrganizationSwitch(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	ctx := context.Background()
+	u, err := h.st.EnsureUser(ctx, "ops@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, org := range []uuid.UUID{h.orgA, h.orgB} {
+		if err := h.st.AddMembership(ctx, org, u.ID, "ADMIN"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret, hash := auth.NewSecret()
+	if _, err := h.st.CreateAccessToken(ctx, u.ID, auth.AllGrants(), nil, hash); err != nil {
+		t.Fatal(err)
+	}
+	other, err := h.st.CreateOrganization(ctx, "Org C", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bearer := h.browser()
+	if a := bearer.do("POST", "/v1/projects", "", `{"name":"Only in B"}`, "Authorization: Bearer "+h.tokenB); a.Status >= 300 {
+		t.Fatalf("create a project in B: %d %s", a.Status, a.Raw)
+	}
+
+	b := h.browser()
+	got := b.signIn(secret).result()
+	if got["kind"] != "user" || got["organization_id"] != h.orgA.String() || len(got["organizations"].([]any)) != 2 {
+		t.Fatalf("a two-organization user's session = %v, want kind user in Org A (first by name) of two", got)
+	}
+	if a := b.do("GET", "/v1/projects", "", ""); a.Status != http.StatusOK || strings.Contains(a.Raw, "Only in B") {
+		t.Fatalf("projects in A: %d %s", a.Status, a.Raw)
+	}
+	if a := b.do("POST", "/console/session/organization", "", `{"organization_id":"`+h.orgB.String()+`"}`); a.Status != http.StatusForbidden {
+		t.Fatalf("switch without the CSRF token: %d, want 403", a.Status)
+	}
+	a := b.do("POST", "/console/session/organization", "", `{"organization_id":"`+h.orgB.String()+`"}`, b.csrf())
+	if a.Status != http.StatusOK || a.result()["organization_id"] != h.orgB.String() {
+		t.Fatalf("switch to B: %d %s", a.Status, a.Raw)
+	}
+	if a := b.do("GET", "/v1/projects", "", ""); a.Status != http.StatusOK || !strings.Contains(a.Raw, "Only in B") {
+		t.Fatalf("projects after switching to B: %d %s", a.Status, a.Raw)
+	}
+	for name, tc := range map[string]struct {
+		body   string
+		status int
+	}{
+		"another organization": {`{"organization_id":"` + other.ID.String() + `"}`, http.StatusNotFound},
+		"not an id":            {`{"organization_id":"B"}`, http.StatusBadRequest},
+		"missing":              {`{}`, http.StatusBadRequest},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if a := b.do("POST", "/console/session/organization", "", tc.body, b.csrf()); a.Status != tc.status {
+				t.Fatalf("%d %s, want %d", a.Status, a.Raw, tc.status)
+			}
+		})
+	}
+}
+
+func TestSignInRateLimited(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	b := h.browser()
+	var last answer
+	for range 11 {
+		last = b.do("POST", "/console/session", "", `{"token":"vtg_guess"}`)
+	}
+	if last.Status != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {
+		t.Fatalf("the 11th attempt in a row: %d %s, want 429 with Retry-After", last.Status, last.Raw)
+	}
+	// The right token is refused too until the wait is over: the limit is per address.
+	if a := b.do("POST", "/console/session", "", `{"token":"`+h.tokenA+`"}`); a.Status != http.StatusTooManyRequests {
+		t.Fatalf("a good token while limited: %d, want 429", a.Status)
+	}
+}
+
+func TestSecureCookiesBehindTLS(t *testing.T) {
+	h := newHarness(t, harnessOptions{proxies: []string{"127.0.0.1", "::1"}})
+	for name, tc := range map[string]struct {
+		proto  string
+		secure bool
+	}{"https at the proxy": {"https", true}, "http at the proxy": {"http", false}} {
+		t.Run(name, func(t *testing.T) {
+			a := h.browser().do("POST", "/console/session", "", `{"token":"`+h.tokenA+`"}`, "X-Forwarded-Proto: "+tc.proto)
+			cookies := (&http.Response{Header: a.Header}).Cookies()
+			if a.Status != http.StatusOK || len(cookies) != 2 {
+				t.Fatalf("%d %s", a.Status, a.Raw)
+			}
+			for _, c := range cookies {
+				if c.Secure != tc.secure {
+					t.Fatalf("cookie %s Secure = %v, want %v", c.Name, c.Secure, tc.secure)
+				}
+			}
+		})
+	}
+}
+
+func TestTokenLink(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	link, err := console.TokenLink(context.Background(), h.st, h.srv.URL, auth.HashSecret(h.tokenA), time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimPrefix(link, h.srv.URL)
+	b := h.browser()
+	a := b.do("GET", path, "", "")
+	if a.Status != http.StatusSeeOther || a.Header.Get("Location") != "/console/" {
+		t.Fatalf("GET the link: %d %s, want 303 to /console/", a.Status, a.Header.Get("Location"))
+	}
+	if s := b.do("GET", "/console/session", "", ""); s.Status != http.StatusOK || s.result()["organization_id"] != h.orgA.String() {
+		t.Fatalf("session from the link: %d %s", s.Status, s.Raw)
+	}
+	if a := h.browser().do("GET", path, "", ""); a.Status != http.StatusNotFound {
+		t.Fatalf("the link used twice: %d, want 404", a.Status)
+	}
+	expired, err := console.TokenLink(context.Background(), h.st, h.srv.URL, auth.HashSecret(h.tokenA), time.Now().Add(-time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := h.browser().do("GET", strings.TrimPrefix(expired, h.srv.URL), "", ""); a.Status != http.StatusNotFound {
+		t.Fatalf("an expired link: %d, want 404", a.Status)
+	}
+}
