@@ -9,6 +9,17 @@ export const routes = [
   { path: '/console/checks/new', view: () => import('./views/checkform.js') },
   { path: '/console/checks/:id', view: () => import('./views/checkdetail.js') },
   { path: '/console/checks/:id/edit', view: () => import('./views/checkform.js') },
+  { path: '/console/incidents', view: () => import('./views/incidents.js'), nav: 'Incidents', needs: 'UPTIME_CHECKS:READ' },
+  { path: '/console/heartbeats', view: () => import('./views/heartbeats.js'), nav: 'Heartbeats', needs: 'HEARTBEAT_CHECKS:READ' },
+  { path: '/console/heartbeats/:id', view: () => import('./views/heartbeat.js') },
+  { path: '/console/status-pages', view: () => import('./views/status-pages.js'), nav: 'Status pages', needs: 'STATUS_PAGES:READ' },
+  { path: '/console/status-pages/:id', view: () => import('./views/status-page.js') },
+  { path: '/console/status-pages/:id/incidents/:incidentId', view: () => import('./views/status-page-incident.js') },
+  { path: '/console/alerting', view: () => import('./views/alerting.js'), nav: 'Alerting' },
+  { path: '/console/alerting/integrations/:id', view: () => import('./views/integration.js') },
+  { path: '/console/alerting/webhooks/:id', view: () => import('./views/webhook.js') },
+  { path: '/console/settings', view: () => import('./views/settings.js'), nav: 'Settings' },
+  { path: '/console/operators', view: () => import('./views/operators.js'), nav: 'Operators', needs: 'AGENTS:READ' },
 ];
 
 // landing is where /console/ and a fresh sign-in go.
