@@ -69,12 +69,20 @@ func newViewsEnv(t *testing.T) *viewsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	con, err := console.New()
+	sessions, err := console.New(console.Config{PublicURL: "https://vantage.example"}, console.Deps{Store: st, Auth: authn,
+		Limiter: limiter, ClientIP: api.ClientIP, Secure: api.RequestSecure})
 	if err != nil {
 		t.Fatal(err)
 	}
+	assets, err := console.NewAssets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	sessions.Routes(mux)
+	assets.Routes(mux)
 	handler, err := api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: prometheus.NewRegistry(),
-		Now: time.Now, Ready: st.Ping, Public: public, Console: con, Agents: agents, Integrations: notify, Limiter: limiter})
+		Now: time.Now, Ready: st.Ping, Public: public, Sessions: sessions, Console: mux, Agents: agents, Integrations: notify, Limiter: limiter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +192,13 @@ func vrun[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
-// signIn opens the console's sign-in link for token (the form make run prints) and waits for
-// the signed-in header.
+// signIn signs in with token through the sign-in form and waits for the signed-in header.
 func (e *viewsEnv) signIn(t *testing.T, ctx context.Context, token string) {
 	t.Helper()
-	vdo(t, ctx, chromedp.Navigate(e.srv.URL+"/console/signin#token="+token), chromedp.WaitVisible(chromedp.ID("topbar")))
+	vdo(t, ctx, chromedp.Navigate(e.srv.URL+"/console/login"),
+		chromedp.SendKeys(chromedp.Search(`//label[text()="API token"]/following-sibling::input`), token),
+		chromedp.Click(chromedp.Search(`//button[text()="Sign in with token"]`)),
+		chromedp.WaitVisible(chromedp.ID("topbar")))
 }
 
 // open goes to a console path through the router (a full load, as a deep link) and waits until
