@@ -113,6 +113,33 @@ func TestConsoleCheckForm(t *testing.T) {
 	}
 	b.run(chromedp.Click(chromedp.Search(`//button[text()="Create check"]`)))
 	b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === 'Sign-up journey'`)
+
+	// DNS and TCP, by their own fields.
+	for _, tc := range []struct{ kind, name, field, value, field2, value2 string }{
+		{"DNS", "DNS apex", "Domain", "example.com", "Resolver", "1.1.1.1:53"},
+		{"TCP", "Postgres", "Host", "db.example.com", "Port", "5432"},
+	} {
+		b.run(chromedp.Navigate(b.base + "/console/checks/new?kind=" + tc.kind))
+		b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
+		b.run(chromedp.SendKeys(chromedp.Search(`//label[text()="Name"]/following-sibling::input`), tc.name),
+			chromedp.SendKeys(chromedp.Search(`//label[text()="`+tc.field+`"]/following-sibling::input`), tc.value),
+			chromedp.SendKeys(chromedp.Search(`//label[text()="`+tc.field2+`"]/following-sibling::input`), tc.value2),
+			chromedp.Click(chromedp.Search(`//button[text()="Create check"]`)))
+		b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === '` + tc.name + `'`)
+		if meta := b.text(`.detail-head .meta`); !strings.Contains(meta, tc.value) {
+			t.Errorf("%s check shows %q, want its %s", tc.kind, meta, tc.field)
+		}
+	}
+
+	// Edit: the form holds the check's values, and a change is saved.
+	b.run(chromedp.Click(chromedp.Search(`//a[text()="Edit"]`)))
+	b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
+	if port := eval[string](b, `document.querySelector('[name=tcp_port]').value`); port != "5432" {
+		t.Fatalf("edit form's port %q", port)
+	}
+	b.run(chromedp.SetValue(chromedp.CSS(`[name=tcp_port]`), "6432"),
+		chromedp.Click(chromedp.Search(`//button[text()="Save changes"]`)))
+	b.waitFor(`document.querySelector('.view[data-ready] .detail-head .meta')?.textContent.includes('db.example.com:6432')`)
 	b.noErrors()
 }
 

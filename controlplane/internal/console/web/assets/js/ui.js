@@ -142,7 +142,8 @@ export function showErrors(form, err) {
   for (const el of form.querySelectorAll('.field-error')) { el.hidden = true; el.textContent = ''; }
   for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
   const rest = [];
-  const unnamed = (err.errors || []).filter((e) => !/^[A-Za-z_][\w.[\]-]*: /.test(e.message || '')).map((e) => e.message);
+  // An error that is not the API's (a network failure, a bug) is shown whole.
+  const unnamed = err.errors ? err.errors.filter((e) => !/^[A-Za-z_][\w.[\]-]*: /.test(e.message || '')).map((e) => e.message) : [err.message || String(err)];
   let first = null;
   for (const [name, msg] of Object.entries(err.fields || {})) {
     const wrap = fieldFor(form, name);
