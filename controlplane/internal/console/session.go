@@ -200,19 +200,19 @@ func csrfMatches(r *http.Request, sess store.ConsoleSession) bool {
 	return subtle.ConstantTimeCompare(hash(h), sess.CSRFHash) == 1
 }
 
-// signIn starts a session with a credential and sets its cookies. credHash is the hash of the
+// signIn starts a session with a credential, sets its cookies and returns its secret. credHash is the hash of the
 // credential's secret; with mint (a user's sign-in) the session acts with the access token
 // minted for it instead, cred then only naming the user's organizations.
-func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Credential, credHash []byte, mint *store.MintedToken) error {
+func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Credential, credHash []byte, mint *store.MintedToken) (string, error) {
 	if len(cred.OrgIDs) == 0 {
-		return auth.ErrNoOrganization
+		return "", auth.ErrNoOrganization
 	}
 	orgs, err := s.st.OrganizationNames(r.Context(), cred.OrgIDs)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(orgs) == 0 {
-		return auth.ErrNoOrganization
+		return "", auth.ErrNoOrganization
 	}
 	// A credential of several organizations starts in the first by name; the switcher
 	// changes it.
@@ -225,10 +225,10 @@ func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Cre
 	err = s.st.CreateConsoleSession(r.Context(), store.NewConsoleSession{SecretHash: hash(secret), CSRFHash: hash(csrf),
 		CredentialHash: credHash, OrgID: &org, ExpiresAt: expires, MintFor: mint})
 	if err != nil {
-		return err
+		return "", err
 	}
 	s.setCookies(w, r, secret, csrf, expires)
-	return nil
+	return secret, nil
 }
 
 // setCookies sets (or, with empty values, clears) the session and CSRF cookies. The session
@@ -236,12 +236,14 @@ func (s *Sessions) signIn(w http.ResponseWriter, r *http.Request, cred store.Cre
 // the console); the CSRF cookie is readable by the console's script and SameSite=Strict.
 func (s *Sessions) setCookies(w http.ResponseWriter, r *http.Request, secret, csrf string, expires time.Time) {
 	secure := s.secure(r)
-	maxAge := int(time.Until(expires).Seconds())
+	maxAge := int(expires.Sub(s.now()).Seconds())
 	if secret == "" || maxAge <= 0 {
 		maxAge = -1
 	}
+	//nolint:gosec // G124: Secure whenever the request came over TLS (s.secure); plain HTTP is local use
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: secret, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
+	//nolint:gosec // G124: not HttpOnly by design (the console's script echoes it); Secure as above
 	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: csrf, Path: "/", MaxAge: maxAge,
 		Secure: secure, SameSite: http.SameSiteStrictMode})
 }

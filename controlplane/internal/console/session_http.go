@@ -98,11 +98,18 @@ func (s *Sessions) create(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.signIn(w, r, cred, auth.HashSecret(token), nil); err != nil {
+	secret, err := s.signIn(w, r, cred, auth.HashSecret(token), nil)
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.describeNew(w, r)
+	// The new cookie is not on this request: the answer describes the session it names.
+	sess, err := s.st.ConsoleSessionBySecret(r.Context(), hash(secret), s.now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.respond(w, r, sess, cred)
 }
 
 // signInOptions is GET /console/signin/options: the ways in the sign-in page offers. A token
@@ -115,16 +122,6 @@ func (s *Sessions) signInOptions(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, envelope{Success: true, Result: opts, Errors: []errorItem{}, Messages: []errorItem{}})
 }
 
-// describeNew answers a fresh sign-in, whose cookie is not on the request yet.
-func (s *Sessions) describeNew(w http.ResponseWriter, r *http.Request) {
-	for _, c := range w.Header().Values("Set-Cookie") {
-		if ck, err := http.ParseSetCookie(c); err == nil && ck.Name == SessionCookie {
-			r.AddCookie(&http.Cookie{Name: SessionCookie, Value: ck.Value})
-		}
-	}
-	s.describe(w, r)
-}
-
 // describe is GET /console/session.
 func (s *Sessions) describe(w http.ResponseWriter, r *http.Request) {
 	sess, cred, err := s.current(r)
@@ -132,6 +129,11 @@ func (s *Sessions) describe(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.respond(w, r, sess, cred)
+}
+
+// respond answers a session's description.
+func (s *Sessions) respond(w http.ResponseWriter, r *http.Request, sess store.ConsoleSession, cred store.Credential) {
 	orgs, err := s.st.OrganizationNames(r.Context(), cred.OrgIDs)
 	if err != nil {
 		s.fail(w, r, err)
@@ -203,7 +205,8 @@ func (s *Sessions) switchOrganization(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.describe(w, r)
+	sess.OrgID = &id
+	s.respond(w, r, sess, cred)
 }
 
 // signOut is DELETE /console/session: the session's row goes (with a user's minted token) and

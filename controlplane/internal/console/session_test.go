@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +43,8 @@ type harnessOptions struct {
 	proxies []string
 	// oidc, if set, gives the OpenID Connect provider for the console at publicURL.
 	oidc func(publicURL string) console.OIDCConfig
+	// now is the sessions' clock (default time.Now).
+	now func() time.Time
 }
 
 func newHarness(t *testing.T, opts harnessOptions) *harness {
@@ -71,7 +74,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		cfg.OIDC = opts.oidc(srv.URL)
 	}
 	sessions, err := console.New(cfg, console.Deps{Store: st, Auth: authn,
-		Limiter: lim, Mailer: opts.mailer, ClientIP: api.ClientIP, Secure: api.RequestSecure})
+		Limiter: lim, Mailer: opts.mailer, ClientIP: api.ClientIP, Secure: api.RequestSecure, Now: opts.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,5 +495,39 @@ func TestTokenLink(t *testing.T) {
 	}
 	if a := h.browser().do("GET", strings.TrimPrefix(expired, h.srv.URL), "", ""); a.Status != http.StatusNotFound {
 		t.Fatalf("an expired link: %d, want 404", a.Status)
+	}
+}
+
+func TestSessionExpires(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	h := newHarness(t, harnessOptions{now: clock})
+
+	b := h.browser()
+	got := b.signIn(h.tokenA).result()
+	if exp, err := time.Parse(time.RFC3339, got["expires_at"].(string)); err != nil || exp.Sub(clock()).Round(time.Minute) != 12*time.Hour {
+		t.Fatalf("expires_at = %v, want the default 12h from sign-in", got["expires_at"])
+	}
+	advance(12*time.Hour - time.Minute)
+	if a := b.do("GET", "/v1/checks", "", ""); a.Status != http.StatusOK {
+		t.Fatalf("a minute before expiry: %d", a.Status)
+	}
+	advance(2 * time.Minute)
+	if a := b.do("GET", "/v1/checks", "", ""); a.Status != http.StatusUnauthorized {
+		t.Fatalf("after expiry: %d, want 401", a.Status)
+	}
+
+	// A token that expires sooner ends its session with it.
+	secret, hash := auth.NewSecret()
+	soon := clock().Add(time.Hour)
+	if _, err := h.st.CreateAPIToken(context.Background(), store.SystemActor, store.NewAPIToken{OrgID: h.orgA, Name: "short",
+		Grants: auth.AllGrants(), ExpiresAt: &soon, SecretHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	got = h.browser().signIn(secret).result()
+	if exp, err := time.Parse(time.RFC3339, got["expires_at"].(string)); err != nil || !exp.Equal(soon.Truncate(time.Second)) {
+		t.Fatalf("expires_at = %v, want the token's %v", got["expires_at"], soon)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/linkpage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -82,17 +84,19 @@ func (s *Sessions) redeem(w http.ResponseWriter, r *http.Request, code string) e
 	if err != nil {
 		return err
 	}
-	return s.signIn(w, r, cred, c.CredentialHash, nil)
+	_, err = s.signIn(w, r, cred, c.CredentialHash, nil)
+	return err
 }
 
 // signInUser starts a user's session: an access token is minted for it, with the user's
 // current organizations and the scopes of their role (userScopes).
-func (s *Sessions) signInUser(w http.ResponseWriter, r *http.Request, userID [16]byte) error {
+func (s *Sessions) signInUser(w http.ResponseWriter, r *http.Request, userID uuid.UUID) error {
 	u, err := s.st.SignInUserByID(r.Context(), userID)
 	if err != nil {
 		return err
 	}
 	_, tokenHash := auth.NewSecret() // the secret is thrown away: only the session reaches the token
-	return s.signIn(w, r, store.Credential{OrgIDs: u.OrgIDs}, tokenHash,
+	_, err = s.signIn(w, r, store.Credential{OrgIDs: u.OrgIDs}, tokenHash,
 		&store.MintedToken{UserID: u.ID, Scopes: userScopes(u.Admin), SecretHash: tokenHash})
+	return err
 }

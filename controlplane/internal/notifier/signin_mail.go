@@ -12,7 +12,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// ErrMailDisabled: no SMTP server is configured (VANTAGE_SMTP_URL).
+// ErrMailDisabled is SendSignInLink's error when no SMTP server is configured (VANTAGE_SMTP_URL).
 var ErrMailDisabled = errors.New("e-mail is disabled: VANTAGE_SMTP_URL is not set")
 
 // SendSignInLink e-mails a console sign-in link to a user (console: POST
