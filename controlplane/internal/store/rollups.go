@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 
 // Rollups (check_rollups, 0021_check_rollups.sql) count a check's final results per region and
 // UTC hour: runs, failures, a latency histogram and the timing phases. Ingest writes them in
-// the transaction that stores the results, one statement per batch; the series and overview
+// the transaction that stores the results, usually one statement per batch; the series and overview
 // reads (series.go) use them wherever a bucket is a whole number of hours, so that 30 days of a
 // check are 720 rows per region, never 30 days of results.
 
@@ -160,22 +161,28 @@ func (r *rollup) histLiteral() string {
 	return b.String()
 }
 
-// saveRollups adds the batch's final results to their hours' rollups in one statement. Like the
-// regional view, it leaves out the agent's own failures.
+// rollupKey is a row of check_rollups.
+type rollupKey struct {
+	org, check uuid.UUID
+	region     string
+	hour       time.Time
+}
+
+// saveRollups adds the batch's final results to their hours' rollups. Like the regional view,
+// it leaves out the agent's own failures. Its checks are locked (IngestResults), so the rows it
+// reads cannot change or appear meanwhile: one statement adds to the rows that exist, with one
+// histogram counter each; another inserts the rest; a row whose results of this batch fell
+// into several counters (rare: two results of one check and region in one batch) gets another
+// update per further counter.
 func saveRollups(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) error {
-	type key struct {
-		org, check uuid.UUID
-		region     string
-		hour       time.Time
-	}
-	byKey := map[key]*rollup{}
-	var order []key
+	byKey := map[rollupKey]*rollup{}
+	var order []rollupKey
 	for i := range rows {
 		r := &rows[i]
 		if !r.IsFinalAttempt || (r.FailureSource != nil && *r.FailureSource == wire.FailureSourceAgent) {
 			continue
 		}
-		k := key{r.OrgID, r.CheckID, r.Region, r.CheckedAt.UTC().Truncate(RollupBucket)}
+		k := rollupKey{r.OrgID, r.CheckID, r.Region, r.CheckedAt.UTC().Truncate(RollupBucket)}
 		ru := byKey[k]
 		if ru == nil {
 			ru = &rollup{}
@@ -187,25 +194,90 @@ func saveRollups(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) error
 	if len(order) == 0 {
 		return nil
 	}
-	n := len(order)
-	arg := dbsqlc.SaveRollupsParams{OrgIds: make([]uuid.UUID, n), CheckIds: make([]uuid.UUID, n),
+	counters := make(map[rollupKey][]int, len(order)) // the histogram counters each row adds to
+	for _, k := range order {
+		for i, c := range byKey[k].hist {
+			if c > 0 {
+				counters[k] = append(counters[k], i)
+			}
+		}
+	}
+	updated, err := q.AddToRollups(ctx, addToRollups(order, byKey, counters, 0))
+	if err != nil {
+		return fmt.Errorf("add to rollups: %w", err)
+	}
+	existed := make(map[rollupKey]bool, len(updated))
+	for _, u := range updated {
+		existed[rollupKey{check: u.CheckID, region: u.Region, hour: u.BucketStart.UTC()}] = true
+	}
+	var fresh, more []rollupKey
+	for _, k := range order {
+		switch nk := (rollupKey{check: k.check, region: k.region, hour: k.hour}); {
+		case !existed[nk]:
+			fresh = append(fresh, k)
+		case len(counters[k]) > 1:
+			more = append(more, k)
+		}
+	}
+	if len(fresh) > 0 {
+		if err := q.InsertRollups(ctx, insertRollups(fresh, byKey)); err != nil {
+			return fmt.Errorf("insert rollups: %w", err)
+		}
+	}
+	for round := 1; len(more) > 0; round++ {
+		if _, err := q.AddToRollups(ctx, addToRollups(more, byKey, counters, round)); err != nil {
+			return fmt.Errorf("add to rollups: %w", err)
+		}
+		more = slices.DeleteFunc(more, func(k rollupKey) bool { return len(counters[k]) <= round+1 })
+	}
+	return nil
+}
+
+// addToRollups is the update of round: round 0 adds each row's counts and phases and its first
+// histogram counter; round n > 0 only its counter n.
+func addToRollups(keys []rollupKey, byKey map[rollupKey]*rollup, counters map[rollupKey][]int, round int) dbsqlc.AddToRollupsParams {
+	n := len(keys)
+	arg := dbsqlc.AddToRollupsParams{OrgIds: make([]uuid.UUID, n), CheckIds: make([]uuid.UUID, n),
+		Regions: make([]string, n), BucketStarts: make([]time.Time, n), Runs: make([]int32, n), Failed: make([]int32, n),
+		HistIndex: make([]int32, n), HistCount: make([]int32, n), DnsSums: make([]float64, n), DnsNs: make([]int32, n),
+		ConnectSums: make([]float64, n), ConnectNs: make([]int32, n), TlsSums: make([]float64, n), TlsNs: make([]int32, n),
+		FirstByteSums: make([]float64, n), FirstByteNs: make([]int32, n)}
+	for j, k := range keys {
+		ru := byKey[k]
+		arg.OrgIds[j], arg.CheckIds[j], arg.Regions[j], arg.BucketStarts[j] = k.org, k.check, k.region, k.hour
+		arg.HistIndex[j] = 1 // a row without passing results adds 0 to its first counter
+		if c := counters[k]; round < len(c) {
+			arg.HistIndex[j], arg.HistCount[j] = int32(c[round]+1), ru.hist[c[round]]
+		}
+		if round > 0 {
+			continue
+		}
+		arg.Runs[j], arg.Failed[j] = ru.runs, ru.failed
+		arg.DnsSums[j], arg.DnsNs[j] = ru.dns.sum, ru.dns.n
+		arg.ConnectSums[j], arg.ConnectNs[j] = ru.connect.sum, ru.connect.n
+		arg.TlsSums[j], arg.TlsNs[j] = ru.tls.sum, ru.tls.n
+		arg.FirstByteSums[j], arg.FirstByteNs[j] = ru.firstByte.sum, ru.firstByte.n
+	}
+	return arg
+}
+
+func insertRollups(keys []rollupKey, byKey map[rollupKey]*rollup) dbsqlc.InsertRollupsParams {
+	n := len(keys)
+	arg := dbsqlc.InsertRollupsParams{OrgIds: make([]uuid.UUID, n), CheckIds: make([]uuid.UUID, n),
 		Regions: make([]string, n), BucketStarts: make([]time.Time, n), Runs: make([]int32, n), Failed: make([]int32, n),
 		Hists: make([]string, n), DnsSums: make([]float64, n), DnsNs: make([]int32, n), ConnectSums: make([]float64, n),
 		ConnectNs: make([]int32, n), TlsSums: make([]float64, n), TlsNs: make([]int32, n),
 		FirstByteSums: make([]float64, n), FirstByteNs: make([]int32, n)}
-	for i, k := range order {
+	for j, k := range keys {
 		ru := byKey[k]
-		arg.OrgIds[i], arg.CheckIds[i], arg.Regions[i], arg.BucketStarts[i] = k.org, k.check, k.region, k.hour
-		arg.Runs[i], arg.Failed[i], arg.Hists[i] = ru.runs, ru.failed, ru.histLiteral()
-		arg.DnsSums[i], arg.DnsNs[i] = ru.dns.sum, ru.dns.n
-		arg.ConnectSums[i], arg.ConnectNs[i] = ru.connect.sum, ru.connect.n
-		arg.TlsSums[i], arg.TlsNs[i] = ru.tls.sum, ru.tls.n
-		arg.FirstByteSums[i], arg.FirstByteNs[i] = ru.firstByte.sum, ru.firstByte.n
+		arg.OrgIds[j], arg.CheckIds[j], arg.Regions[j], arg.BucketStarts[j] = k.org, k.check, k.region, k.hour
+		arg.Runs[j], arg.Failed[j], arg.Hists[j] = ru.runs, ru.failed, ru.histLiteral()
+		arg.DnsSums[j], arg.DnsNs[j] = ru.dns.sum, ru.dns.n
+		arg.ConnectSums[j], arg.ConnectNs[j] = ru.connect.sum, ru.connect.n
+		arg.TlsSums[j], arg.TlsNs[j] = ru.tls.sum, ru.tls.n
+		arg.FirstByteSums[j], arg.FirstByteNs[j] = ru.firstByte.sum, ru.firstByte.n
 	}
-	if err := q.SaveRollups(ctx, arg); err != nil {
-		return fmt.Errorf("save rollups: %w", err)
-	}
-	return nil
+	return arg
 }
 
 // PruneRollups deletes the rollups of the hours that began before before and returns how many.

@@ -12,6 +12,92 @@ import (
 	"github.com/google/uuid"
 )
 
+const addToRollups = `-- name: AddToRollups :many
+
+UPDATE check_rollups AS r SET runs = r.runs + u.n, failed = r.failed + u.f,
+    latency_hist[u.i] = r.latency_hist[u.i] + u.hc,
+    dns_ms_sum = r.dns_ms_sum + u.ds, dns_n = r.dns_n + u.dn,
+    connect_ms_sum = r.connect_ms_sum + u.cs, connect_n = r.connect_n + u.cn,
+    tls_ms_sum = r.tls_ms_sum + u.ts, tls_n = r.tls_n + u.tn,
+    first_byte_ms_sum = r.first_byte_ms_sum + u.fs, first_byte_n = r.first_byte_n + u.fn
+FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::text[]),
+    unnest($4::timestamptz[]), unnest($5::int4[]), unnest($6::int4[]),
+    unnest($7::int4[]), unnest($8::int4[]),
+    unnest($9::float8[]), unnest($10::int4[]), unnest($11::float8[]), unnest($12::int4[]),
+    unnest($13::float8[]), unnest($14::int4[]), unnest($15::float8[]), unnest($16::int4[]))
+    AS u(o, c, g, b, n, f, i, hc, ds, dn, cs, cn, ts, tn, fs, fn)
+WHERE r.check_id = u.c AND r.bucket_start = u.b AND r.region = u.g AND r.org_id = u.o
+RETURNING r.check_id, r.region, r.bucket_start
+`
+
+type AddToRollupsParams struct {
+	OrgIds        []uuid.UUID
+	CheckIds      []uuid.UUID
+	Regions       []string
+	BucketStarts  []time.Time
+	Runs          []int32
+	Failed        []int32
+	HistIndex     []int32
+	HistCount     []int32
+	DnsSums       []float64
+	DnsNs         []int32
+	ConnectSums   []float64
+	ConnectNs     []int32
+	TlsSums       []float64
+	TlsNs         []int32
+	FirstByteSums []float64
+	FirstByteNs   []int32
+}
+
+type AddToRollupsRow struct {
+	CheckID     uuid.UUID
+	Region      string
+	BucketStart time.Time
+}
+
+// Response-time rollups (check_rollups, 0021_check_rollups.sql) and the reads of the console's
+// API extensions: a check's series and the overview of many checks (docs/api-extensions.md).
+// Adds to the rows that exist one (check, region, hour) each, and one histogram counter of each
+// (@hist_index, 1-based): a statement that adds the arrays themselves cost twice as much. The
+// caller holds its checks' locks (IngestResults), so no other transaction writes these rows;
+// it inserts the rows not returned (InsertRollups).
+func (q *Queries) AddToRollups(ctx context.Context, arg AddToRollupsParams) ([]AddToRollupsRow, error) {
+	rows, err := q.db.Query(ctx, addToRollups,
+		arg.OrgIds,
+		arg.CheckIds,
+		arg.Regions,
+		arg.BucketStarts,
+		arg.Runs,
+		arg.Failed,
+		arg.HistIndex,
+		arg.HistCount,
+		arg.DnsSums,
+		arg.DnsNs,
+		arg.ConnectSums,
+		arg.ConnectNs,
+		arg.TlsSums,
+		arg.TlsNs,
+		arg.FirstByteSums,
+		arg.FirstByteNs,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AddToRollupsRow{}
+	for rows.Next() {
+		var i AddToRollupsRow
+		if err := rows.Scan(&i.CheckID, &i.Region, &i.BucketStart); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const checkRawSeries = `-- name: CheckRawSeries :many
 SELECT region,
     date_bin(make_interval(secs => $1::int), checked_at, 'epoch'::timestamptz)::timestamptz AS bucket_start,
@@ -162,6 +248,58 @@ func (q *Queries) CheckRollups(ctx context.Context, arg CheckRollupsParams) ([]C
 		return nil, err
 	}
 	return items, nil
+}
+
+const insertRollups = `-- name: InsertRollups :exec
+INSERT INTO check_rollups (org_id, check_id, region, bucket_start, runs, failed, latency_hist,
+    dns_ms_sum, dns_n, connect_ms_sum, connect_n, tls_ms_sum, tls_n, first_byte_ms_sum, first_byte_n)
+SELECT o, c, g, b, n, f, h::int4[], ds, dn, cs, cn, ts, tn, fs, fn
+FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::text[]),
+    unnest($4::timestamptz[]), unnest($5::int4[]), unnest($6::int4[]), unnest($7::text[]),
+    unnest($8::float8[]), unnest($9::int4[]), unnest($10::float8[]), unnest($11::int4[]),
+    unnest($12::float8[]), unnest($13::int4[]), unnest($14::float8[]), unnest($15::int4[]))
+    AS u(o, c, g, b, n, f, h, ds, dn, cs, cn, ts, tn, fs, fn)
+`
+
+type InsertRollupsParams struct {
+	OrgIds        []uuid.UUID
+	CheckIds      []uuid.UUID
+	Regions       []string
+	BucketStarts  []time.Time
+	Runs          []int32
+	Failed        []int32
+	Hists         []string
+	DnsSums       []float64
+	DnsNs         []int32
+	ConnectSums   []float64
+	ConnectNs     []int32
+	TlsSums       []float64
+	TlsNs         []int32
+	FirstByteSums []float64
+	FirstByteNs   []int32
+}
+
+// New rows, one per (check, region, hour). @hists are their histograms as array literals
+// ('{0,1,…}'): sqlc and pgx pass no arrays of arrays.
+func (q *Queries) InsertRollups(ctx context.Context, arg InsertRollupsParams) error {
+	_, err := q.db.Exec(ctx, insertRollups,
+		arg.OrgIds,
+		arg.CheckIds,
+		arg.Regions,
+		arg.BucketStarts,
+		arg.Runs,
+		arg.Failed,
+		arg.Hists,
+		arg.DnsSums,
+		arg.DnsNs,
+		arg.ConnectSums,
+		arg.ConnectNs,
+		arg.TlsSums,
+		arg.TlsNs,
+		arg.FirstByteSums,
+		arg.FirstByteNs,
+	)
+	return err
 }
 
 const overviewChecks = `-- name: OverviewChecks :many
@@ -357,68 +495,4 @@ func (q *Queries) PruneRollups(ctx context.Context, before time.Time) (int64, er
 		return 0, err
 	}
 	return result.RowsAffected(), nil
-}
-
-const saveRollups = `-- name: SaveRollups :exec
-
-INSERT INTO check_rollups AS r (org_id, check_id, region, bucket_start, runs, failed, latency_hist,
-    dns_ms_sum, dns_n, connect_ms_sum, connect_n, tls_ms_sum, tls_n, first_byte_ms_sum, first_byte_n)
-SELECT o, c, g, b, n, f, h::int4[], ds, dn, cs, cn, ts, tn, fs, fn
-FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::text[]),
-    unnest($4::timestamptz[]), unnest($5::int4[]), unnest($6::int4[]), unnest($7::text[]),
-    unnest($8::float8[]), unnest($9::int4[]), unnest($10::float8[]), unnest($11::int4[]),
-    unnest($12::float8[]), unnest($13::int4[]), unnest($14::float8[]), unnest($15::int4[]))
-    AS u(o, c, g, b, n, f, h, ds, dn, cs, cn, ts, tn, fs, fn)
-ON CONFLICT (check_id, bucket_start, region) DO UPDATE SET
-    runs = r.runs + excluded.runs, failed = r.failed + excluded.failed,
-    latency_hist = (SELECT array_agg(r.latency_hist[i] + excluded.latency_hist[i] ORDER BY i)
-        FROM generate_subscripts(r.latency_hist, 1) AS i),
-    dns_ms_sum = r.dns_ms_sum + excluded.dns_ms_sum, dns_n = r.dns_n + excluded.dns_n,
-    connect_ms_sum = r.connect_ms_sum + excluded.connect_ms_sum, connect_n = r.connect_n + excluded.connect_n,
-    tls_ms_sum = r.tls_ms_sum + excluded.tls_ms_sum, tls_n = r.tls_n + excluded.tls_n,
-    first_byte_ms_sum = r.first_byte_ms_sum + excluded.first_byte_ms_sum, first_byte_n = r.first_byte_n + excluded.first_byte_n
-`
-
-type SaveRollupsParams struct {
-	OrgIds        []uuid.UUID
-	CheckIds      []uuid.UUID
-	Regions       []string
-	BucketStarts  []time.Time
-	Runs          []int32
-	Failed        []int32
-	Hists         []string
-	DnsSums       []float64
-	DnsNs         []int32
-	ConnectSums   []float64
-	ConnectNs     []int32
-	TlsSums       []float64
-	TlsNs         []int32
-	FirstByteSums []float64
-	FirstByteNs   []int32
-}
-
-// Response-time rollups (check_rollups, 0021_check_rollups.sql) and the reads of the console's
-// API extensions: a check's series and the overview of many checks (docs/api-extensions.md).
-// One row per (check, region, hour), merged by the caller first: ON CONFLICT may not touch the
-// same row twice in one statement. @hists are the rows' histograms as array literals
-// ('{0,1,…}'): sqlc and pgx pass no arrays of arrays.
-func (q *Queries) SaveRollups(ctx context.Context, arg SaveRollupsParams) error {
-	_, err := q.db.Exec(ctx, saveRollups,
-		arg.OrgIds,
-		arg.CheckIds,
-		arg.Regions,
-		arg.BucketStarts,
-		arg.Runs,
-		arg.Failed,
-		arg.Hists,
-		arg.DnsSums,
-		arg.DnsNs,
-		arg.ConnectSums,
-		arg.ConnectNs,
-		arg.TlsSums,
-		arg.TlsNs,
-		arg.FirstByteSums,
-		arg.FirstByteNs,
-	)
-	return err
 }

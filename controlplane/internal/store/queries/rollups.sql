@@ -1,26 +1,37 @@
 -- Response-time rollups (check_rollups, 0021_check_rollups.sql) and the reads of the console's
 -- API extensions: a check's series and the overview of many checks (docs/api-extensions.md).
 
--- name: SaveRollups :exec
--- One row per (check, region, hour), merged by the caller first: ON CONFLICT may not touch the
--- same row twice in one statement. @hists are the rows' histograms as array literals
+-- name: AddToRollups :many
+-- Adds to the rows that exist one (check, region, hour) each, and one histogram counter of each
+-- (@hist_index, 1-based): a statement that adds the arrays themselves cost twice as much. The
+-- caller holds its checks' locks (IngestResults), so no other transaction writes these rows;
+-- it inserts the rows not returned (InsertRollups).
+UPDATE check_rollups AS r SET runs = r.runs + u.n, failed = r.failed + u.f,
+    latency_hist[u.i] = r.latency_hist[u.i] + u.hc,
+    dns_ms_sum = r.dns_ms_sum + u.ds, dns_n = r.dns_n + u.dn,
+    connect_ms_sum = r.connect_ms_sum + u.cs, connect_n = r.connect_n + u.cn,
+    tls_ms_sum = r.tls_ms_sum + u.ts, tls_n = r.tls_n + u.tn,
+    first_byte_ms_sum = r.first_byte_ms_sum + u.fs, first_byte_n = r.first_byte_n + u.fn
+FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@regions::text[]),
+    unnest(@bucket_starts::timestamptz[]), unnest(@runs::int4[]), unnest(@failed::int4[]),
+    unnest(@hist_index::int4[]), unnest(@hist_count::int4[]),
+    unnest(@dns_sums::float8[]), unnest(@dns_ns::int4[]), unnest(@connect_sums::float8[]), unnest(@connect_ns::int4[]),
+    unnest(@tls_sums::float8[]), unnest(@tls_ns::int4[]), unnest(@first_byte_sums::float8[]), unnest(@first_byte_ns::int4[]))
+    AS u(o, c, g, b, n, f, i, hc, ds, dn, cs, cn, ts, tn, fs, fn)
+WHERE r.check_id = u.c AND r.bucket_start = u.b AND r.region = u.g AND r.org_id = u.o
+RETURNING r.check_id, r.region, r.bucket_start;
+
+-- name: InsertRollups :exec
+-- New rows, one per (check, region, hour). @hists are their histograms as array literals
 -- ('{0,1,…}'): sqlc and pgx pass no arrays of arrays.
-INSERT INTO check_rollups AS r (org_id, check_id, region, bucket_start, runs, failed, latency_hist,
+INSERT INTO check_rollups (org_id, check_id, region, bucket_start, runs, failed, latency_hist,
     dns_ms_sum, dns_n, connect_ms_sum, connect_n, tls_ms_sum, tls_n, first_byte_ms_sum, first_byte_n)
 SELECT o, c, g, b, n, f, h::int4[], ds, dn, cs, cn, ts, tn, fs, fn
 FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@regions::text[]),
     unnest(@bucket_starts::timestamptz[]), unnest(@runs::int4[]), unnest(@failed::int4[]), unnest(@hists::text[]),
     unnest(@dns_sums::float8[]), unnest(@dns_ns::int4[]), unnest(@connect_sums::float8[]), unnest(@connect_ns::int4[]),
     unnest(@tls_sums::float8[]), unnest(@tls_ns::int4[]), unnest(@first_byte_sums::float8[]), unnest(@first_byte_ns::int4[]))
-    AS u(o, c, g, b, n, f, h, ds, dn, cs, cn, ts, tn, fs, fn)
-ON CONFLICT (check_id, bucket_start, region) DO UPDATE SET
-    runs = r.runs + excluded.runs, failed = r.failed + excluded.failed,
-    latency_hist = (SELECT array_agg(r.latency_hist[i] + excluded.latency_hist[i] ORDER BY i)
-        FROM generate_subscripts(r.latency_hist, 1) AS i),
-    dns_ms_sum = r.dns_ms_sum + excluded.dns_ms_sum, dns_n = r.dns_n + excluded.dns_n,
-    connect_ms_sum = r.connect_ms_sum + excluded.connect_ms_sum, connect_n = r.connect_n + excluded.connect_n,
-    tls_ms_sum = r.tls_ms_sum + excluded.tls_ms_sum, tls_n = r.tls_n + excluded.tls_n,
-    first_byte_ms_sum = r.first_byte_ms_sum + excluded.first_byte_ms_sum, first_byte_n = r.first_byte_n + excluded.first_byte_n;
+    AS u(o, c, g, b, n, f, h, ds, dn, cs, cn, ts, tn, fs, fn);
 
 -- name: PruneRollups :execrows
 DELETE FROM check_rollups WHERE bucket_start < @before;
