@@ -69,12 +69,21 @@ func newViewsEnv(t *testing.T) *viewsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	con, err := console.New()
+	sessions, err := console.New(console.Config{PublicURL: "https://vantage.example"},
+		console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: notify, ClientIP: api.ClientIP, Secure: api.RequestSecure,
+			Now: time.Now, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler, err := api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: prometheus.NewRegistry(),
-		Now: time.Now, Ready: st.Ping, Public: public, Console: con, Agents: agents, Integrations: notify, Limiter: limiter})
+	assets, err := console.NewAssets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	sessions.Routes(mux)
+	assets.Routes(mux)
+	handler, err := api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: prometheus.NewRegistry(), Now: time.Now,
+		Ready: st.Ping, Public: public, Sessions: sessions, Console: mux, Agents: agents, Integrations: notify, Limiter: limiter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +170,7 @@ func viewsBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900)}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
 	return ctx
 }
@@ -184,11 +193,15 @@ func vrun[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
-// signIn opens the console's sign-in link for token (the form make run prints) and waits for
-// the signed-in header.
+// signIn signs in with token through the sign-in form's "API token" field, and waits for the
+// signed-in header.
 func (e *viewsEnv) signIn(t *testing.T, ctx context.Context, token string) {
 	t.Helper()
-	vdo(t, ctx, chromedp.Navigate(e.srv.URL+"/console/signin#token="+token), chromedp.WaitVisible(chromedp.ID("topbar")))
+	vdo(t, ctx, chromedp.Navigate(e.srv.URL+"/console/login"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=token]`), token),
+		chromedp.Click(chromedp.CSS(`form:has(input[name=token]) button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("topbar")))
 }
 
 // open goes to a console path through the router (a full load, as a deep link) and waits until
