@@ -235,7 +235,8 @@ func vwaitFor(t *testing.T, ctx context.Context, what, js string) {
 	deadline := time.Now().Add(15 * time.Second)
 	for !vrun(t, ctx, chromedp.Evaluate[bool]("!!("+js+")")) {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			main, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('main').innerText`))
+			t.Fatalf("timed out waiting for %s; the view says:\n%s", what, main)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
