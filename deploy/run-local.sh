@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs Vantage locally (make run): PostgreSQL (the machine's, started or installed when needed),
 # the control plane with an embedded NATS server of its own (loopback, a free port, a password),
-# and one agent serving all eight regions. Prints the API address and a token. Ctrl-C stops
-# everything. Secrets for this checkout persist in .vantage/local.env.
+# and one agent serving all eight regions. Prints the API address, a token and a console link
+# that signs in. Ctrl-C stops everything. Secrets for this checkout persist in .vantage/local.env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./deploy/ensure-services.sh
@@ -55,9 +55,14 @@ VANTAGE_CONTROLPLANE_ADDR="$GRPC_ADDR" VANTAGE_REGIONS=all VANTAGE_HTTP_ADDR=127
   VANTAGE_NATS_URL="$AGENT_NATS_URL" VANTAGE_METRICS_ADDR="$AGENT_METRICS_ADDR" \
   ./bin/vantage-agent 2> >(tee .vantage/agent.log >&2) & pids+=($!)
 
+# A one-time link that signs the browser in to the console with the token below.
+CONSOLE_LINK=$(VANTAGE_CONSOLE_TOKEN="$VANTAGE_BOOTSTRAP_TOKEN" ./bin/vantage-controlplane admin console-link \
+  --base "http://$HTTP_ADDR" --expires 1h 2>/dev/null) || CONSOLE_LINK="(admin console-link failed; sign in at http://$HTTP_ADDR/console/ with the token)"
+
 cat <<MSG
 
   Vantage is running.
+    Console: $CONSOLE_LINK   (signs in once; later: http://$HTTP_ADDR/console/ with the token)
     API:    http://$HTTP_ADDR/v1   (OpenAPI: http://$HTTP_ADDR/v1/openapi.json)
     Pings:  http://$PING_ADDR/{heartbeat_id}
     Metrics: http://$CP_METRICS_ADDR/metrics (control plane), http://$AGENT_METRICS_ADDR/metrics (agent)

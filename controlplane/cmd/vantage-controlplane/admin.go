@@ -31,6 +31,9 @@ alone on stdout, so that scripts can capture them: TOKEN=$(vantage-controlplane 
                      [--expires 720h|never]                         make E a member of the organizations
                                                                     and print an access token's secret
   list-orgs                                                         list every organization
+  console-link       [--token-env VAR] [--base URL] [--expires 15m]  print a one-time link that signs a
+                                                                    browser in to the console with the
+                                                                    token in $VAR (VANTAGE_CONSOLE_TOKEN)
   create-agent-token --regions R[,R...]|all [--name N]              print a new agent token's secret; its
                                                                     agents may serve only those regions
   list-agent-tokens                                                 list every agent token
@@ -67,6 +70,10 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		parse = adminCreateUserToken
 	case "list-orgs":
 		parse = adminListOrgs
+	case "console-link":
+		parse = func(args []string, stdout, stderr io.Writer) (adminExec, error) {
+			return adminConsoleLink(args, getenv, stdout, stderr)
+		}
 	case "create-agent-token":
 		parse = adminCreateAgentToken
 	case "list-agent-tokens":

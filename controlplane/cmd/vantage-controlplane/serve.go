@@ -264,7 +264,8 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := console.New(console.Config{SessionTTL: cfg.ConsoleSessionTTL, CodeTTL: cfg.ConsoleLinkTTL, PublicURL: cfg.PublicURL},
+	sessions, err := console.New(console.Config{SessionTTL: cfg.ConsoleSessionTTL, CodeTTL: cfg.ConsoleLinkTTL, PublicURL: cfg.PublicURL,
+		OIDC: console.OIDCConfig{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret}},
 		console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: notify, ClientIP: api.ClientIP, Secure: api.RequestSecure,
 			Now: time.Now, Logger: log})
 	if err != nil {

@@ -28,7 +28,9 @@ func routes(r *gin.Engine, d Deps) {
 	authed := v1.Group("", authenticate(d.Auth, d.Sessions))
 
 	c := authed.Group("/checks", area(auth.UptimeChecks), resource("check"))
+	series := newSeriesHandler(d)
 	c.GET("", checks.list)
+	c.GET("/overview", series.overview) // extension: openapi/console.yaml; Gin prefers it to /:check_id
 	c.POST("", checks.createGeneric)
 	c.GET("/:check_id", checks.getAny)
 	c.PATCH("/:check_id", checks.patchGeneric)
@@ -37,7 +39,8 @@ func routes(r *gin.Engine, d Deps) {
 	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: openapi/checks-browser.yaml
 	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: openapi/detection.yaml
 	slaReports := newSLAHandler(d)
-	c.GET("/:check_id/sla", slaReports.check) // extension: openapi/detection.yaml
+	c.GET("/:check_id/sla", slaReports.check)         // extension: openapi/detection.yaml
+	c.GET("/:check_id/timeseries", series.timeseries) // extension: openapi/console.yaml
 	authed.Group("/reports", area(auth.UptimeChecks), resource("check")).GET("/sla", slaReports.org)
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()

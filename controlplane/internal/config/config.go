@@ -71,6 +71,9 @@ type Config struct {
 	// The web console's sign-in (docs/console.md).
 	ConsoleSessionTTL time.Duration // VANTAGE_CONSOLE_SESSION_TTL, default 12h: how long a console session lasts after sign-in
 	ConsoleLinkTTL    time.Duration // VANTAGE_CONSOLE_LINK_TTL, default 15m: how long a one-time sign-in link stays valid
+	OIDCIssuer        string        // VANTAGE_OIDC_ISSUER, default "": the OpenID Connect provider users sign in with; empty: none
+	OIDCClientID      string        // VANTAGE_OIDC_CLIENT_ID: the console's client id at that provider
+	OIDCClientSecret  string        // VANTAGE_OIDC_CLIENT_SECRET: its client secret
 }
 
 // Var documents one variable, for the README and `vantage-controlplane config`.
@@ -108,6 +111,9 @@ var Vars = []Var{
 	{"VANTAGE_CUSTOM_DOMAIN_GRACE", "72h", "how long that record may be missing before the domain is no longer verified (PENDING again, status_page.custom_domain_unverified)"},
 	{"VANTAGE_CONSOLE_SESSION_TTL", "12h", "how long a web console session lasts after sign-in (never longer than the token it was made from)"},
 	{"VANTAGE_CONSOLE_LINK_TTL", "15m", "how long a one-time console sign-in link (admin console-link, e-mailed links) stays valid"},
+	{"VANTAGE_OIDC_ISSUER", "(unset)", "OpenID Connect issuer URL (https; http only on loopback) the console's users may sign in with; its redirect URL is {VANTAGE_PUBLIC_URL}/console/signin/oidc/callback"},
+	{"VANTAGE_OIDC_CLIENT_ID", "(unset)", "the console's OpenID Connect client id (required with VANTAGE_OIDC_ISSUER)"},
+	{"VANTAGE_OIDC_CLIENT_SECRET", "(unset)", "the console's OpenID Connect client secret"},
 	{"VANTAGE_RESULT_RETENTION_DAYS", "30", "days of raw check results kept; older daily partitions are dropped"},
 	{"VANTAGE_PING_ADDR", ":8082", "listen address of the public heartbeat ping endpoint (GET|POST /{heartbeat_id})"},
 	{"VANTAGE_SMTP_URL", "(unset)", "SMTP server for e-mail, smtp://user:pass@host:port or smtps://...; unset disables e-mail"},
@@ -259,6 +265,7 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.PublicURL = strings.TrimRight(s, "/")
 	}
+	loadOIDC(getenv, &c, bad)
 	c.StatusDomain = strings.ToLower(strings.TrimSpace(getenv("VANTAGE_STATUS_DOMAIN")))
 	if s := getenv("VANTAGE_ALLOW_PRIVATE_TARGETS"); s != "" {
 		b, err := strconv.ParseBool(s)
@@ -281,6 +288,26 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
 	}
 	return c, nil
+}
+
+// loadOIDC reads the console's OpenID Connect provider: all of it or nothing.
+func loadOIDC(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
+	c.OIDCIssuer, c.OIDCClientID = getenv("VANTAGE_OIDC_ISSUER"), getenv("VANTAGE_OIDC_CLIENT_ID")
+	c.OIDCClientSecret = getenv("VANTAGE_OIDC_CLIENT_SECRET")
+	if c.OIDCIssuer == "" {
+		if c.OIDCClientID != "" || c.OIDCClientSecret != "" {
+			bad("VANTAGE_OIDC_ISSUER", "is required with VANTAGE_OIDC_CLIENT_ID and VANTAGE_OIDC_CLIENT_SECRET")
+		}
+		return
+	}
+	u, err := url.Parse(c.OIDCIssuer)
+	loopback := err == nil && (u.Hostname() == "localhost" || net.ParseIP(u.Hostname()).IsLoopback())
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && loopback)) {
+		bad("VANTAGE_OIDC_ISSUER", "must be an https URL (http only on loopback), got %q", c.OIDCIssuer)
+	}
+	if c.OIDCClientID == "" {
+		bad("VANTAGE_OIDC_CLIENT_ID", "is required with VANTAGE_OIDC_ISSUER")
+	}
 }
 
 // loadHTTPLimits reads the timeouts and bounds of the HTTP listeners and API requests, and the

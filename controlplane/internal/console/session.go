@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -68,8 +69,11 @@ type Config struct {
 	SessionTTL time.Duration
 	// CodeTTL is how long a one-time sign-in link stays valid. Default 15m.
 	CodeTTL time.Duration
-	// PublicURL is the base of the links sign-in e-mails carry. Default "http://localhost:8080".
+	// PublicURL is the base of the links sign-in e-mails carry, and of the OpenID Connect
+	// redirect URL ({PublicURL}/console/signin/oidc/callback). Default "http://localhost:8080".
 	PublicURL string
+	// OIDC is the OpenID Connect provider to sign users in with. Default: none.
+	OIDC OIDCConfig
 }
 
 // Deps are the sessions' collaborators.
@@ -103,6 +107,7 @@ type Sessions struct {
 	secure   func(r *http.Request) bool
 	now      func() time.Time
 	log      *slog.Logger
+	oidc     *oidcClient // nil: no OpenID Connect
 }
 
 // New returns the sessions.
@@ -131,8 +136,15 @@ func New(cfg Config, deps Deps) (*Sessions, error) {
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sessions{cfg: cfg, st: deps.Store, auth: deps.Auth, lim: deps.Limiter, mail: deps.Mailer,
-		clientIP: deps.ClientIP, secure: deps.Secure, now: deps.Now, log: deps.Logger.With("component", "console")}, nil
+	s := &Sessions{cfg: cfg, st: deps.Store, auth: deps.Auth, lim: deps.Limiter, mail: deps.Mailer,
+		clientIP: deps.ClientIP, secure: deps.Secure, now: deps.Now, log: deps.Logger.With("component", "console")}
+	if cfg.OIDC.Issuer != "" {
+		if cfg.OIDC.ClientID == "" {
+			return nil, errors.New("console: OpenID Connect needs a client id")
+		}
+		s.oidc = &oidcClient{cfg: cfg.OIDC, redirect: strings.TrimRight(cfg.PublicURL, "/") + oidcCallbackPath}
+	}
+	return s, nil
 }
 
 // ResolveSession returns the credential behind r's session cookie and the organization the

@@ -28,9 +28,12 @@ import (
 //	POST   /console/session/organization  switch organization ({"organization_id"})
 //	DELETE /console/session               sign out
 //	GET    /console/signin?code=…         a one-time link made by `admin console-link`: signs in, then /console/
+//	GET    /console/signin/options        which ways in this deployment offers (the sign-in page's buttons)
 //	POST   /console/signin/email          e-mail a sign-in link to a user ({"email"}); always 202
 //	GET    /console/signin/link?token=…   the e-mailed link: a page with a "Sign in" button
 //	POST   /console/signin/link           that button: signs in, then /console/
+//	GET    /console/signin/oidc           OpenID Connect: to the provider (signin_oidc.go)
+//	GET    /console/signin/oidc/callback  back from the provider: signs in, then /console/
 //
 // JSON answers use the API's envelope; the links answer pages and redirects.
 
@@ -41,9 +44,14 @@ func (s *Sessions) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /console/session/organization", s.switchOrganization)
 	mux.HandleFunc("DELETE /console/session", s.signOut)
 	mux.HandleFunc("GET /console/signin", s.signInWithCode)
+	mux.HandleFunc("GET /console/signin/options", s.signInOptions)
 	mux.HandleFunc("POST /console/signin/email", s.requestEmailLink)
 	mux.HandleFunc("GET /console/signin/link", s.showEmailLink)
 	mux.HandleFunc("POST /console/signin/link", s.signInWithEmailLink)
+	if s.oidc != nil {
+		mux.HandleFunc("GET "+oidcStartPath, s.startOIDC)
+		mux.HandleFunc("GET "+oidcCallbackPath, s.finishOIDC)
+	}
 }
 
 // signInRule limits sign-in attempts (tokens, codes, e-mail links) per client address: 10 at
@@ -95,6 +103,16 @@ func (s *Sessions) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.describeNew(w, r)
+}
+
+// signInOptions is GET /console/signin/options: the ways in the sign-in page offers. A token
+// always works; e-mail links need SMTP, OpenID Connect a provider.
+func (s *Sessions) signInOptions(w http.ResponseWriter, _ *http.Request) {
+	opts := map[string]any{"token": true, "email": s.mail != nil && s.mail.MailEnabled(), "oidc": s.oidc != nil}
+	if s.oidc != nil {
+		opts["oidc_url"] = oidcStartPath
+	}
+	writeJSON(w, http.StatusOK, envelope{Success: true, Result: opts, Errors: []errorItem{}, Messages: []errorItem{}})
 }
 
 // describeNew answers a fresh sign-in, whose cookie is not on the request yet.

@@ -40,6 +40,8 @@ type harness struct {
 type harnessOptions struct {
 	mailer  console.Mailer
 	proxies []string
+	// oidc, if set, gives the OpenID Connect provider for the console at publicURL.
+	oidc func(publicURL string) console.OIDCConfig
 }
 
 func newHarness(t *testing.T, opts harnessOptions) *harness {
@@ -59,20 +61,28 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := console.New(console.Config{PublicURL: "http://console.test"}, console.Deps{Store: st, Auth: authn,
+	// The server starts first: OpenID Connect needs its address as the redirect URL.
+	var handler http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	cfg := console.Config{PublicURL: "http://console.test"}
+	if opts.oidc != nil {
+		cfg.PublicURL = srv.URL
+		cfg.OIDC = opts.oidc(srv.URL)
+	}
+	sessions, err := console.New(cfg, console.Deps{Store: st, Auth: authn,
 		Limiter: lim, Mailer: opts.mailer, ClientIP: api.ClientIP, Secure: api.RequestSecure})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	sessions.Routes(mux)
-	handler, err := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Store: st, Auth: authn, Registry: reg,
+	handler, err = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Store: st, Auth: authn, Registry: reg,
 		Ready: st.Ping, Limiter: lim, Sessions: sessions, Console: mux, TrustedProxies: opts.proxies})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, st: st, srv: httptest.NewServer(handler)}
-	t.Cleanup(h.srv.Close)
+	h := &harness{t: t, st: st, srv: srv}
 	a, err := st.CreateOrganization(ctx, "Org A", "paid")
 	if err != nil {
 		t.Fatal(err)
@@ -274,6 +284,9 @@ func TestTokenSignIn(t *testing.T) {
 		})
 	}
 
+	if o := h.browser().do("GET", "/console/signin/options", "", "").result(); o["token"] != true || o["email"] != false || o["oidc"] != false {
+		t.Fatalf("sign-in options without SMTP or OpenID Connect = %v", o)
+	}
 	if a := h.browser().do("GET", "/console/session", "", ""); a.Status != http.StatusUnauthorized || a.Body["success"] != false {
 		t.Fatalf("GET /console/session without a session: %d %s", a.Status, a.Raw)
 	}

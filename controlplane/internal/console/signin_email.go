@@ -17,6 +17,8 @@ import (
 // Mailer e-mails sign-in links; *notifier.Notifier implements it.
 type Mailer interface {
 	SendSignInLink(ctx context.Context, to, link string, expiresAt time.Time) error
+	// MailEnabled reports whether an SMTP server is configured.
+	MailEnabled() bool
 }
 
 // emailRule limits the sign-in e-mails of one address, on top of signInRule per client: 3 at

@@ -193,14 +193,12 @@ func vrun[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
-// signIn signs in with token through the sign-in form's "API token" field, and waits for the
-// signed-in header.
+// signIn signs in with token through the sign-in form and waits for the signed-in header.
 func (e *viewsEnv) signIn(t *testing.T, ctx context.Context, token string) {
 	t.Helper()
 	vdo(t, ctx, chromedp.Navigate(e.srv.URL+"/console/login"),
-		chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)),
-		chromedp.SendKeys(chromedp.CSS(`input[name=token]`), token),
-		chromedp.Click(chromedp.CSS(`form:has(input[name=token]) button[type=submit]`)),
+		chromedp.SendKeys(chromedp.Search(`//label[text()="API token"]/following-sibling::input`), token),
+		chromedp.Click(chromedp.Search(`//button[text()="Sign in with token"]`)),
 		chromedp.WaitVisible(chromedp.ID("topbar")))
 }
 

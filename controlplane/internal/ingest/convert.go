@@ -165,6 +165,7 @@ func toRow(res *vantagev1.CheckResult, regions []string) (store.ResultRow, error
 	r.TCPStatus = clean(res.TcpStatus)
 	if tm := res.GetTimings(); tm != nil {
 		r.DNSTimeMs, r.ConnectTimeMs, r.DataTimeMs = tm.DnsMs, tm.ConnectMs, tm.DataMs
+		r.TLSTimeMs, r.FirstByteTimeMs = finite(tm.TlsMs), finite(tm.FirstByteMs)
 	}
 	shot, dropped := screenshot(res.GetScreenshot())
 	r.Screenshot = shot

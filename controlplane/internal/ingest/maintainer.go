@@ -19,6 +19,7 @@ type PartitionStore interface {
 	EnsureDedupePartitions(ctx context.Context, from, to time.Time) ([]string, error)
 	DropDedupePartitions(ctx context.Context, before time.Time) ([]string, int64, error)
 	PruneSkippedRuns(ctx context.Context, now time.Time) (int64, error)
+	PruneRollups(ctx context.Context, before time.Time) (int64, error)
 }
 
 var _ PartitionStore = (*store.Store)(nil)
@@ -72,7 +73,7 @@ func (o *MaintainerConfig) defaults() {
 // Maintainer keeps the time partitions of check_results (daily: yesterday to DaysAhead days
 // ahead exist, days older than RetentionDays are dropped) and ingest_dedupe (hourly: the last
 // hour to three hours ahead exist, hours older than DedupeWindow are dropped), and deletes
-// skipped runs past their two days of retention. Every replica
+// skipped runs past their two days of retention and rollups past store.RollupRetention. Every replica
 // may run one: the store serializes the DDL.
 type Maintainer struct {
 	log     *slog.Logger
@@ -158,12 +159,15 @@ func (m *Maintainer) Maintain(ctx context.Context) error {
 	dropped = append(dropped, moreDropped...)
 	skipped, err := m.store.PruneSkippedRuns(ctx, now)
 	errs = append(errs, err)
+	rollups, err := m.store.PruneRollups(ctx, now.Add(-store.RollupRetention))
+	errs = append(errs, err)
 
 	m.created.Add(float64(len(created)))
 	m.dropped.Add(float64(len(dropped)))
-	if len(created)+len(dropped) > 0 || stray+strayKeys+skipped > 0 {
+	if len(created)+len(dropped) > 0 || stray+strayKeys+skipped+rollups > 0 {
 		m.log.Info("partitions maintained", "created", created, "dropped", dropped,
-			"default_results_pruned", stray, "default_keys_pruned", strayKeys, "skipped_runs_pruned", skipped)
+			"default_results_pruned", stray, "default_keys_pruned", strayKeys, "skipped_runs_pruned", skipped,
+			"rollups_pruned", rollups)
 	}
 	return errors.Join(errs...)
 }

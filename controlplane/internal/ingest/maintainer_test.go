@@ -72,6 +72,9 @@ func TestMaintainerPartitions(t *testing.T) {
 	if err := m.Maintain(ctx); err != nil { // idempotent
 		t.Fatal(err)
 	}
+	if n := h.count(`SELECT count(*) FROM check_rollups WHERE check_id = $1`, checkID); n != 1 {
+		t.Fatalf("%d rollups of the result's hour, want 1 kept within retention", n)
+	}
 
 	// 40 days later the March partitions are past retention and dropped.
 	h.clock.Set(h.clock.Now().AddDate(0, 0, 40))
@@ -89,6 +92,9 @@ func TestMaintainerPartitions(t *testing.T) {
 	}
 	if n := h.count(`SELECT count(*) FROM check_results`); n != 0 {
 		t.Fatalf("%d results left past retention", n)
+	}
+	if n := h.count(`SELECT count(*) FROM check_rollups`); n != 0 {
+		t.Fatalf("%d rollups left past their retention", n)
 	}
 	keys, err = h.st.Partitions(ctx, "ingest_dedupe")
 	if err != nil {

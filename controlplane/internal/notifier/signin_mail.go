@@ -32,3 +32,6 @@ func (n *Notifier) SendSignInLink(ctx context.Context, to, link string, expiresA
 	msg := n.mail.compose(store.DueDelivery{ID: id, EventID: id, Address: &to}, "Your sign-in link for Vantage", nil, b.String())
 	return n.mail.transmit(ctx, to, msg)
 }
+
+// MailEnabled reports whether e-mail can be sent (VANTAGE_SMTP_URL is set).
+func (n *Notifier) MailEnabled() bool { return n.mail != nil }

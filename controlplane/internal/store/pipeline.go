@@ -45,6 +45,8 @@ type ResultRow struct {
 	DNSTimeMs        *float64
 	ConnectTimeMs    *float64
 	DataTimeMs       *float64
+	TLSTimeMs        *float64        // kept in Details, not in a column; here for the rollups
+	FirstByteTimeMs  *float64        // likewise
 	Details          json.RawMessage // timings, TLS expiry, assertion outcomes, agent; nil for NULL
 	Screenshot       []byte          // a browser run's page at the failure (PNG or JPEG); nil for NULL
 	// NotRunReason, when set, says the agent did not run the job and why (SkipExpired,
@@ -130,7 +132,8 @@ type JudgeFunc func(ctx context.Context, tx *PipelineTx, checks []*PipelineCheck
 //     key order (ON CONFLICT DO NOTHING); only keys inserted now are new;
 //  2. the checks of the new rows are locked in id order, scoped to each row's organization;
 //     rows whose check is missing are dropped;
-//  3. the remaining rows are written to check_results with COPY;
+//  3. the remaining rows are written to check_results with COPY, and the final attempts to the
+//     regional view and the hourly rollups;
 //  4. judge (if not nil) runs with the locked checks that got new final attempts;
 //  5. commit.
 //
@@ -171,6 +174,9 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 			return err
 		}
 		if err := saveRegionResults(ctx, q, probes); err != nil {
+			return err
+		}
+		if err := saveRollups(ctx, q, probes); err != nil {
 			return err
 		}
 		stats.Stored = len(probes)

@@ -236,6 +236,26 @@ CREATE TABLE public.check_results_default (
     screenshot bytea
 );
 
+CREATE TABLE public.check_rollups (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    region text NOT NULL,
+    bucket_start timestamp with time zone NOT NULL,
+    runs integer NOT NULL,
+    failed integer NOT NULL,
+    latency_hist integer[] NOT NULL,
+    dns_ms_sum double precision DEFAULT 0 NOT NULL,
+    dns_n integer DEFAULT 0 NOT NULL,
+    connect_ms_sum double precision DEFAULT 0 NOT NULL,
+    connect_n integer DEFAULT 0 NOT NULL,
+    tls_ms_sum double precision DEFAULT 0 NOT NULL,
+    tls_n integer DEFAULT 0 NOT NULL,
+    first_byte_ms_sum double precision DEFAULT 0 NOT NULL,
+    first_byte_n integer DEFAULT 0 NOT NULL,
+    CONSTRAINT check_rollups_check CHECK (((runs >= 0) AND (failed >= 0) AND (failed <= runs)))
+)
+WITH (fillfactor='70');
+
 CREATE TABLE public.check_runs (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
@@ -777,6 +797,9 @@ ALTER TABLE ONLY public.check_results
 ALTER TABLE ONLY public.check_results_default
     ADD CONSTRAINT check_results_default_pkey PRIMARY KEY (check_id, checked_at, id);
 
+ALTER TABLE ONLY public.check_rollups
+    ADD CONSTRAINT check_rollups_pkey PRIMARY KEY (check_id, bucket_start, region);
+
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_pkey PRIMARY KEY (check_id, job_id);
 
@@ -978,6 +1001,8 @@ CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org
 
 CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month) INCLUDE (check_id);
 
+CREATE INDEX check_rollups_bucket ON public.check_rollups USING btree (bucket_start);
+
 CREATE INDEX check_runs_deadline ON public.check_runs USING btree (deadline);
 
 CREATE INDEX checks_org ON public.checks USING btree (org_id, created_at DESC, id DESC);
@@ -1118,6 +1143,9 @@ ALTER TABLE ONLY public.check_progress
 
 ALTER TABLE ONLY public.check_regions
     ADD CONSTRAINT check_regions_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.check_rollups
+    ADD CONSTRAINT check_rollups_check_id_fkey FOREIGN KEY (check_id) REFERENCES public.checks(id) ON UPDATE CASCADE ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

@@ -220,6 +220,24 @@ type CheckResultsDefault struct {
 	Details          json.RawMessage
 }
 
+type CheckRollup struct {
+	OrgID          uuid.UUID
+	CheckID        uuid.UUID
+	Region         string
+	BucketStart    time.Time
+	Runs           int32
+	Failed         int32
+	LatencyHist    []int32
+	DnsMsSum       float64
+	DnsN           int32
+	ConnectMsSum   float64
+	ConnectN       int32
+	TlsMsSum       float64
+	TlsN           int32
+	FirstByteMsSum float64
+	FirstByteN     int32
+}
+
 type CheckRun struct {
 	OrgID           uuid.UUID
 	CheckID         uuid.UUID

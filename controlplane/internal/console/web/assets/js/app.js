@@ -96,11 +96,12 @@ async function render() {
   }
 }
 
-// Same-origin links to /console/... are routed here instead of reloading the page.
+// Same-origin links to /console/... are routed here instead of reloading the page; a link
+// marked data-external (a server route such as the SSO redirect) is left to the browser.
 document.addEventListener('click', (e) => {
   if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
   const a = e.target.closest('a[href]');
-  if (!a || (a.target && a.target !== '_self') || a.hasAttribute('download')) return;
+  if (!a || (a.target && a.target !== '_self') || a.hasAttribute('download') || a.hasAttribute('data-external')) return;
   const u = new URL(a.href, location.href);
   if (u.origin !== location.origin || !u.pathname.startsWith('/console/') || u.pathname.startsWith('/console/assets/')) return;
   e.preventDefault();

@@ -4,7 +4,7 @@ import { h, s, ms } from './ui.js';
 
 const num = (v) => (v === null || v === undefined || Number.isNaN(Number(v)) ? null : Number(v));
 
-// sparkline draws points [{start, runs, failed, p50_ms}] (oldest first): the median response
+// sparkline draws points [{t, runs, failed, p50_ms}] (oldest first): the median response
 // time as a line over an area, and a red tick under each hour with a failed run.
 export function sparkline(points, { width = 120, height = 28 } = {}) {
   const vals = points.map((p) => num(p.p50_ms));

@@ -137,9 +137,9 @@ async function drawChart(p, base, ctx, range) {
     if (!data) return;
     const series = (data.regions || []).map((r, i) => ({
       name: region(r.region), tone: i,
-      points: (r.points || []).map((pt) => ({ t: new Date(pt.start), v: pt[metric.value] })),
+      points: (r.points || []).map((pt) => ({ t: new Date(pt.t), v: pt[metric.value] })),
     }));
-    const fails = (data.regions || []).flatMap((r) => (r.points || []).filter((pt) => pt.failed > 0).map((pt) => ({ t: new Date(pt.start) })));
+    const fails = (data.regions || []).flatMap((r) => (r.points || []).filter((pt) => pt.failed > 0).map((pt) => ({ t: new Date(pt.t) })));
     const to = data.to ? new Date(data.to) : new Date();
     const from = data.from ? new Date(data.from) : new Date(to.getTime() - RANGE_MS[range]);
     if (!series.some((sr) => sr.points.some((pt) => pt.v !== null && pt.v !== undefined))) {
@@ -217,7 +217,7 @@ async function drawRegions(p, base, ctx) {
       h('caption', { class: 'sr-only' }, 'State per region'),
       h('thead', {}, h('tr', {}, ['Region', 'Status', 'Last check', 'Response'].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, list.map((r) => h('tr', { class: r.status === 'DOWN' ? 'result-fail' : null },
-        h('td', {}, h('span', { class: `rdot ${r.status}`, 'aria-hidden': 'true' }), ' ', region(r.region)),
+        h('td', { class: 'nowrap' }, h('span', { class: `rdot ${r.status}`, 'aria-hidden': 'true' }), ' ', region(r.region)),
         h('td', {}, r.status === 'NO_DATA' ? h('span', { class: 'muted' }, 'No data') : statusBadge(r.status)),
         h('td', {}, time(r.last_checked_at)),
         h('td', { title: (r.last_result && r.last_result.result_summary) || '' }, ms(r.last_result && r.last_result.response_time))))))
@@ -234,11 +234,17 @@ async function drawResults(p, check, typed, base, ctx) {
   const from = new Date(to.getTime() - 86400e3);
   const q = { from: from.toISOString(), to: to.toISOString(), per_page: RESULTS };
   try {
-    // Results come oldest first: the newest are on the last page.
-    let page = await ctx.api.get(`${typed}/results`, q, { signal: ctx.signal });
-    const total = (page.result_info && page.result_info.total_count) || 0;
-    if (total > RESULTS) page = await ctx.api.get(`${typed}/results`, { ...q, page: Math.ceil(total / RESULTS) }, { signal: ctx.signal });
-    const list = [...(page.results || [])].reverse();
+    // Results come oldest first: the newest are on the last page, and the page before it fills
+    // the list when the last one is short.
+    const first = await ctx.api.get(`${typed}/results`, q, { signal: ctx.signal });
+    const total = (first.result_info && first.result_info.total_count) || 0;
+    let pages = [first];
+    if (total > RESULTS) {
+      const last = Math.ceil(total / RESULTS);
+      const wanted = total % RESULTS ? [last - 1, last] : [last];
+      pages = await Promise.all(wanted.map((n) => (n === 1 ? first : ctx.api.get(`${typed}/results`, { ...q, page: n }, { signal: ctx.signal }))));
+    }
+    const list = pages.flatMap((p) => p.results || []).slice(-RESULTS).reverse();
     clear(p.extra, h('span', { class: 'muted' }, `${total} in 24h`));
     if (!list.length) { clear(p.slot, h('p', { class: 'muted' }, 'No results in the last 24 hours.')); return; }
     clear(p.slot, h('div', { class: 'table-wrap' }, h('table', { class: 'data results' },
@@ -270,8 +276,8 @@ function resultRow(r, check, base) {
     }, h('summary', {}, summary || 'Failed'), failingStep(r), shot);
   }
   return h('tr', { class: failed ? 'result-fail' : null },
-    h('td', {}, h('time', { datetime: r.checked_at, title: dateTime(r.checked_at) }, new Date(r.checked_at).toLocaleTimeString())),
-    h('td', {}, region(r.checked_from)),
+    h('td', { class: 'nowrap' }, h('time', { datetime: r.checked_at, title: dateTime(r.checked_at) }, new Date(r.checked_at).toLocaleTimeString())),
+    h('td', { class: 'nowrap' }, region(r.checked_from)),
     h('td', {}, r.passing === null ? h('span', { class: 'muted' }, '—') : statusBadge(failed ? 'DOWN' : 'UP')),
     h('td', { class: 'num' }, ms(r.response_time_ms)),
     h('td', {}, detail));

@@ -182,13 +182,16 @@ function intOr(v) {
 }
 
 // loadLookups reads the names a form offers (projects, people, webhooks, integrations, checks
-// and heartbeats to depend on): one call each, in parallel; a list the caller may not read is
-// left empty.
+// and heartbeats to depend on): one call each, in parallel, of the lists the session may read;
+// the others stay empty.
 async function loadLookups(ctx, check) {
   const opts = { signal: ctx.signal };
-  const list = (path, q) => ctx.api.list(path, { per_page: 100, ...q }, opts).then((r) => r.items).catch(() => []);
+  const list = (path, area) => (ctx.can(`${area}:READ`)
+    ? ctx.api.list(path, { per_page: 100 }, opts).then((r) => r.items).catch(() => [])
+    : Promise.resolve([]));
   const [projects, users, webhooks, integrations, checks, heartbeats] = await Promise.all([
-    list('/v1/projects'), list('/v1/users'), list('/v1/webhooks'), list('/v1/integrations'), list('/v1/checks'), list('/v1/heartbeats')]);
+    list('/v1/projects', 'PROJECTS'), list('/v1/users', 'PEOPLE'), list('/v1/webhooks', 'WEBHOOKS'),
+    list('/v1/integrations', 'INTEGRATIONS'), list('/v1/checks', 'UPTIME_CHECKS'), list('/v1/heartbeats', 'HEARTBEAT_CHECKS')]);
   const person = (u) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email || u.id;
   const dependencies = [...checks.map((c) => ({ id: c.id, label: `${c.name} (check)` })), ...heartbeats.map((b) => ({ id: b.id, label: `${b.name} (heartbeat)` }))];
   for (const id of (check && check.depends_on) || []) {

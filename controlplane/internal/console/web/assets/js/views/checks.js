@@ -41,16 +41,15 @@ function regionDots(regions) {
 }
 
 function row(c, ov) {
-  const since = ov && (ov.status_since || ov.since);
   return h('tr', { 'data-id': c.id },
     h('td', {},
       h('a', { class: 'check-name', href: `/console/checks/${encodeURIComponent(c.id)}` }, c.name),
       h('span', { class: 'check-target' }, target(c))),
     h('td', {}, kindLabel(c.check_type)),
-    h('td', {}, statusBadge(c.status), since ? h('span', { class: 'since' }, 'since ', time(since)) : null),
+    h('td', {}, statusBadge(c.status)),
     h('td', { class: 'num' }, ov ? pct(ov.uptime_24h) : '—'),
     h('td', { class: 'num' }, ov ? pct(ov.uptime_30d) : '—'),
-    h('td', {}, ov && ov.sparkline ? sparkline(ov.sparkline) : h('span', { class: 'muted' }, '—')),
+    h('td', {}, ov && ov.sparkline_24h ? sparkline(ov.sparkline_24h) : h('span', { class: 'muted' }, '—')),
     h('td', {}, regionDots(ov && ov.regions)),
     h('td', { class: 'num' }, time((ov && ov.last_run_at) || c.last_queued)),
     h('td', { class: 'num' }, c.skipped_runs_24h > 0
@@ -107,7 +106,8 @@ export async function render(root, params, ctx) {
   root.append(h('section', { class: 'panel', 'aria-label': 'Checks' }, toolbar, body, pager));
 
   // The project filter: one call, not needed for the table.
-  ctx.api.list('/v1/projects', { per_page: 100 }, { signal: ctx.signal }).then(({ items }) => {
+  const projects = ctx.can('PROJECTS:READ') ? ctx.api.list('/v1/projects', { per_page: 100 }, { signal: ctx.signal }) : Promise.reject(new Error('no grant'));
+  projects.then(({ items }) => {
     projectSlot.replaceWith(select('Project', 'project', state.project,
       [['unassigned', 'Unassigned'], ...items.map((p) => [p.id, p.name])], (e) => go({ project: e.target.value })));
   }).catch(() => projectSlot.remove());

@@ -1,4 +1,4 @@
-// Sign-in (/console/login): with an API token, or with a link sent by e-mail. The one-time
+// Sign-in (/console/login): with an API token, a link sent by e-mail, or single sign-on. The one-time
 // links `make run` and the e-mails give (/console/signin?code=…, /console/signin/link) are
 // answered by the server, which signs in and redirects here to the console.
 import { h, field, setTitle, showErrors } from '../ui.js';
@@ -35,7 +35,7 @@ export async function render(root, params, ctx) {
     class: 'stack', novalidate: true,
     onsubmit: (e) => { e.preventDefault(); signIn(token.value.trim(), tokenForm); },
   },
-  field('API token', token, { name: 'token', hint: 'A token from Settings → API tokens, or the one `make run` printed.' }),
+  field('API token', token, { name: 'token', hint: 'A token from Settings → API tokens, or the one make run printed.' }),
   h('button', { type: 'submit', class: 'btn btn-primary' }, 'Sign in with token'));
 
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
@@ -56,12 +56,23 @@ export async function render(root, params, ctx) {
   field('E-mail address', email, { name: 'email' }),
   h('button', { type: 'submit', class: 'btn' }, 'E-mail me a sign-in link'));
 
+  // The deployment says which other ways in it offers: e-mail needs SMTP, SSO a provider.
+  let options = { email: true, oidc: false };
+  try {
+    options = await ctx.api.get('/console/signin/options', undefined, { signal: ctx.signal });
+  } catch (err) {
+    if (err.name === 'AbortError') return;
+  }
+  const others = [
+    options.oidc && options.oidc_url ? h('a', { class: 'btn', href: options.oidc_url, 'data-external': '' }, 'Sign in with single sign-on') : null,
+    options.email ? emailForm : null,
+  ].filter(Boolean);
   root.append(h('div', { class: 'signin' },
     h('div', { class: 'signin-card' },
       h('div', { class: 'signin-brand' }, h('img', { src: new URL('../../icon.svg', import.meta.url).pathname, alt: '', width: 36, height: 36 }), h('span', {}, 'Vantage')),
       h('h1', {}, 'Sign in to the console'),
       status,
       tokenForm,
-      h('div', { class: 'or', role: 'separator' }, h('span', {}, 'or')),
-      emailForm)));
+      others.length ? h('div', { class: 'or', role: 'separator' }, h('span', {}, 'or')) : null,
+      others)));
 }
