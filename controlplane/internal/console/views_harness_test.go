@@ -245,7 +245,14 @@ func vtext(t *testing.T, ctx context.Context, css string) string {
 	return vrun(t, ctx, chromedp.Text(chromedp.CSS(css)))
 }
 
-// vscreenshot keeps a full-page screenshot under testdata/artifacts (git-ignored).
+// docShots are the screenshots docs/console-views.md shows: make console-screenshots writes them
+// into $VANTAGE_CONSOLE_SCREENSHOTS (docs/console) too.
+var docShots = map[string]bool{"views-incidents.png": true, "views-heartbeat.png": true, "views-status-page.png": true,
+	"views-status-page-incident.png": true, "views-alerting.png": true, "views-settings-token-created.png": true,
+	"views-operators.png": true}
+
+// vscreenshot keeps a full-page screenshot under testdata/artifacts (git-ignored), and the
+// documented ones under $VANTAGE_CONSOLE_SCREENSHOTS when it is set.
 func vscreenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	// From the top: the header is sticky, and a scrolled page would show it mid-picture.
@@ -254,18 +261,20 @@ func vscreenshot(t *testing.T, ctx context.Context, name string) {
 	if len(img) == 0 {
 		t.Fatalf("empty screenshot %s", name)
 	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "artifacts"))
-	if err != nil {
-		t.Fatal(err)
+	dirs := []string{filepath.Join("testdata", "artifacts")}
+	if d := os.Getenv("VANTAGE_CONSOLE_SCREENSHOTS"); d != "" && docShots[name] {
+		dirs = append(dirs, d)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
 	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, img, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
 }
 
 func vcontains(t *testing.T, where, got string, want ...string) {
