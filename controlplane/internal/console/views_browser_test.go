@@ -194,6 +194,14 @@ func TestViewsReadOnlySeesNoEditControls(t *testing.T) {
 					vscreenshot(t, ctx, "views-status-page-read-only.png")
 				}
 			}
+			// What the view does not offer, the API refuses: the same session forcing a change
+			// (with its CSRF token) is answered 403, and nothing is created.
+			status := vrun(t, ctx, chromedp.Evaluate[int](`fetch('/v1/heartbeats', {method: 'POST', credentials: 'include',
+				headers: {'Content-Type': 'application/json', 'X-CSRF-Token': decodeURIComponent((document.cookie.match(/vantage_csrf=([^;]+)/) || [])[1] || '')},
+				body: JSON.stringify({name: 'Forced ' + Date.now(), grace_period: 60, report_period: 3600})}).then((r) => r.status)`, chromedp.EvalAwaitPromise))
+			if want := map[bool]int{false: 403, true: 201}[tc.edit]; status != want {
+				t.Errorf("a forced heartbeat create answered %d, want %d", status, want)
+			}
 		})
 	}
 }
