@@ -258,3 +258,25 @@ func testPNG(t *testing.T) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestConsoleRevokedToken: once the session's token is revoked, the next action is refused and
+// the console goes back to sign-in; the check is left as it was.
+func TestConsoleRevokedToken(t *testing.T) {
+	s := newSite(t)
+	id := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
+	tok := s.call(http.MethodPost, "/v1/tokens", s.tokenA, map[string]any{"name": "console session",
+		"grants": []map[string]string{{"scope": "UPTIME_CHECKS", "permission": "EDIT"}}})
+	b := s.tab(1280, 800)
+	b.signIn(tok["token"].(string), "/console/checks/"+id)
+	b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === 'Public API'`)
+
+	s.call(http.MethodDelete, "/v1/tokens/"+tok["id"].(string), s.tokenA, nil)
+	b.run(chromedp.Click(chromedp.Search(`//button[text()="Pause"]`)))
+	b.waitFor(`location.pathname === '/console/login' && document.querySelector('.signin-card')`)
+	if got := s.call(http.MethodGet, "/v1/checks/"+id, s.tokenA, nil)["status"]; got == "PAUSED" {
+		t.Fatal("a revoked token's session paused the check")
+	}
+	if !strings.Contains(eval[string](b, `location.search`), "next=") {
+		t.Error("sign-in does not lead back to the check")
+	}
+}

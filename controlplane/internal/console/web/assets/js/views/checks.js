@@ -78,8 +78,9 @@ export async function render(root, params, ctx) {
   };
 
   const live = h('span', { class: 'live', 'aria-live': 'off' }, 'Live');
+  const downCount = h('span', {});
   root.append(h('div', { class: 'page-head' },
-    h('h1', {}, 'Checks'), live, h('span', { class: 'spacer' }),
+    h('h1', {}, 'Checks'), live, downCount, h('span', { class: 'spacer' }),
     ctx.can('UPTIME_CHECKS:EDIT') ? h('a', { class: 'btn btn-primary', href: '/console/checks/new' }, 'New check') : null));
 
   const search = h('input', { type: 'search', id: 'filter-search', name: 'search', value: state.search, placeholder: 'Name contains…', autocomplete: 'off' });
@@ -113,6 +114,9 @@ export async function render(root, params, ctx) {
   }).catch(() => projectSlot.remove());
 
   const load = async () => {
+    // How many checks are DOWN across every page: one more call, for its total_count only.
+    const down = state.status === 'DOWN' ? Promise.resolve(null)
+      : ctx.api.list('/v1/checks', { per_page: 1, filter: 'DOWN' }, { signal: ctx.signal }).then((r) => r.info.total_count || 0, () => null);
     const { items, info } = await ctx.api.list('/v1/checks', {
       page: state.page, per_page: PER_PAGE, search: state.search, filter: state.status,
       project_id: state.project,
@@ -127,10 +131,11 @@ export async function render(root, params, ctx) {
         // Without the overview the list still shows; its columns read "—".
       }
     }
-    return { items, info, overview };
+    return { items, info, overview, down: await down };
   };
 
-  const draw = ({ items, info, overview }) => {
+  const draw = ({ items, info, overview, down }) => {
+    clear(downCount, down ? h('a', { class: 'badge tone-down', href: href(state, { status: 'DOWN', page: 1 }) }, `${down} down`) : null);
     const shown = state.kind ? items.filter((c) => c.check_type === state.kind) : items;
     if (!shown.length) {
       const filtered = state.search || state.status || state.kind || state.project;
