@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -172,6 +173,31 @@ func viewsBrowser(t *testing.T) context.Context {
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	// No view may log an error, an exception or a CSP violation; the refusals a test provokes
+	// (a 400 for a bad form value, a 401 before sign-in, a forced 403) are expected.
+	var mu sync.Mutex
+	var logged []string
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if (m.Type == chromedp.ConsoleError || m.IsException()) && !expectedLogError(m) &&
+				(m.Source != "network" || !strings.Contains(m.Text, "status of 403")) {
+				mu.Lock()
+				logged = append(logged, m.String()+" "+m.URL)
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, l := range logged {
+			t.Errorf("the console logged: %s", l)
+		}
+	})
 	return ctx
 }
 
