@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
@@ -316,6 +317,12 @@ func TestViewsFormsCreate(t *testing.T) {
 	vcontains(t, "new heartbeat", vtext(t, ctx, "main"), "Invoice run", "every 15 min")
 
 	e.open(t, ctx, "/console/status-pages/"+page)
+	// A component's status changes in place, from the keyboard.
+	vdo(t, ctx, chromedp.Focus(chromedp.ID("component-status-"+comp)), chromedp.KeyEvent(kb.ArrowDown))
+	vwaitFor(t, ctx, "the change's confirmation", `document.getElementById('toasts').textContent.includes('Dashboard is now degraded performance')`)
+	if got := e.call("GET", "/v1/status_pages/"+page+"/components/"+comp, tok, nil)["status"]; got != "DEGRADED_PERFORMANCE" {
+		t.Errorf("component status %v after the change", got)
+	}
 	start := time.Now().Add(48 * time.Hour).Local().Format("2006-01-02T15:04")
 	vdo(t, ctx,
 		chromedp.Click(chromedp.CSS(`#sp-incidents details:nth-of-type(2) > summary`)),
