@@ -27,7 +27,7 @@ test: ## run every test against the machine's PostgreSQL, NATS and Chromium
 	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 console-screenshots: ## regenerate docs/console/*.png: the console's main views in real Chromium, on a day of judged results
-	VANTAGE_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run 'TestConsoleViewsWithHistory' ./controlplane/internal/console/
+	VANTAGE_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run 'TestConsoleViewsWithHistory|TestViews' ./controlplane/internal/console/
 
 test-playwright-parity: ## run the browser-script corpus under real Playwright (npm) and the Go runtime; fail where they disagree
 	./agent/internal/browser/pwscript/parity/run.sh

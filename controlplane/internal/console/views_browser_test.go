@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
@@ -194,6 +195,14 @@ func TestViewsReadOnlySeesNoEditControls(t *testing.T) {
 					vscreenshot(t, ctx, "views-status-page-read-only.png")
 				}
 			}
+			// What the view does not offer, the API refuses: the same session forcing a change
+			// (with its CSRF token) is answered 403, and nothing is created.
+			status := vrun(t, ctx, chromedp.Evaluate[int](`fetch('/v1/heartbeats', {method: 'POST', credentials: 'include',
+				headers: {'Content-Type': 'application/json', 'X-CSRF-Token': decodeURIComponent((document.cookie.match(/vantage_csrf=([^;]+)/) || [])[1] || '')},
+				body: JSON.stringify({name: 'Forced ' + Date.now(), grace_period: 60, report_period: 3600})}).then((r) => r.status)`, chromedp.EvalAwaitPromise))
+			if want := map[bool]int{false: 403, true: 201}[tc.edit]; status != want {
+				t.Errorf("a forced heartbeat create answered %d, want %d", status, want)
+			}
 		})
 	}
 }
@@ -308,6 +317,12 @@ func TestViewsFormsCreate(t *testing.T) {
 	vcontains(t, "new heartbeat", vtext(t, ctx, "main"), "Invoice run", "every 15 min")
 
 	e.open(t, ctx, "/console/status-pages/"+page)
+	// A component's status changes in place, from the keyboard.
+	vdo(t, ctx, chromedp.Focus(chromedp.ID("component-status-"+comp)), chromedp.KeyEvent(kb.ArrowDown))
+	vwaitFor(t, ctx, "the change's confirmation", `document.getElementById('toasts').textContent.includes('Dashboard is now degraded performance')`)
+	if got := e.call("GET", "/v1/status_pages/"+page+"/components/"+comp, tok, nil)["status"]; got != "DEGRADED_PERFORMANCE" {
+		t.Errorf("component status %v after the change", got)
+	}
 	start := time.Now().Add(48 * time.Hour).Local().Format("2006-01-02T15:04")
 	vdo(t, ctx,
 		chromedp.Click(chromedp.CSS(`#sp-incidents details:nth-of-type(2) > summary`)),
@@ -349,4 +364,39 @@ func TestViewsFormsCreate(t *testing.T) {
 	}
 	vcontains(t, "test result", vtext(t, ctx, "#integration-test-result"), "Delivered (HTTP 200")
 	vscreenshot(t, ctx, "views-integration.png")
+
+	e.open(t, ctx, "/console/alerting")
+	vdo(t, ctx,
+		chromedp.Click(chromedp.CSS(`#maintenance-windows details > summary`)),
+		chromedp.WaitVisible(chromedp.ID("maintenance-window-create-name")),
+		chromedp.SendKeys(chromedp.ID("maintenance-window-create-name"), "Quarterly failover"),
+		chromedp.SetValue(chromedp.ID("maintenance-window-create-start_date"), start),
+		chromedp.SetValue(chromedp.ID("maintenance-window-create-timezone"), "UTC"),
+		chromedp.Click(chromedp.CSS(`#maintenance-window-create button[type=submit]`)),
+	)
+	// The API's refusal lands beside the field it names; choosing a day fixes it.
+	vwaitFor(t, ctx, "the days' error", `document.querySelector('#maintenance-window-create [data-field="days_of_week"] .field-error')?.textContent.includes('at least one day')`)
+	vdo(t, ctx,
+		chromedp.Click(chromedp.CSS(`#maintenance-window-create-days_of_week input[value=SATURDAY]`)),
+		chromedp.Click(chromedp.CSS(`#maintenance-window-create button[type=submit]`)),
+	)
+	vwaitFor(t, ctx, "the window in the list", `document.querySelector('#maintenance-windows table')?.textContent.includes('Quarterly failover')`)
+	vcontains(t, "maintenance windows", vtext(t, ctx, "#maintenance-windows table"), "Quarterly failover", "sat", "UTC")
+
+	// A secret variable is written once and never shown again.
+	const value = "sk_live_do_not_show_42"
+	e.open(t, ctx, "/console/settings")
+	vdo(t, ctx,
+		chromedp.Click(chromedp.CSS(`#environment > .panel-body > details > summary`)),
+		chromedp.SendKeys(chromedp.ID("env-create-name"), "PAYMENTS_KEY"),
+		chromedp.SetValue(chromedp.ID("env-create-type"), "secret"),
+		chromedp.SendKeys(chromedp.ID("env-create-value"), value),
+		chromedp.Click(chromedp.CSS(`#env-create button[type=submit]`)),
+	)
+	vwaitFor(t, ctx, "the variable in the list", `document.querySelector('#environment table')?.textContent.includes('PAYMENTS_KEY')`)
+	vcontains(t, "variables", vtext(t, ctx, "#environment table"), "PAYMENTS_KEY", "secret", "hidden (write-only)")
+	e.open(t, ctx, "/console/settings")
+	if html := vrun(t, ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`)); strings.Contains(html, value) {
+		t.Error("the secret variable's value is on the page")
+	}
 }

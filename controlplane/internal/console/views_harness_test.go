@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,8 +70,9 @@ func newViewsEnv(t *testing.T) *viewsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := console.New(console.Config{PublicURL: "https://vantage.example"}, console.Deps{Store: st, Auth: authn,
-		Limiter: limiter, ClientIP: api.ClientIP, Secure: api.RequestSecure})
+	sessions, err := console.New(console.Config{PublicURL: "https://vantage.example"},
+		console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: notify, ClientIP: api.ClientIP, Secure: api.RequestSecure,
+			Now: time.Now, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +83,8 @@ func newViewsEnv(t *testing.T) *viewsEnv {
 	mux := http.NewServeMux()
 	sessions.Routes(mux)
 	assets.Routes(mux)
-	handler, err := api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: prometheus.NewRegistry(),
-		Now: time.Now, Ready: st.Ping, Public: public, Sessions: sessions, Console: mux, Agents: agents, Integrations: notify, Limiter: limiter})
+	handler, err := api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: prometheus.NewRegistry(), Now: time.Now,
+		Ready: st.Ping, Public: public, Sessions: sessions, Console: mux, Agents: agents, Integrations: notify, Limiter: limiter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +171,33 @@ func viewsBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900)}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	// No view may log an error, an exception or a CSP violation; the refusals a test provokes
+	// (a 400 for a bad form value, a 401 before sign-in, a forced 403) are expected.
+	var mu sync.Mutex
+	var logged []string
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if (m.Type == chromedp.ConsoleError || m.IsException()) && !expectedLogError(m) &&
+				(m.Source != "network" || !strings.Contains(m.Text, "status of 403")) {
+				mu.Lock()
+				logged = append(logged, m.String()+" "+m.URL)
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, l := range logged {
+			t.Errorf("the console logged: %s", l)
+		}
+	})
 	return ctx
 }
 
@@ -232,7 +259,8 @@ func vwaitFor(t *testing.T, ctx context.Context, what, js string) {
 	deadline := time.Now().Add(15 * time.Second)
 	for !vrun(t, ctx, chromedp.Evaluate[bool]("!!("+js+")")) {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			main, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('main').innerText`))
+			t.Fatalf("timed out waiting for %s; the view says:\n%s", what, main)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -243,7 +271,14 @@ func vtext(t *testing.T, ctx context.Context, css string) string {
 	return vrun(t, ctx, chromedp.Text(chromedp.CSS(css)))
 }
 
-// vscreenshot keeps a full-page screenshot under testdata/artifacts (git-ignored).
+// docShots are the screenshots docs/console-views.md shows: make console-screenshots writes them
+// into $VANTAGE_CONSOLE_SCREENSHOTS (docs/console) too.
+var docShots = map[string]bool{"views-incidents.png": true, "views-heartbeat.png": true, "views-status-page.png": true,
+	"views-status-page-incident.png": true, "views-alerting.png": true, "views-settings-token-created.png": true,
+	"views-operators.png": true}
+
+// vscreenshot keeps a full-page screenshot under testdata/artifacts (git-ignored), and the
+// documented ones under $VANTAGE_CONSOLE_SCREENSHOTS when it is set.
 func vscreenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	// From the top: the header is sticky, and a scrolled page would show it mid-picture.
@@ -252,18 +287,20 @@ func vscreenshot(t *testing.T, ctx context.Context, name string) {
 	if len(img) == 0 {
 		t.Fatalf("empty screenshot %s", name)
 	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "artifacts"))
-	if err != nil {
-		t.Fatal(err)
+	dirs := []string{filepath.Join("testdata", "artifacts")}
+	if d := os.Getenv("VANTAGE_CONSOLE_SCREENSHOTS"); d != "" && docShots[name] {
+		dirs = append(dirs, d)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
 	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, img, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
 }
 
 func vcontains(t *testing.T, where, got string, want ...string) {

@@ -110,7 +110,7 @@ function maintenanceWindows(ctx) {
     { label: 'Status', cell: (w) => status(w.status) },
     { label: 'Starts', cell: (w) => when(w.start_date) },
     { label: 'Duration', cell: (w) => `${w.duration_minutes} min` },
-    { label: 'Repeats', cell: (w) => (w.days_of_week && w.days_of_week.length ? w.days_of_week.map((d) => d.slice(0, 3).toLowerCase()).join(', ') : 'once') },
+    { label: 'Repeats on', cell: (w) => (w.days_of_week || []).map((d) => d.slice(0, 3).toLowerCase()).join(', ') || '—' },
     { label: 'Time zone', cell: (w) => w.timezone || '—' },
     ...(edit ? [{ label: 'Actions', cell: (w) => h('span', {},
       action(w.status === 'ENABLED' ? 'Disable' : 'Enable', async () => {

@@ -1,5 +1,4 @@
 // Heartbeats: the list with status and last ping, and a form to create one.
-import { h } from '../ui.js';
 import { page, section, table, when, since, status, load, link, form, disclosure, can, duration } from './parts.js';
 
 export function schedule(b) {

@@ -2,9 +2,9 @@
 // settings, operators), on top of ui.js: permission checks, panels, tables, and forms whose API
 // validation errors land next to the field they name. Everything is built with h(), so data
 // from the API is only ever text, never markup.
-import { h, time, statusTone, setTitle, field, showErrors, errorBox, confirmDialog } from '../ui.js';
+import { h, time, statusTone, setTitle, field, showErrors, confirmDialog } from '../ui.js';
 
-export { errorBox, confirmDialog };
+export { confirmDialog };
 
 // can tells whether the session holds area:level; EDIT grants READ, as the API rules it.
 export function can(ctx, area, level = 'READ') {
@@ -74,7 +74,7 @@ export function page(root, title, ...children) {
   setTitle(title);
 }
 
-export function errorText(err) {
+function errorText(err) {
   if (err && err.status === 404) return 'Not found.';
   return (err && err.message) || String(err);
 }
@@ -192,11 +192,6 @@ export function action(text, fn, attrs = {}) {
     try { await fn(b); } catch (err) { msg.textContent = errorText(err); } finally { if (b.isConnected) b.disabled = false; }
   });
   return h('span', { class: 'vc-action' }, b, msg);
-}
-
-// confirmed runs fn after the person confirms question in the console's dialog.
-export async function confirmed(question, verb, fn) {
-  if (await confirmDialog(question, verb, true)) await fn();
 }
 
 // copyable shows a value in a read-only field with a Copy button (clipboard where allowed).

@@ -1,9 +1,9 @@
 // One status page: its components and groups, incidents (open first), scheduled maintenance,
 // subscribers and a link to the public page. Edit controls appear with STATUS_PAGES:EDIT.
-import { h } from '../ui.js';
+import { h, toast } from '../ui.js';
 import {
   page, section, table, when, status, load, link, form, disclosure, can, action,
-  componentStatuses, options, dl,
+  componentStatuses, options, dl, label,
 } from './parts.js';
 import { publicURL } from './status-pages.js';
 
@@ -91,7 +91,7 @@ function componentStatusSelect(api, base, c) {
     msg.textContent = '';
     try {
       await api.patch(`${base}/components/${encodeURIComponent(c.id)}`, { status: sel.value });
-      msg.textContent = '';
+      toast(`${c.name} is now ${label(sel.value).toLowerCase()}.`);
     } catch (err) {
       msg.textContent = err.message;
     }
