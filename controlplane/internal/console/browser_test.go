@@ -233,6 +233,9 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	if n := eval[float64](b, `document.querySelectorAll('svg.chart path.series').length`); n != 3 {
 		t.Errorf("%v series in the chart, want one per region (3)", n)
 	}
+	if down := eval[float64](b, `document.querySelectorAll('svg.strip rect.strip-down').length`); down < 2 {
+		t.Errorf("the status strip shows %v failed periods, want the last ones", down)
+	}
 	regions := b.text(`section[aria-label="Regions now"]`)
 	incidents := b.text(`section[aria-label="Incidents"]`)
 	if !strings.Contains(regions, "2 failing") || !strings.Contains(incidents, "1 open") {

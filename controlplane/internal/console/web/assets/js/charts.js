@@ -86,3 +86,20 @@ function tickLabel(d, span) {
 export function legend(items) {
   return h('div', { class: 'legend' }, items.map((it) => h('span', {}, h('span', { class: `sw c${it.tone % 8}`, 'aria-hidden': 'true' }), it.name)));
 }
+
+// statusStrip draws one bar per bucket of a series [{t, runs, failed}] (every region summed):
+// red with a failed run, green with runs that all passed, grey without runs — the check's
+// recent history at a glance.
+export function statusStrip(buckets, { width = 880, height = 22 } = {}) {
+  const n = Math.max(buckets.length, 1);
+  const w = width / n;
+  const bars = buckets.map((b, i) => {
+    const tone = b.failed > 0 ? 'down' : b.runs > 0 ? 'up' : 'none';
+    const label = `${new Date(b.t).toLocaleString()}: ${b.runs} runs, ${b.failed} failed`;
+    return s('rect', { class: `strip-${tone}`, x: (i * w + 0.5).toFixed(1), y: 0, width: Math.max(w - 1, 1).toFixed(1), height, rx: Math.min(2, w / 3).toFixed(1) },
+      s('title', {}, label));
+  });
+  const failed = buckets.filter((b) => b.failed > 0).length;
+  return s('svg', { class: 'strip', viewBox: `0 0 ${width} ${height}`, preserveAspectRatio: 'none', role: 'img',
+    'aria-label': `${failed} of ${buckets.length} periods had a failed run` }, bars);
+}

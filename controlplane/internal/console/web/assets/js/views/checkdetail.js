@@ -2,7 +2,7 @@
 // view, recent results (a failed browser run with its screenshot), incidents, the SLA report
 // with its CSV, and the settings that decide a verdict (regions, quorum, dependencies).
 import { h, s, clear, setTitle, statusBadge, kindLabel, pct, ms, time, dateTime, duration, region, errorBox, toast, confirmDialog } from '../ui.js';
-import { lineChart, legend } from '../charts.js';
+import { lineChart, legend, statusStrip } from '../charts.js';
 
 const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp' };
 const RANGES = [['1h', '1 hour'], ['24h', '24 hours'], ['7d', '7 days'], ['30d', '30 days']];
@@ -146,7 +146,7 @@ async function drawChart(p, base, ctx, range) {
       clear(p.slot, h('p', { class: 'muted' }, 'No passing runs in this range yet.'));
       return;
     }
-    clear(p.slot, lineChart(series, { from, to, fails }), legend(series), phases(data.regions || []));
+    clear(p.slot, statusStrip(buckets(data.regions || [])), lineChart(series, { from, to, fails }), legend(series), phases(data.regions || []));
   };
   const load = async (r) => {
     range = r;
@@ -163,6 +163,20 @@ async function drawChart(p, base, ctx, range) {
   };
   metricSel.addEventListener('change', () => { metric.value = metricSel.value; draw(); });
   await load(range);
+}
+
+// buckets sums the regions' runs and failures per bucket.
+function buckets(regions) {
+  const byTime = new Map();
+  for (const r of regions) {
+    for (const pt of r.points || []) {
+      const b = byTime.get(pt.t) || { t: pt.t, runs: 0, failed: 0 };
+      b.runs += pt.runs || 0;
+      b.failed += pt.failed || 0;
+      byTime.set(pt.t, b);
+    }
+  }
+  return [...byTime.values()].sort((a, b) => new Date(a.t) - new Date(b.t));
 }
 
 // phases is a table of each region's mean timing phases over the range, with a stacked bar.
