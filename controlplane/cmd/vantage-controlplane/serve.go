@@ -290,6 +290,7 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		CheckChanged:   announce,
 		Public:         public,
 		Invitations:    invitations,
+		BadgeURL:       cfg.PublicURL,
 		Sessions:       sessions,
 		Console:        consoleMux,
 		Agents:         agents,

@@ -48,8 +48,9 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	spec := mustOpenAPISpec(t)
-	// Wired as serve.go wires it, the engine also serves HTML pages for people (the public
-	// status pages, the invitation link); they are not part of the REST contract.
+	// Wired as serve.go wires it, the engine also serves HTML pages and images for people (the
+	// public status pages, the invitation link, the badges); they are not part of the REST
+	// contract.
 	engine, err := New(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: h.st, Auth: h.auth,
 		Registry: prometheus.NewRegistry(), Now: time.Now, Ready: h.st.Ping,
 		Public:      publicSite(t, h.st, web.Config{}, web.Deps{Store: statusPages(t, h.st, nil)}),
@@ -57,7 +58,7 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	htmlPages := map[string]bool{"/status/{path}": true, "/invitations/accept": true}
+	htmlPages := map[string]bool{"/status/{path}": true, "/invitations/accept": true, "/badges/{token}/{file}": true}
 
 	routed := map[string]bool{}
 	var missing []string

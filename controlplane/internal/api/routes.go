@@ -42,6 +42,12 @@ func routes(r *gin.Engine, d Deps) {
 	c.GET("/:check_id/sla", slaReports.check)         // extension: openapi/detection.yaml
 	c.GET("/:check_id/timeseries", series.timeseries) // extension: openapi/console.yaml
 	authed.Group("/reports", area(auth.UptimeChecks), resource("check")).GET("/sla", slaReports.org)
+	badgeCache := newBadgeCache(d.now)
+	d.Auth.AddChangeListener(badgeCache) // badges disabled through any replica leave its cache
+	badges := newBadgesHandler(d, badgeCache)
+	c.GET("/:check_id/badge", badges.get) // extension: openapi/badges.yaml
+	c.POST("/:check_id/badge", badges.enable)
+	c.DELETE("/:check_id/badge", badges.disable)
 	for _, k := range check.Kinds {
 		seg := "/" + k.PathSegment()
 		typed := c.Group(seg, resource(kindNoun[k]))
@@ -182,6 +188,11 @@ func routes(r *gin.Engine, d Deps) {
 	pi := authed.Group("/invitations", area(auth.People), resource("invitation"))
 	pi.GET("", people.listInvitations)
 	pi.POST("", people.createInvitation)
+
+	// The public badges: outside /v1 and the OpenAPI document, authenticated by their token.
+	public := newPublicBadges(d, badgeCache)
+	r.GET("/badges/:token/:file", public.serve)
+	r.HEAD("/badges/:token/:file", public.serve)
 
 	// The invitation e-mail's link: an HTML page outside /v1, not part of the REST contract.
 	if d.Invitations != nil {

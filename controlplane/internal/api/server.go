@@ -62,6 +62,9 @@ type Deps struct {
 	// Integrations, if set, sends the test messages of POST /v1/integrations/{id}/test
 	// (notifier.Notifier). Nil: the route answers 503.
 	Integrations IntegrationTester
+	// BadgeURL is the base of the public badge URLs the badge routes answer
+	// (VANTAGE_PUBLIC_URL). Default: the scheme and host of the request.
+	BadgeURL string
 	// Sessions, if set, lets the web console's session cookie stand in for a bearer token on
 	// every authenticated /v1 route, with exactly the permissions of the credential behind the
 	// session (console.Sessions). Nil: bearer tokens only.
@@ -131,6 +134,14 @@ func (d Deps) claimsPublic(r *http.Request) bool {
 	}
 	pr, ok := d.Public.(publicRouter)
 	return !ok || pr.Route(r)
+}
+
+// now is d.Now, or time.Now when it is not set.
+func (d Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 // checkChanged calls d.CheckChanged when it is set.

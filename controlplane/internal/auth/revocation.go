@@ -68,8 +68,9 @@ func (h *feedHandler) Listening() {
 }
 
 // Changed evicts what a payload names: a token, or every access token of a user; a payload it
-// does not understand clears the cache. Agent tokens are not cached here: the change goes to
-// the ChangeListeners (the agents' stream), which hear every change before it is acknowledged.
+// does not understand clears the cache. Agent tokens and badges are not cached here: the change
+// goes to the ChangeListeners (the agents' stream, the public badges), which hear every change
+// before it is acknowledged.
 func (h *feedHandler) Changed(payload string) {
 	kind, rest, _ := strings.Cut(payload, ":")
 	id, err := uuid.Parse(rest)
@@ -78,7 +79,7 @@ func (h *feedHandler) Changed(payload string) {
 		h.a.evict(func(c store.Credential) bool { return c.TokenID == id })
 	case err == nil && kind+":" == store.AuthChangeUser:
 		h.a.evict(func(c store.Credential) bool { return c.Kind == store.CredentialAccessToken && c.UserID == id })
-	case err == nil && kind+":" == store.AuthChangeAgentToken:
+	case err == nil && (kind+":" == store.AuthChangeAgentToken || kind+":" == store.AuthChangeBadge):
 	default:
 		h.a.evict(func(store.Credential) bool { return true })
 	}
@@ -96,9 +97,9 @@ func (h *feedHandler) Changed(payload string) {
 // that one mechanism revokes every kind of credential on every replica.
 type ChangeListener interface {
 	// CredentialChanged: a credential of kind (store.AuthChangeToken, AuthChangeUser,
-	// AuthChangeAgentToken) changed. It is called before the change is acknowledged, so that
-	// whoever waits for the acknowledgements (Expect) finds the change applied; it must not
-	// block.
+	// AuthChangeAgentToken, AuthChangeBadge) changed. It is called before the change is
+	// acknowledged, so that whoever waits for the acknowledgements (Expect) finds the change
+	// applied; it must not block.
 	CredentialChanged(kind string, id uuid.UUID)
 	// ChangesMissed: the feed listens (again) or heard what it does not understand; anything
 	// may have changed meanwhile. It must not block.

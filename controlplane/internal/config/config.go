@@ -37,7 +37,7 @@ type Config struct {
 	PingAddr        string        // VANTAGE_PING_ADDR, default ":8082": the public heartbeat ping listener
 	SMTPURL         string        // VANTAGE_SMTP_URL, default "": smtp://user:pass@host:port (smtps:// for implicit TLS); empty disables e-mail
 	MailFrom        string        // VANTAGE_MAIL_FROM, default "Vantage <vantage@localhost>": sender of every e-mail
-	PublicURL       string        // VANTAGE_PUBLIC_URL, default "http://localhost:8080": base of links in e-mails (confirm, unsubscribe)
+	PublicURL       string        // VANTAGE_PUBLIC_URL, default "http://localhost:8080": base of links in e-mails (confirm, unsubscribe) and of badge URLs
 	StatusDomain    string        // VANTAGE_STATUS_DOMAIN, default "": pages answer on {subdomain}.{domain} when set
 	AllowPrivate    bool          // VANTAGE_ALLOW_PRIVATE_TARGETS, default true: webhooks may reach private and loopback addresses
 

@@ -30,6 +30,9 @@ const (
 	// AuthChangeAgentToken + the id of a revoked agent token: every replica ends the
 	// streams of its agents.
 	AuthChangeAgentToken = "agent_token:"
+	// AuthChangeBadge + the id of a check whose public badge was disabled: every replica
+	// drops the badges it cached, so that the old URLs answer 404 everywhere at once.
+	AuthChangeBadge = "badge:"
 )
 
 // AuthListenerName is the application_name of ListenAuthChanges' sessions, by which

@@ -117,6 +117,14 @@ CREATE TABLE public.audit_events (
     CONSTRAINT audit_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['User'::text, 'ApiToken'::text, 'System'::text])))
 );
 
+CREATE TABLE public.check_badges (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    token_hash bytea NOT NULL,
+    token_enc bytea NOT NULL,
+    created_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.check_daily_stats (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
@@ -770,6 +778,12 @@ ALTER TABLE ONLY public.api_tokens
 ALTER TABLE ONLY public.audit_events
     ADD CONSTRAINT audit_events_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.check_badges
+    ADD CONSTRAINT check_badges_pkey PRIMARY KEY (check_id);
+
+ALTER TABLE ONLY public.check_badges
+    ADD CONSTRAINT check_badges_token_hash_key UNIQUE (token_hash);
+
 ALTER TABLE ONLY public.check_daily_stats
     ADD CONSTRAINT check_daily_stats_pkey PRIMARY KEY (check_id, day);
 
@@ -1119,6 +1133,9 @@ ALTER TABLE ONLY public.api_tokens
 
 ALTER TABLE ONLY public.audit_events
     ADD CONSTRAINT audit_events_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.check_badges
+    ADD CONSTRAINT check_badges_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_daily_stats
     ADD CONSTRAINT check_daily_stats_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

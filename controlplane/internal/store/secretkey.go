@@ -135,6 +135,19 @@ func (s *Store) ReencryptSecrets(ctx context.Context) (int, error) {
 				return err
 			}
 		}
+		badges, err := q.SealedBadgeTokens(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range badges {
+			v, err := reseal("badge of check "+r.CheckID.String(), r.TokenEnc)
+			if err != nil {
+				return err
+			}
+			if err := q.ResealBadgeToken(ctx, dbsqlc.ResealBadgeTokenParams{CheckID: r.CheckID, TokenEnc: v}); err != nil {
+				return err
+			}
+		}
 		subs, err := q.SealedSubscriberTokens(ctx)
 		if err != nil {
 			return err

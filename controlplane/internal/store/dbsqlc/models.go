@@ -108,6 +108,14 @@ type Check struct {
 	DependsOn                    []uuid.UUID
 }
 
+type CheckBadge struct {
+	OrgID     uuid.UUID
+	CheckID   uuid.UUID
+	TokenHash []byte
+	TokenEnc  []byte
+	CreatedAt time.Time
+}
+
 type CheckDailyStat struct {
 	OrgID      uuid.UUID
 	CheckID    uuid.UUID

@@ -27,6 +27,20 @@ func (q *Queries) InitSecretKeyFingerprint(ctx context.Context, arg InitSecretKe
 	return err
 }
 
+const resealBadgeToken = `-- name: ResealBadgeToken :exec
+UPDATE check_badges SET token_enc = $1 WHERE check_id = $2
+`
+
+type ResealBadgeTokenParams struct {
+	TokenEnc []byte
+	CheckID  uuid.UUID
+}
+
+func (q *Queries) ResealBadgeToken(ctx context.Context, arg ResealBadgeTokenParams) error {
+	_, err := q.db.Exec(ctx, resealBadgeToken, arg.TokenEnc, arg.CheckID)
+	return err
+}
+
 const resealCheckPassword = `-- name: ResealCheckPassword :exec
 UPDATE checks SET auth_password_enc = $1 WHERE id = $2
 `
@@ -119,6 +133,7 @@ UNION ALL (SELECT secret_enc FROM webhooks LIMIT 1)
 UNION ALL (SELECT auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL LIMIT 1)
 UNION ALL (SELECT token_enc FROM invitations LIMIT 1)
 UNION ALL (SELECT settings_enc FROM integrations LIMIT 1)
+UNION ALL (SELECT token_enc FROM check_badges LIMIT 1)
 LIMIT 1
 `
 
@@ -136,6 +151,35 @@ func (q *Queries) SampleSealedValue(ctx context.Context) ([][]byte, error) {
 			return nil, err
 		}
 		items = append(items, sealed)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sealedBadgeTokens = `-- name: SealedBadgeTokens :many
+SELECT check_id, token_enc FROM check_badges ORDER BY check_id FOR UPDATE
+`
+
+type SealedBadgeTokensRow struct {
+	CheckID  uuid.UUID
+	TokenEnc []byte
+}
+
+func (q *Queries) SealedBadgeTokens(ctx context.Context) ([]SealedBadgeTokensRow, error) {
+	rows, err := q.db.Query(ctx, sealedBadgeTokens)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SealedBadgeTokensRow{}
+	for rows.Next() {
+		var i SealedBadgeTokensRow
+		if err := rows.Scan(&i.CheckID, &i.TokenEnc); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ UNION ALL (SELECT secret_enc FROM webhooks LIMIT 1)
 UNION ALL (SELECT auth_password_enc FROM checks WHERE auth_password_enc IS NOT NULL LIMIT 1)
 UNION ALL (SELECT token_enc FROM invitations LIMIT 1)
 UNION ALL (SELECT settings_enc FROM integrations LIMIT 1)
+UNION ALL (SELECT token_enc FROM check_badges LIMIT 1)
 LIMIT 1;
 
 -- name: SealedEnvValues :many
@@ -57,3 +58,9 @@ SELECT id, settings_enc FROM integrations ORDER BY id FOR UPDATE;
 
 -- name: ResealIntegrationSettings :exec
 UPDATE integrations SET settings_enc = @settings_enc WHERE id = @id;
+
+-- name: SealedBadgeTokens :many
+SELECT check_id, token_enc FROM check_badges ORDER BY check_id FOR UPDATE;
+
+-- name: ResealBadgeToken :exec
+UPDATE check_badges SET token_enc = @token_enc WHERE check_id = @check_id;
