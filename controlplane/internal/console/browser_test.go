@@ -241,6 +241,14 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	if !strings.Contains(regions, "2 failing") || !strings.Contains(incidents, "1 open") {
 		t.Errorf("regions %q; incidents %q", regions, incidents)
 	}
+	b.run(chromedp.Click(chromedp.Search(`//button[text()="Enable badges"]`)))
+	b.waitFor(`[...document.querySelectorAll('.badges img')].filter(i => i.complete && i.naturalWidth > 0).length === 3`)
+	badgeURL := eval[string](b, `document.querySelector('[data-field="badge-status"] input').value`)
+	if res, err := http.Get(badgeURL); err != nil || res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Fatalf("the status badge %s: %v %v", badgeURL, res, err)
+	} else {
+		res.Body.Close()
+	}
 	b.screenshot(dir, "check.png")
 	b.run(chromedp.Click(chromedp.CSS(`.seg button[title="7 days"]`)))
 	b.waitFor(`document.querySelector('.seg button[aria-pressed=true]')?.textContent === '7d' && document.querySelector('svg.chart path.series')`)

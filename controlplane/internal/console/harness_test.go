@@ -302,6 +302,7 @@ func (b *tab) signIn(token, next string) {
 // screenshot saves the page as a PNG under dir.
 func (b *tab) screenshot(dir, name string) {
 	b.t.Helper()
+	b.run(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`)) // the sticky header stays at the top of the picture
 	png := do(b, chromedp.FullScreenshot(100))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.t.Fatal(err)

@@ -1,7 +1,7 @@
 // Check detail: status and actions, response time per region with timing phases, the regional
 // view, recent results (a failed browser run with its screenshot), incidents, the SLA report
 // with its CSV, and the settings that decide a verdict (regions, quorum, dependencies).
-import { h, s, clear, setTitle, statusBadge, kindLabel, pct, ms, time, dateTime, duration, region, errorBox, toast, confirmDialog } from '../ui.js';
+import { h, s, clear, field, setTitle, statusBadge, kindLabel, pct, ms, time, dateTime, duration, region, errorBox, toast, confirmDialog } from '../ui.js';
 import { lineChart, legend, statusStrip } from '../charts.js';
 
 const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp' };
@@ -94,9 +94,10 @@ export async function render(root, { id }, ctx) {
   const incidents = panel('Incidents');
   const sla = panel('SLA report');
   const settings = panel('Verdict and alerting');
+  const badges = panel('Badges');
   root.append(head, h('div', { class: 'cols' },
     h('div', { class: 'stack' }, chart.el, results.el),
-    h('div', { class: 'stack' }, regions.el, incidents.el, sla.el, settings.el)));
+    h('div', { class: 'stack' }, regions.el, incidents.el, sla.el, settings.el, badges.el)));
 
   const opts = { signal: ctx.signal };
   drawSettings(settings, check, ctx);
@@ -106,6 +107,7 @@ export async function render(root, { id }, ctx) {
     drawResults(results, check, typed, base, ctx),
     drawIncidents(incidents, typed, ctx),
     drawSLA(sla, base, ctx),
+    drawBadges(badges, base, ctx, canEdit),
   ];
   await Promise.allSettled(loads);
   root.dataset.ready = 'true';
@@ -352,6 +354,42 @@ async function drawSLA(p, base, ctx) {
   };
   sel.addEventListener('change', load);
   await load();
+}
+
+// ---- badges ----
+
+// drawBadges shows the check's public badges (GET /v1/checks/{id}/badge) with their URLs to
+// copy, and turns them on or off with the edit grant.
+async function drawBadges(p, base, ctx, canEdit) {
+  const show = (state) => {
+    const toggle = canEdit ? h('button', {
+      type: 'button', class: `btn btn-sm${state.enabled ? ' btn-danger' : ''}`,
+      onclick: async () => {
+        try {
+          show(state.enabled ? await ctx.api.del(`${base}/badge`) : await ctx.api.post(`${base}/badge`));
+        } catch (err) {
+          toast(err.message, 'error');
+        }
+      },
+    }, state.enabled ? 'Disable badges' : 'Enable badges') : null;
+    if (!state.enabled || !state.urls) {
+      clear(p.slot, h('p', { class: 'muted' }, 'Public badges are off: nobody outside can see this check.'), toggle);
+      return;
+    }
+    // The images are read from this origin, whatever host the URLs name (the CSP allows 'self').
+    const local = (u) => { const x = new URL(u, location.href); return x.pathname + x.search; };
+    clear(p.slot, h('div', { class: 'stack' },
+      h('div', { class: 'badges' }, ['status', 'uptime', 'response'].map((k) => h('img', { src: local(state.urls[k]), alt: `${k} badge`, height: 20 }))),
+      ['status', 'uptime', 'response'].map((k) => field(`${k[0].toUpperCase()}${k.slice(1)} badge URL`,
+        h('input', { type: 'text', readonly: true, value: state.urls[k], class: 'mono', onfocus: (e) => e.target.select() }), { name: `badge-${k}` })),
+      h('p', { class: 'hint' }, 'Anyone with these URLs sees the badge; disabling makes them answer 404.'),
+      h('div', {}, toggle)));
+  };
+  try {
+    show(await ctx.api.get(`${base}/badge`, undefined, { signal: ctx.signal }));
+  } catch (err) {
+    if (err.name !== 'AbortError') clear(p.slot, err.status === 404 ? h('p', { class: 'muted' }, 'Badges are not available on this server.') : errorBox(err));
+  }
 }
 
 // ---- settings ----
