@@ -11,7 +11,7 @@ PKGS := $(foreach m,$(MODULES),./$(m)/...)
 DEPLOY_MODULE := deploy/kube
 PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
 
-.PHONY: help build run test test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-load fuzz tidy clean images test-deploy test-cluster manifests
+.PHONY: help build run test console-screenshots test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-load fuzz tidy clean images test-deploy test-cluster manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ run: build ## run Vantage locally: PostgreSQL, NATS, control plane and one agent
 
 test: ## run every test against the machine's PostgreSQL, NATS and Chromium
 	$(GO) test -count=1 -timeout 30m $(PKGS)
+
+console-screenshots: ## regenerate docs/console/*.png: the console's main views in real Chromium, on a day of judged results
+	VANTAGE_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run 'TestConsoleViewsWithHistory|TestViews' ./controlplane/internal/console/
 
 test-playwright-parity: ## run the browser-script corpus under real Playwright (npm) and the Go runtime; fail where they disagree
 	./agent/internal/browser/pwscript/parity/run.sh

@@ -271,8 +271,13 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	assets, err := console.NewAssets()
+	if err != nil {
+		return nil, err
+	}
 	consoleMux := http.NewServeMux()
 	sessions.Routes(consoleMux)
+	assets.Routes(consoleMux)
 	handler, err := api.New(api.Deps{
 		Logger:         log.With("component", "api"),
 		Store:          st,

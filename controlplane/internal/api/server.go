@@ -181,6 +181,10 @@ func New(d Deps) (http.Handler, error) {
 			servePublic(d.Public)(c)
 			return
 		}
+		if d.Console != nil && c.Request.URL.Path == "/" && (c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead) {
+			c.Redirect(http.StatusFound, "/console/") // the API's host has no page of its own: it links to the console
+			return
+		}
 		fail(c, notFound("route "+c.Request.Method+" "+c.Request.URL.Path))
 	})
 	r.NoMethod(func(c *gin.Context) {
