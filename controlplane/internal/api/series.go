@@ -30,7 +30,7 @@ type seriesHandler struct {
 	now func() time.Time
 }
 
-func newSeriesHandler(d Deps) *seriesHandler { return &seriesHandler{st: d.Store, now: d.Now} }
+func newSeriesHandler(d Deps) *seriesHandler { return &seriesHandler{st: d.Store, now: d.now} }
 
 // seriesRanges are the ranges a series may cover and the width of their buckets: a few dozen
 // to a few hundred points each. 7d and 30d are whole hours, read from the hourly rollups.
