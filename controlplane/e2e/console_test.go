@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -198,6 +199,7 @@ func TestConsoleWalkThrough(t *testing.T) {
 	if status != http.StatusUnauthorized {
 		t.Errorf("a /v1 read after the revocation: %v, want 401", status)
 	}
+	b.noErrors()
 }
 
 // consoleLink runs `vantage-controlplane admin console-link` against the stack's database, as
@@ -227,11 +229,14 @@ func (s *stack) consoleLink(t *testing.T, secret string) string {
 	return link
 }
 
-// consoleTab is a headless Chromium tab on the console of one control plane.
+// consoleTab is a headless Chromium tab on the console of one control plane. It records every
+// console error, uncaught exception and CSP violation of the pages it shows.
 type consoleTab struct {
-	t    *testing.T
-	ctx  context.Context
-	base string
+	t      *testing.T
+	ctx    context.Context
+	base   string
+	mu     sync.Mutex
+	errors []string
 }
 
 func newConsoleTab(t *testing.T, base string) *consoleTab {
@@ -254,7 +259,35 @@ func newConsoleTab(t *testing.T, base string) *consoleTab {
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 8*time.Minute)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return &consoleTab{t: t, ctx: ctx, base: base}
+	b := &consoleTab{t: t, ctx: ctx, base: base}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			// The walk-through provokes a 400 (the script's syntax error) and 401s (after the
+			// revocation): those network errors are expected.
+			expected := m.Source == "network" && (strings.Contains(m.Text, "status of 400") ||
+				strings.Contains(m.Text, "status of 401"))
+			if (m.Type == chromedp.ConsoleError || m.IsException()) && !expected {
+				b.mu.Lock()
+				b.errors = append(b.errors, m.String()+" "+m.URL)
+				b.mu.Unlock()
+			}
+		}
+	}()
+	return b
+}
+
+// noErrors fails the test if a page logged an error, threw or violated its CSP.
+func (b *consoleTab) noErrors() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.errors) > 0 {
+		b.t.Errorf("the pages logged errors:\n%s", strings.Join(b.errors, "\n"))
+	}
 }
 
 func (b *consoleTab) run(actions ...chromedp.Action[chromedp.Void]) {
