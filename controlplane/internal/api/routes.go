@@ -42,6 +42,9 @@ func routes(r *gin.Engine, d Deps) {
 	c.GET("/:check_id/sla", slaReports.check)         // extension: openapi/detection.yaml
 	c.GET("/:check_id/timeseries", series.timeseries) // extension: openapi/console.yaml
 	authed.Group("/reports", area(auth.UptimeChecks), resource("check")).GET("/sla", slaReports.org)
+	// The organization's incidents across checks and heartbeats (extension: openapi/incidents.yaml):
+	// the handler scopes the feed to the caller's grants, so it has no area of its own.
+	authed.GET("/incidents", newIncidentFeedHandler(d).list)
 	badgeCache := newBadgeCache(d.now)
 	d.Auth.AddChangeListener(badgeCache) // badges disabled through any replica leave its cache
 	badges := newBadgesHandler(d, badgeCache)

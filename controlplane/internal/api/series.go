@@ -123,6 +123,7 @@ type checkOverviewJSON struct {
 	Sparkline24h []sparkPointJSON     `json:"sparkline_24h"`
 	Regions      []overviewRegionJSON `json:"regions"`
 	LastRunAt    *string              `json:"last_run_at"`
+	StatusSince  string               `json:"status_since"`
 }
 
 type sparkPointJSON struct {
@@ -154,7 +155,7 @@ func (h *seriesHandler) overview(c *gin.Context) {
 	out := make([]checkOverviewJSON, len(views))
 	for i, v := range views {
 		o := checkOverviewJSON{CheckID: v.CheckID.String(), Uptime24h: v.Uptime24h, Uptime30d: v.Uptime30d,
-			LastRunAt: formatTimePtr(v.LastRunAt), Sparkline24h: make([]sparkPointJSON, len(v.Sparkline)),
+			LastRunAt: formatTimePtr(v.LastRunAt), StatusSince: formatTime(v.StatusSince), Sparkline24h: make([]sparkPointJSON, len(v.Sparkline)),
 			Regions: make([]overviewRegionJSON, len(v.Regions))}
 		for j, p := range v.Sparkline {
 			o.Sparkline24h[j] = sparkPointJSON{T: formatTime(p.Start), Runs: p.Runs, Failed: p.Failed, P50Ms: roundMs(p.P50Ms)}

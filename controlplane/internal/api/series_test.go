@@ -226,7 +226,7 @@ func TestCheckTimeseries(t *testing.T) {
 
 // TestChecksOverview: the checks of the caller's organization among check_ids, in their order,
 // with uptime from the rollups (24 h) and the daily counters (30 days), 24 hourly sparkline
-// points, the regional view and the last run; other ids are left out; bad lists are 400s.
+// points, the regional view, the last run and since when the status holds; other ids are left out; bad lists are 400s.
 func TestChecksOverview(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -248,6 +248,8 @@ func TestChecksOverview(t *testing.T) {
 	ckSQL(t, h, `INSERT INTO check_daily_stats (org_id, check_id, day, runs, failed_runs)
 		VALUES ($1, $2, '2026-03-14', 150, 1), ($1, $2, '2026-02-13', 50, 1), ($1, $2, '2026-02-12', 70, 70)`, h.orgA, first)
 	ckSQL(t, h, `UPDATE check_progress SET last_run_at = $2 WHERE check_id = $1`, first, seriesNow.Add(-time.Minute))
+	ckSQL(t, h, `UPDATE checks SET state = 'DOWN', state_changed_at = $2 WHERE id = $1`, first, seriesNow.Add(-90*time.Minute))
+	ckSQL(t, h, `UPDATE checks SET created_at = $2 WHERE id = $1`, second, seriesNow.Add(-48*time.Hour))
 
 	ids := []string{second, other, uuid.NewString(), first, second}
 	r := h.do(http.MethodGet, "/v1/checks/overview?check_ids="+strings.Join(ids, ","), h.tokenA, nil)
@@ -269,6 +271,10 @@ func TestChecksOverview(t *testing.T) {
 	}
 	if fst["last_run_at"] != "2026-03-14T12:33:56.000Z" {
 		t.Errorf("last_run_at %v", fst["last_run_at"])
+	}
+	// status_since: the evaluator's state_changed_at, or the creation of a check never judged.
+	if fst["status_since"] != "2026-03-14T11:04:56.000Z" || sec["status_since"] != "2026-03-12T12:34:56.000Z" {
+		t.Errorf("status_since: %v (want 11:04:56), never judged %v (want its creation)", fst["status_since"], sec["status_since"])
 	}
 	spark := fst["sparkline_24h"].([]any)
 	if len(spark) != 24 {

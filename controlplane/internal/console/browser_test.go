@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -195,6 +196,7 @@ func TestConsoleOtherOrganization(t *testing.T) {
 // open incident, chart per region and a failed browser run's screenshot. It keeps screenshots
 // of the views (docs/console with make console-screenshots).
 func TestConsoleViewsWithHistory(t *testing.T) {
+	started := time.Now().Truncate(time.Second)
 	s := newSite(t)
 	dir := os.Getenv("VANTAGE_CONSOLE_SCREENSHOTS")
 	if dir == "" {
@@ -225,6 +227,15 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	}
 	if got := eval[float64](b, row+`.querySelectorAll('.rdot.DOWN').length`); got != 2 {
 		t.Errorf("Checkout API shows %v failing regions, want 2", got)
+	}
+	// Since when: the evaluator changed the state to DOWN while the history was ingested, during
+	// this test; the <time> carries the instant.
+	if got := eval[string](b, row+`.querySelector('.since').textContent`); !regexp.MustCompile(`^since (just now|\d+ min\. ago)$`).MatchString(got) {
+		t.Errorf("Checkout API's status since: %q", got)
+	}
+	sinceAt, err := time.Parse(time.RFC3339, eval[string](b, row+`.querySelector('.since time').getAttribute('datetime')`))
+	if err != nil || sinceAt.Before(started) || sinceAt.After(time.Now()) {
+		t.Errorf("Checkout API DOWN since %v (%v), not during the test (from %v)", sinceAt, err, started)
 	}
 	b.screenshot(dir, "overview.png")
 

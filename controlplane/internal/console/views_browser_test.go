@@ -19,15 +19,19 @@ import (
 // everyEdit is every permission an organization can hold, at EDIT.
 func everyEdit() []string { return auth.AllGrants() }
 
-// TestViewsIncidentsOpenFirst: a DOWN check's open incident is listed under Open, before the
-// resolved incident of another check, which is listed under Recent — and not the other way round.
+// TestViewsIncidentsOpenFirst: a DOWN check's open incident and a DOWN heartbeat are listed under
+// Open, newest first, before the resolved incident of another check, which is listed under Recent
+// — and not the other way round; the page costs one API call (GET /v1/incidents), not one per
+// check.
 func TestViewsIncidentsOpenFirst(t *testing.T) {
 	e := newViewsEnv(t)
 	tok := e.token(everyEdit()...)
 	down := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Checkout API", "url": "https://checkout.example.com/health"})["id"]
 	up := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Marketing site", "url": "https://www.example.com/"})["id"]
+	hb := e.call("POST", "/v1/heartbeats", tok, map[string]any{"name": "Nightly backup", "report_period": 86400, "grace_period": 600})["id"]
 	now := time.Now().UTC()
 	e.exec(`UPDATE checks SET state = 'DOWN' WHERE id = $1`, down)
+	e.exec(`UPDATE heartbeats SET state = 'DOWN', state_changed_at = $2 WHERE id = $1`, hb, now.Add(-time.Hour))
 	e.exec(`INSERT INTO check_incidents (id, org_id, check_id, started_at, ended_at) VALUES (gen_random_uuid(), $1, $2, $3, NULL)`,
 		e.org, down, now.Add(-2*time.Hour))
 	e.exec(`INSERT INTO check_incidents (id, org_id, check_id, started_at, ended_at) VALUES (gen_random_uuid(), $1, $2, $3, $4)`,
@@ -38,10 +42,13 @@ func TestViewsIncidentsOpenFirst(t *testing.T) {
 	e.open(t, ctx, "/console/incidents")
 	open := vtext(t, ctx, "#open-incidents")
 	recent := vtext(t, ctx, "#recent-incidents")
-	vcontains(t, "open incidents", open, "Checkout API", "Down")
+	vcontains(t, "open incidents", open, "Checkout API", "Nightly backup", "Heartbeat")
 	vcontains(t, "recent incidents", recent, "Marketing site")
-	if strings.Contains(open, "Marketing site") || strings.Contains(recent, "Checkout API") {
+	if strings.Contains(open, "Marketing site") || strings.Contains(recent, "Checkout API") || strings.Contains(recent, "Nightly backup") {
 		t.Errorf("open %q / recent %q mix the incidents up", open, recent)
+	}
+	if strings.Index(open, "Nightly backup") > strings.Index(open, "Checkout API") {
+		t.Errorf("open incidents are not newest first: %q", open)
 	}
 	order := vrun(t, ctx, chromedp.Evaluate[bool](`(() => {
 		const s = [...document.querySelectorAll('main section.panel')].map((x) => x.id);
@@ -49,9 +56,14 @@ func TestViewsIncidentsOpenFirst(t *testing.T) {
 	if !order {
 		t.Error("the open incidents are not the first section of the view")
 	}
-	href := vrun(t, ctx, chromedp.Evaluate[string](`document.querySelector('#open-incidents a').getAttribute('href')`))
-	if href != fmt.Sprintf("/console/checks/%s", down) {
-		t.Errorf("open incident links to %q", href)
+	links := vrun(t, ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('#open-incidents a')].map((a) => a.getAttribute('href')).join(' ')`))
+	if want := fmt.Sprintf("/console/heartbeats/%s /console/checks/%s", hb, down); links != want {
+		t.Errorf("open incidents link to %q, want %q", links, want)
+	}
+	calls := vrun(t, ctx, chromedp.Evaluate[string](`performance.getEntriesByType('resource')
+		.map((r) => new URL(r.name).pathname).filter((p) => p.startsWith('/v1/')).join(' ')`))
+	if calls != "/v1/incidents" {
+		t.Errorf("the view made the API calls %q, want one GET /v1/incidents", calls)
 	}
 	vscreenshot(t, ctx, "views-incidents.png")
 }

@@ -1011,6 +1011,10 @@ CREATE INDEX check_incidents_check ON public.check_incidents USING btree (check_
 
 CREATE UNIQUE INDEX check_incidents_one_open ON public.check_incidents USING btree (check_id) WHERE (ended_at IS NULL);
 
+CREATE INDEX check_incidents_org_open ON public.check_incidents USING btree (org_id, started_at DESC, id DESC) WHERE (ended_at IS NULL);
+
+CREATE INDEX check_incidents_org_resolved ON public.check_incidents USING btree (org_id, started_at DESC, id DESC) WHERE (ended_at IS NOT NULL);
+
 CREATE INDEX check_incidents_org_time ON public.check_incidents USING btree (org_id, started_at) INCLUDE (check_id, ended_at);
 
 CREATE INDEX check_monthly_stats_org ON public.check_monthly_stats USING btree (org_id, month) INCLUDE (check_id);
@@ -1040,6 +1044,8 @@ CREATE INDEX env_vars_org ON public.env_vars USING btree (org_id, created_at DES
 CREATE INDEX heartbeats_monitored ON public.heartbeats USING btree (id) WHERE ((NOT paused) AND ((last_seen IS NOT NULL) OR (state <> 'PENDING'::text)));
 
 CREATE INDEX heartbeats_org ON public.heartbeats USING btree (org_id, created_at DESC, id DESC);
+
+CREATE INDEX heartbeats_org_down ON public.heartbeats USING btree (org_id, state_changed_at DESC, id DESC) WHERE (state = 'DOWN'::text);
 
 CREATE INDEX heartbeats_org_project ON public.heartbeats USING btree (org_id, project_id, created_at DESC, id DESC);
 

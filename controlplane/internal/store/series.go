@@ -151,6 +151,9 @@ type CheckOverview struct {
 	Sparkline            []SparkPoint // OverviewHours points, oldest first
 	Regions              []RegionView // the regional view, in test_regions order
 	LastRunAt            *time.Time   // the due time of the last judged run
+	// StatusSince is when the check's state last changed (the evaluator writes it with the
+	// state); a check never judged has been PENDING since its creation.
+	StatusSince time.Time
 }
 
 // SparkPoint is one hour of a sparkline, all regions together.
@@ -219,7 +222,7 @@ func (s *Store) ChecksOverview(ctx context.Context, org uuid.UUID, ids []uuid.UU
 
 	byID := make(map[uuid.UUID]CheckOverview, len(checks))
 	for _, c := range checks {
-		o := CheckOverview{CheckID: c.ID, Uptime30d: uptime30[c.ID], LastRunAt: c.LastRunAt,
+		o := CheckOverview{CheckID: c.ID, Uptime30d: uptime30[c.ID], LastRunAt: c.LastRunAt, StatusSince: c.StatusSince,
 			Regions:   regionViews(c.TestRegions, int(c.TestInterval), regionRows[c.ID], now),
 			Sparkline: make([]SparkPoint, 0, OverviewHours)}
 		var runs, failed int64

@@ -303,7 +303,8 @@ func (q *Queries) InsertRollups(ctx context.Context, arg InsertRollupsParams) er
 }
 
 const overviewChecks = `-- name: OverviewChecks :many
-SELECT c.id, c.test_regions, c.test_interval, p.last_run_at
+SELECT c.id, c.test_regions, c.test_interval, p.last_run_at,
+    coalesce(c.state_changed_at, c.created_at)::timestamptz AS status_since
 FROM checks c LEFT JOIN check_progress p ON p.check_id = c.id
 WHERE c.org_id = $1 AND c.id = ANY($2::uuid[])
 `
@@ -318,8 +319,11 @@ type OverviewChecksRow struct {
 	TestRegions  []string
 	TestInterval int32
 	LastRunAt    *time.Time
+	StatusSince  time.Time
 }
 
+// status_since: when the evaluator last changed the check's state; a check it never judged has
+// been PENDING since it was created.
 func (q *Queries) OverviewChecks(ctx context.Context, arg OverviewChecksParams) ([]OverviewChecksRow, error) {
 	rows, err := q.db.Query(ctx, overviewChecks, arg.OrgID, arg.CheckIds)
 	if err != nil {
@@ -334,6 +338,7 @@ func (q *Queries) OverviewChecks(ctx context.Context, arg OverviewChecksParams) 
 			&i.TestRegions,
 			&i.TestInterval,
 			&i.LastRunAt,
+			&i.StatusSince,
 		); err != nil {
 			return nil, err
 		}

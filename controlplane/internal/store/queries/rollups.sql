@@ -67,7 +67,10 @@ GROUP BY 1, 2
 ORDER BY 1, 2;
 
 -- name: OverviewChecks :many
-SELECT c.id, c.test_regions, c.test_interval, p.last_run_at
+-- status_since: when the evaluator last changed the check's state; a check it never judged has
+-- been PENDING since it was created.
+SELECT c.id, c.test_regions, c.test_interval, p.last_run_at,
+    coalesce(c.state_changed_at, c.created_at)::timestamptz AS status_since
 FROM checks c LEFT JOIN check_progress p ON p.check_id = c.id
 WHERE c.org_id = @org_id AND c.id = ANY(@check_ids::uuid[]);
 

@@ -46,7 +46,7 @@ function row(c, ov) {
       h('a', { class: 'check-name', href: `/console/checks/${encodeURIComponent(c.id)}` }, c.name),
       h('span', { class: 'check-target' }, target(c))),
     h('td', {}, kindLabel(c.check_type)),
-    h('td', {}, statusBadge(c.status)),
+    h('td', {}, statusBadge(c.status), ov && ov.status_since ? h('span', { class: 'since' }, 'since ', time(ov.status_since)) : null),
     h('td', { class: 'num' }, ov ? pct(ov.uptime_24h) : '—'),
     h('td', { class: 'num' }, ov ? pct(ov.uptime_30d) : '—'),
     h('td', {}, ov && ov.sparkline_24h ? sparkline(ov.sparkline_24h) : h('span', { class: 'muted' }, '—')),

@@ -1,69 +1,58 @@
 // Incidents across checks and heartbeats: open ones first, then the recent ones.
 //
-// The API keeps incidents per check (/v1/checks/{kind}/{id}/incidents) and has no list across
-// checks, so the calls are bounded: open incidents come from the checks that are DOWN or
-// RECOVERING (filtered list calls), recent ones from the first RECENT_CHECKS checks of the
-// list over the last RECENT_DAYS days. Heartbeats have no incident records: a DOWN heartbeat is
-// shown as open since its last ping.
+// One call per page: GET /v1/incidents lists the organization's feed, open entries first (a DOWN
+// heartbeat is an open entry: heartbeats keep no incident records), then resolved ones, each
+// newest first, and names each entry's check or heartbeat. A page's open entries fill the Open
+// panel, its resolved ones the Recent panel; the pager moves through the whole feed.
 import { h } from '../ui.js';
-import { page, section, table, when, since, status, load, link, parallel } from './parts.js';
+import { page, section, table, when, since, load, link, label } from './parts.js';
 
-const RECENT_CHECKS = 50;
-const RECENT_DAYS = 7;
-const OPEN_STATUSES = ['DOWN', 'RECOVERING'];
+const PER_PAGE = 50;
 
-const kindPath = (c) => String(c.check_type || 'UPTIME').toLowerCase();
-
-async function incidentsOf(api, check, from) {
-  const q = new URLSearchParams({ per_page: '100' });
-  if (from) q.set('from', from);
-  const list = await api.get(`/v1/checks/${kindPath(check)}/${encodeURIComponent(check.id)}/incidents?${q}`);
-  return (list || []).map((i) => ({ ...i, check }));
+function readPage() {
+  const n = Number(new URLSearchParams(location.search).get('page'));
+  return Number.isInteger(n) && n > 0 ? n : 1;
 }
 
-async function openRows(api) {
-  const lists = await Promise.all(OPEN_STATUSES.map((s) => api.get(`/v1/checks?filter=${s}&per_page=100`)));
-  const checks = lists.flat();
-  const incidents = (await parallel(checks, 6, (c) => incidentsOf(api, c))).flat();
-  return incidents.filter((i) => !i.ended_at);
-}
+const pageHref = (n) => (n > 1 ? `/console/incidents?page=${n}` : '/console/incidents');
 
-async function recentRows(api) {
-  const from = new Date(Date.now() - RECENT_DAYS * 86400e3).toISOString();
-  const checks = await api.get(`/v1/checks?per_page=${RECENT_CHECKS}`);
-  const incidents = (await parallel(checks || [], 6, (c) => incidentsOf(api, c, from))).flat();
-  return incidents.filter((i) => i.ended_at).sort((a, b) => b.started_at.localeCompare(a.started_at));
+function source(i) {
+  return i.heartbeat_id
+    ? link(`/console/heartbeats/${encodeURIComponent(i.heartbeat_id)}`, i.name)
+    : link(`/console/checks/${encodeURIComponent(i.check_id)}`, i.name);
 }
 
 const columns = (open) => [
-  { label: 'Check', cell: (i) => link(`/console/checks/${encodeURIComponent(i.check.id)}`, i.check.name) },
-  { label: 'Kind', cell: (i) => i.check.check_type },
+  { label: 'Check or heartbeat', cell: source },
+  { label: 'Kind', cell: (i) => label(i.kind) },
   { label: 'Started', cell: (i) => when(i.started_at) },
   open ? { label: 'Open for', cell: (i) => since(i.started_at) } : { label: 'Ended', cell: (i) => when(i.ended_at) },
-  open ? { label: 'Status now', cell: (i) => status(i.check.status) } : { label: 'Lasted', cell: (i) => since(i.started_at, i.ended_at) },
+  open ? null : { label: 'Lasted', cell: (i) => since(i.started_at, i.ended_at) },
   { label: 'Caused by', cell: (i) => (i.caused_by ? h('code', {}, i.caused_by) : '—') },
-];
+].filter(Boolean);
+
+function pager(n, info) {
+  const total = info.total_count || 0;
+  const pages = Math.max(1, Math.ceil(total / PER_PAGE));
+  if (pages === 1) return null;
+  return h('nav', { class: 'pager', 'aria-label': 'Incident pages' },
+    h('span', {}, `${total} incidents`),
+    h('span', { class: 'actions' },
+      n > 1 ? h('a', { class: 'btn btn-sm', href: pageHref(n - 1), rel: 'prev' }, '← Newer') : null,
+      h('span', {}, `Page ${n} of ${pages}`),
+      n < pages ? h('a', { class: 'btn btn-sm', href: pageHref(n + 1), rel: 'next' }, 'Older →') : null));
+}
 
 export async function render(root, params, ctx) {
-  const { api } = ctx;
+  const n = readPage();
+  const feed = ctx.api.list('/v1/incidents', { page: n, per_page: PER_PAGE });
+  const part = (open) => feed.then(({ items }) => items.filter((i) => (open ? !i.ended_at : i.ended_at)));
   page(root, 'Incidents',
     section('open-incidents', 'Open',
-      load(async () => {
-        const rows = (await openRows(api)).sort((a, b) => a.started_at.localeCompare(b.started_at));
-        return table('Open check incidents, oldest first', columns(true), rows, 'No check has an open incident.');
-      })),
-    section('down-heartbeats', 'Heartbeats down',
-      load(async () => {
-        const hbs = (await api.get('/v1/heartbeats?per_page=100')) || [];
-        const down = hbs.filter((b) => b.status === 'DOWN');
-        return table('Heartbeats that are down', [
-          { label: 'Heartbeat', cell: (b) => link(`/console/heartbeats/${encodeURIComponent(b.id)}`, b.name) },
-          { label: 'Last ping', cell: (b) => when(b.last_seen) },
-          { label: 'Silent for', cell: (b) => since(b.last_seen) },
-        ], down, 'No heartbeat is down.');
-      })),
-    section('recent-incidents', `Recent (last ${RECENT_DAYS} days)`,
-      h('p', { class: 'hint' }, `Resolved incidents of the first ${RECENT_CHECKS} checks, newest first.`),
-      load(async () => table('Resolved check incidents, newest first', columns(false), await recentRows(api),
-        `No incident ended in the last ${RECENT_DAYS} days.`))));
+      load(async () => table('Open incidents, newest first', columns(true), await part(true),
+        n > 1 ? 'The open incidents are on the first page.' : 'No check or heartbeat has an open incident.'))),
+    section('recent-incidents', 'Recent',
+      load(async () => table('Resolved incidents, newest first', columns(false), await part(false),
+        'No resolved incident on this page.'))),
+    load(() => feed.then(({ info }) => pager(n, info), () => null)));
 }
