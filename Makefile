@@ -11,7 +11,7 @@ PKGS := $(foreach m,$(MODULES),./$(m)/...)
 DEPLOY_MODULE := deploy/kube
 PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
 
-.PHONY: help build run test console-screenshots test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-load fuzz tidy clean images test-deploy test-cluster manifests
+.PHONY: help build run test console-screenshots test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-console bench-load fuzz tidy clean images test-deploy test-cluster manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -50,7 +50,7 @@ test-cluster: build ## run the binaries on hosts made of network namespaces (NAT
 manifests: ## print the Kubernetes manifests: make manifests VALUES=my-values.yaml
 	@cd $(DEPLOY_MODULE) && GOWORK=off $(GO) run ./cmd/vantage-render $(if $(VALUES),-f $(abspath $(VALUES)))
 
-bench: bench-api bench-pipeline bench-agent bench-browser ## every benchmark (see README "Benchmarks")
+bench: bench-api bench-pipeline bench-agent bench-browser bench-console ## every benchmark (see README "Benchmarks")
 
 bench-api: build ## REST API load from a second process: POST, GET by id, list of 100 among 10,000
 	./deploy/bench.sh
@@ -66,6 +66,9 @@ bench-agent: ## agent pipeline (fetch, probe, batched results and acks) per HTTP
 
 bench-browser: ## browser checks/min (URL, and scripted with two page loads), CPU-s/check, MiB/tab vs raw page loads
 	VANTAGE_BENCH_SECONDS=$${VANTAGE_BENCH_SECONDS:-20} $(GO) test -run '^$$' -bench '^BenchmarkBrowser$$' -benchtime 1x -timeout 10m ./agent/internal/browser/
+
+bench-console: ## console in Chromium on 10,000 checks with a week of results: overview and 7-day detail ms, /v1 calls, KB vs bare API calls
+	$(GO) test -run '^$$' -bench '^BenchmarkConsole$$' -benchtime 1x -timeout 10m ./controlplane/internal/console/
 
 # Every fuzz target, as package:Name. Their seed corpora run as unit tests in `make test`.
 FUZZ_TARGETS := ./controlplane/internal/api:FuzzDecode ./pkg/assert:FuzzCompile ./pkg/assert:FuzzEvaluate \

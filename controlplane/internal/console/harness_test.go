@@ -31,7 +31,7 @@ import (
 // sessions) on a real listener and a fresh database, with two organizations and a token for
 // each.
 type site struct {
-	t      *testing.T
+	t      testing.TB
 	st     *store.Store
 	srv    *httptest.Server
 	orgA   uuid.UUID
@@ -40,7 +40,7 @@ type site struct {
 	tokenB string // every permission in orgB
 }
 
-func newSite(t *testing.T) *site {
+func newSite(t testing.TB) *site {
 	t.Helper()
 	st := storetest.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -167,14 +167,14 @@ func (h *site) createUptime(token, name, url string) string {
 // tab is a headless Chromium tab that records every console error, uncaught exception and
 // CSP violation of the pages it shows.
 type tab struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	base   string
 	mu     sync.Mutex
 	errors []string
 }
 
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	for _, p := range []string{"/usr/bin/chromium-headless-shell", "/usr/bin/chromium"} {
 		if _, err := os.Stat(p); err == nil {
