@@ -308,7 +308,7 @@ CREATE TABLE public.checks (
     region_quorum text DEFAULT 'majority'::text NOT NULL,
     depends_on uuid[] DEFAULT '{}'::uuid[] NOT NULL,
     CONSTRAINT checks_alert_priority_check CHECK ((alert_priority = ANY (ARRAY['LOW'::text, 'HIGH'::text]))),
-    CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text]))),
+    CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text, 'MULTISTEP'::text, 'PING'::text, 'GRPC'::text, 'WEBSOCKET'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),
     CONSTRAINT checks_state_check CHECK ((state = ANY (ARRAY['PENDING'::text, 'UP'::text, 'VERIFYING'::text, 'DOWN'::text, 'RECOVERING'::text])))
 );
