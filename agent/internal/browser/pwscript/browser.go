@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -38,6 +39,8 @@ type browserPage struct {
 	stopped   int // times the main frame stopped loading
 	crashed   bool
 	refused   string // the first URL Chromium refused the page (RefusedLoad), or ""
+
+	dialogListeners atomic.Int32 // the script's dialog listeners: with none, dialogs are dismissed
 }
 
 func newBrowserPage(tab context.Context, opts Options) (*browserPage, error) {
@@ -115,6 +118,9 @@ func (bp *browserPage) onEvent(ev any) {
 		}
 		bp.responses[ev.LoaderID] = ev.Response
 	case *page.EventJavascriptDialogOpening:
+		if bp.dialogListeners.Load() > 0 {
+			return // the script's page.on('dialog') answers it (events.go)
+		}
 		// Dismissed, as Playwright does when the script does not handle dialogs: an alert
 		// would otherwise block the page. Commands cannot run on this goroutine.
 		go func() {

@@ -66,10 +66,213 @@ async function pwscriptEngine(spec, ...ax) {
   }
   const within = (scope, el) => scope === document || (scope !== el && scope.contains(el));
 
+  // Playwright's CSS: the browser's selectors plus the pseudo-classes it does not know —
+  // :has-text(), :text(), :text-is(), :text-matches(), :visible, :nth-match(), the layout
+  // ones (:right-of() …) and :has()/:is()/:not() holding any of them. A selector with none
+  // of them goes to querySelectorAll as it is.
+  const pwCSS = (() => {
+    const custom = new Set(['has-text', 'text', 'text-is', 'text-matches', 'visible', 'nth-match', 'right-of', 'left-of', 'above', 'below', 'near']);
+    const extRe = /:(has-text|text|text-is|text-matches|visible|nth-match|right-of|left-of|above|below|near)(?![\w-])/;
+    const extended = (sel) => extRe.test(sel);
+    const parsed = new Map();
+
+    // split cuts s at top-level occurrences of the characters in seps (outside quotes,
+    // parentheses and brackets).
+    function scan(s, onChar) {
+      let depth = 0, quote = '';
+      for (let i = 0; i < s.length; i++) {
+        const c = s[i];
+        if (quote) { if (c === '\\') i++; else if (c === quote) quote = ''; continue; }
+        if (c === '"' || c === "'") { quote = c; continue; }
+        if (c === '\\') { i++; continue; }
+        if (c === '(' || c === '[') depth++;
+        else if (c === ')' || c === ']') depth--;
+        else if (depth === 0 && onChar(c, i) === false) return;
+      }
+    }
+    function splitList(s) {
+      const out = [];
+      let start = 0;
+      scan(s, (c, i) => { if (c === ',') { out.push(s.slice(start, i)); start = i + 1; } });
+      out.push(s.slice(start));
+      return out.map((x) => x.trim()).filter((x) => x);
+    }
+    // parseComplex: compounds and the combinators between them.
+    function parseComplex(s) {
+      const compounds = [], combs = [];
+      let cur = '', pendingComb = '';
+      let depth = 0, quote = '';
+      const flush = () => { if (cur.trim()) { if (compounds.length) combs.push(pendingComb || ' '); compounds.push(parseCompound(cur.trim())); } cur = ''; pendingComb = ''; };
+      for (let i = 0; i < s.length; i++) {
+        const c = s[i];
+        if (quote) { cur += c; if (c === '\\') { cur += s[++i] || ''; } else if (c === quote) quote = ''; continue; }
+        if (c === '"' || c === "'") { quote = c; cur += c; continue; }
+        if (c === '(' || c === '[') depth++;
+        if (c === ')' || c === ']') depth--;
+        if (depth === 0 && (c === '>' || c === '+' || c === '~')) { flush(); pendingComb = c; continue; }
+        if (depth === 0 && /\s/.test(c)) { if (cur.trim()) flush(); continue; }
+        cur += c;
+      }
+      flush();
+      return { compounds, combs };
+    }
+    // parseCompound: the native part and the pseudo-classes evaluated here.
+    function parseCompound(s) {
+      let css = '';
+      const pseudos = [];
+      for (let i = 0; i < s.length;) {
+        if (s[i] === ':' && s[i + 1] !== ':') {
+          const m = /^:([\w-]+)/.exec(s.slice(i));
+          const name = m[1];
+          let j = i + m[0].length, arg;
+          if (s[j] === '(') {
+            let depth = 0, quote = '', k = j;
+            for (; k < s.length; k++) {
+              const c = s[k];
+              if (quote) { if (c === '\\') k++; else if (c === quote) quote = ''; continue; }
+              if (c === '"' || c === "'") { quote = c; continue; }
+              if (c === '(') depth++;
+              if (c === ')' && --depth === 0) break;
+            }
+            arg = s.slice(j + 1, k);
+            j = k + 1;
+          }
+          if (custom.has(name) || (['has', 'is', 'not', 'where'].includes(name) && extended(arg || ''))) {
+            pseudos.push({ name, arg });
+          } else {
+            css += s.slice(i, j);
+          }
+          i = j;
+          continue;
+        }
+        css += s[i++];
+      }
+      return { css: css.trim(), pseudos };
+    }
+    function unquote(a) {
+      a = a.trim();
+      if (a.length > 1 && (a[0] === '"' || a[0] === "'") && a[a.length - 1] === a[0]) return a.slice(1, -1).replace(/\\(.)/g, '$1');
+      return a;
+    }
+    function list(sel) {
+      let l = parsed.get(sel);
+      if (!l) { l = splitList(sel).map(parseComplex); parsed.set(sel, l); }
+      return l;
+    }
+    const parent = (el) => el.parentElement || (el.parentNode && el.parentNode.host) || null;
+    function matchesFrom(el, cx, i) {
+      if (!matchesCompound(el, cx.compounds[i])) return false;
+      if (i === 0) return true;
+      switch (cx.combs[i - 1]) {
+        case '>': { const p = parent(el); return !!p && matchesFrom(p, cx, i - 1); }
+        case '+': { const p = el.previousElementSibling; return !!p && matchesFrom(p, cx, i - 1); }
+        case '~': for (let p = el.previousElementSibling; p; p = p.previousElementSibling) if (matchesFrom(p, cx, i - 1)) return true; return false;
+        default: for (let p = parent(el); p; p = parent(p)) if (matchesFrom(p, cx, i - 1)) return true; return false;
+      }
+    }
+    function matchesCompound(el, c) {
+      if (c.css && c.css !== '*' && !el.matches(c.css)) return false;
+      return c.pseudos.every((p) => pseudo(el, p));
+    }
+    function matchesSelector(el, sel) {
+      return list(sel).some((cx) => matchesFrom(el, cx, cx.compounds.length - 1));
+    }
+    const nthCache = new Map();
+    function pseudo(el, p) {
+      switch (p.name) {
+        case 'visible': return isVisible(el);
+        case 'has-text': return !skipForText(el) && matches({ s: unquote(p.arg) }, elementText(el));
+        case 'text': return matchesSelf({ s: unquote(p.arg) }, el);
+        case 'text-is': return matchesSelf({ s: unquote(p.arg), x: true }, el);
+        case 'text-matches': {
+          const args = splitList(p.arg);
+          return matchesSelf({ re: unquote(args[0]), f: args[1] ? unquote(args[1]) : '' }, el);
+        }
+        case 'has': return query(p.arg, [el]).length > 0;
+        case 'is': case 'where': return matchesSelector(el, p.arg);
+        case 'not': return !matchesSelector(el, p.arg);
+        case 'nth-match': {
+          const args = splitList(p.arg);
+          const n = parseInt(args[args.length - 1], 10);
+          const inner = p.arg.slice(0, p.arg.lastIndexOf(','));
+          let all = nthCache.get(inner);
+          if (!all) { all = query(inner, [el.ownerDocument]); nthCache.set(inner, all); }
+          return all[n - 1] === el;
+        }
+        default: return layoutDistance(el, p) !== undefined;
+      }
+    }
+    // The layout pseudo-classes, as Playwright scores them: the element must lie wholly on
+    // that side of some anchor (within maxDistance, default unlimited; 50px for :near).
+    function layoutDistance(el, p) {
+      const args = splitList(p.arg);
+      let inner = p.arg, max;
+      if (args.length > 1 && /^\d+$/.test(args[args.length - 1])) { max = +args[args.length - 1]; inner = p.arg.slice(0, p.arg.lastIndexOf(',')); }
+      const box = el.getBoundingClientRect();
+      let best;
+      for (const a of query(inner, [el.ownerDocument])) {
+        if (a === el) continue;
+        const b = a.getBoundingClientRect();
+        let d;
+        const dx = Math.max(b.left - box.right, box.left - b.right, 0), dy = Math.max(b.top - box.bottom, box.top - b.bottom, 0);
+        switch (p.name) {
+          case 'right-of': if (box.left >= b.right) d = box.left - b.right + dy; break;
+          case 'left-of': if (box.right <= b.left) d = b.left - box.right + dy; break;
+          case 'above': if (box.bottom <= b.top) d = b.top - box.bottom + dx; break;
+          case 'below': if (box.top >= b.bottom) d = box.top - b.bottom + dx; break;
+          case 'near': { const dd = Math.max(dx, dy); if (dd <= (max === undefined ? 50 : max)) d = dd; break; }
+        }
+        if (d === undefined || (max !== undefined && p.name !== 'near' && d > max)) continue;
+        if (best === undefined || d < best) best = d;
+      }
+      return best;
+    }
+    function query(sel, scopes) {
+      const out = [];
+      for (const cx of list(sel)) {
+        const last = cx.compounds[cx.compounds.length - 1];
+        for (const s of scopes) {
+          for (const el of cssAll(s, last.css || '*')) if (matchesFrom(el, cx, cx.compounds.length - 1)) out.push(el);
+        }
+      }
+      const els = inDocumentOrder(out);
+      // Layout pseudo-classes sort by distance to the anchor, nearest first, as Playwright does.
+      const lay = list(sel).flatMap((cx) => cx.compounds[cx.compounds.length - 1].pseudos).filter((p) => ['right-of', 'left-of', 'above', 'below', 'near'].includes(p.name));
+      if (lay.length) {
+        const score = new Map(els.map((el) => [el, lay.reduce((acc, p) => acc + (layoutDistance(el, p) || 0), 0)]));
+        els.sort((a, b) => score.get(a) - score.get(b));
+      }
+      return els;
+    }
+    return { extended, query };
+  })();
+
   function apply(scopes, step) {
     switch (step.t) {
       case 'css':
-        return inDocumentOrder(scopes.flatMap((s) => cssAll(s, step.s)));
+        if (!pwCSS.extended(step.s)) return inDocumentOrder(scopes.flatMap((s) => cssAll(s, step.s)));
+        return pwCSS.query(step.s, scopes);
+      case 'frame':
+        // Into an iframe's document: readable for a frame of the page's own origin only.
+        return scopes.flatMap((el) => {
+          if (el.nodeName !== 'IFRAME' && el.nodeName !== 'FRAME') return [];
+          try { return el.contentDocument ? [el.contentDocument] : []; } catch (e) { return []; }
+        });
+      case 'framepath': {
+        let docs = [document];
+        for (const p of step.path) {
+          const next = [];
+          for (const d of docs) {
+            const alike = [...d.querySelectorAll('iframe, frame')].filter((f) => {
+              try { return f.contentWindow.name === p.name && f.contentWindow.location.href === p.url; } catch (e) { return false; }
+            });
+            const f = alike[p.idx];
+            try { if (f && f.contentDocument) next.push(f.contentDocument); } catch (e) { /* another origin */ }
+          }
+          docs = next;
+        }
+        return docs;
+      }
       case 'xpath': {
         const out = [];
         for (const s of scopes) {
@@ -191,11 +394,12 @@ async function pwscriptEngine(spec, ...ax) {
       case 'enabled': return !isDisabled(el);
       case 'editable': return isEditable(el);
       case 'checked': return checkedState(el);
-      case 'focused': return el === document.activeElement || el.contains(document.activeElement);
+      case 'focused': return el === el.ownerDocument.activeElement || el.contains(el.ownerDocument.activeElement);
       case 'box': {
         const r = el.getBoundingClientRect();
         if (!isVisible(el)) return null;
-        return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+        const off = frameOffset(el);
+        return { x: r.left + off.x + scrollX, y: r.top + off.y + scrollY, width: r.width, height: r.height };
       }
       case 'text': return a.inner ? el.innerText : el.textContent;
       case 'tag': return el.nodeName.toLowerCase();
@@ -204,8 +408,19 @@ async function pwscriptEngine(spec, ...ax) {
   }
 
   const frame = () => new Promise((resolve) => { requestAnimationFrame(() => resolve()); setTimeout(resolve, 100); });
-  function hitTarget(x, y) {
-    let hit = document.elementFromPoint(x, y);
+  // frameOffset is where the viewport of el's frame sits in the page's: input events take
+  // the page's coordinates.
+  function frameOffset(el) {
+    let x = 0, y = 0;
+    for (let w = el.ownerDocument.defaultView; w && w !== window && w.frameElement; w = w.frameElement.ownerDocument.defaultView) {
+      const fe = w.frameElement, r = fe.getBoundingClientRect(), cs = getComputedStyle(fe);
+      x += r.left + fe.clientLeft + parseFloat(cs.paddingLeft);
+      y += r.top + fe.clientTop + parseFloat(cs.paddingTop);
+    }
+    return { x, y };
+  }
+  function hitTarget(x, y, doc = document) {
+    let hit = doc.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
       const inner = hit.shadowRoot.elementFromPoint(x, y);
       if (!inner || inner === hit) break;
@@ -235,10 +450,11 @@ async function pwscriptEngine(spec, ...ax) {
     const x = a.pos ? r.left + a.pos.x : r.left + r.width / 2;
     const y = a.pos ? r.top + a.pos.y : r.top + r.height / 2;
     if (!a.force) {
-      const hit = hitTarget(x, y);
+      const hit = hitTarget(x, y, el.ownerDocument);
       if (!receives(el, hit)) return { w: (hit ? preview(hit) : 'another element') + ' intercepts pointer events' };
     }
-    return { v: { x, y } };
+    const off = frameOffset(el);
+    return { v: { x: x + off.x, y: y + off.y } };
   }
 
   const textTypes = new Set(['', 'email', 'number', 'password', 'search', 'tel', 'text', 'url']);

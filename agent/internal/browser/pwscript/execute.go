@@ -67,6 +67,10 @@ func (r *run) runTests(rep *Report) {
 		}
 	}()
 	r.browser = bp
+	if err := r.watchPage(); err != nil {
+		rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
+		return
+	}
 	r.pageObj = r.pageObject()
 
 	focus := r.root.hasOnly()

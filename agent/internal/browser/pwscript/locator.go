@@ -32,6 +32,7 @@ type selStep struct {
 	NoText  *textMatch `json:"hnt,omitempty"`
 	Visible *bool      `json:"vis,omitempty"`
 	Other   []selStep  `json:"o,omitempty"`
+	Path    []framePathStep `json:"path,omitempty"` // framepath: the frame's document (frames.go)
 	ax      *axQuery
 }
 
@@ -127,11 +128,9 @@ func (r *run) exactOption(m *textMatch, opts map[string]goja.Value) string {
 // engineName matches a Playwright selector engine prefix ("xpath=", "text=").
 var engineName = regexp.MustCompile(`^([a-zA-Z_0-9-]+(?::[a-zA-Z_0-9-]+)*)=`)
 
-// cssExtension matches Playwright's own CSS pseudo-classes, which browsers do not know.
-var cssExtension = regexp.MustCompile(`:(has-text|text|text-is|text-matches|visible|nth-match|left-of|right-of|above|below|near)\(|:visible\b`)
-
-// parseSelector turns a page.locator() selector into steps: CSS, XPath ("xpath=", "//"),
-// "text=", "id=", "data-testid=", "nth=" and "visible=", chained with " >> ".
+// parseSelector turns a page.locator() selector into steps: CSS (with Playwright's
+// extensions), XPath ("xpath=", "//"), "text=", "id=", "data-testid=", "nth=", "visible=",
+// "role=" and the "internal:" engines (selectors.go), chained with " >> ".
 func (r *run) parseSelector(sel string) []selStep {
 	var steps []selStep
 	for _, part := range strings.Split(sel, " >> ") {
@@ -146,9 +145,7 @@ func (r *run) parseSelector(sel string) []selStep {
 		}
 		switch engine {
 		case "css":
-			if m := cssExtension.FindString(body); m != "" {
-				panic(r.notSupported(fmt.Sprintf("the Playwright CSS extension %s in locator(%s) — use getByText(), filter({ hasText }) or filter({ visible: true })", strings.TrimSuffix(m, "("), jsQuote(sel))))
-			}
+			// Playwright's CSS extensions (:has-text(), :visible…) are the page engine's.
 			steps = append(steps, selStep{Kind: "css", Sel: body})
 		case "xpath":
 			steps = append(steps, selStep{Kind: "xpath", Sel: body})
@@ -175,7 +172,11 @@ func (r *run) parseSelector(sel string) []selStep {
 			v := body == "true"
 			steps = append(steps, selStep{Kind: "filter", Visible: &v})
 		default:
-			panic(r.notSupported(fmt.Sprintf("the %s= selector engine in locator(%s)", engine, jsQuote(sel))))
+			step, ok := r.engineStep(engine, body, sel)
+			if !ok {
+				panic(r.notSupported(fmt.Sprintf("the %s= selector engine in locator(%s)", engine, jsQuote(sel))))
+			}
+			steps = append(steps, step...)
 		}
 	}
 	return steps

@@ -34,6 +34,7 @@ func (r *run) locatorObject(l *locator) *goja.Object {
 	}
 	m["toString"] = func(goja.FunctionCall) goja.Value { return r.vm.ToValue(l.desc) }
 	m["page"] = func(goja.FunctionCall) goja.Value { return r.pageObj }
+	m["contentFrame"] = func(goja.FunctionCall) goja.Value { return r.frameLocatorObject(l) }
 	r.addActions(m, l)
 	obj := r.object("locator", m)
 	r.locators[obj] = l
@@ -124,10 +125,9 @@ func (r *run) addLocatorBuilders(m map[string]any, l *locator) {
 		}
 		return r.locatorObject(l.with(desc, selStep{Kind: "testid", Sel: tm.S}))
 	}
-	for _, name := range []string{"frameLocator", "contentFrame", "frame"} {
-		m[name] = func(goja.FunctionCall) goja.Value {
-			panic(r.notSupported("frames (" + name + "()) — locators find elements of the main frame"))
-		}
+	m["frameLocator"] = func(call goja.FunctionCall) goja.Value {
+		sel := r.argString(call, 0, "frameLocator", "selector")
+		return r.frameLocatorObject(l.with("locator("+jsQuote(sel)+")", r.parseSelector(sel)...))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/dop251/goja"
@@ -22,6 +23,15 @@ type loop struct {
 	ops    map[uint64]*pendingOp
 	nextID uint64
 	timers timerHeap
+
+	// Browser events for the script (page.on listeners, routes) queue here: the CDP reader
+	// that delivers them must never block on a loop that is not running (between tests).
+	mu     sync.Mutex
+	queued []func() error
+	wake   chan struct{}
+	// listening counts what can still call into the script from the browser (page.on
+	// listeners, routes): while it is above zero a pending promise is not stalled.
+	listening int
 }
 
 // pendingOp is an asynchronous API call in flight.
@@ -30,7 +40,7 @@ type pendingOp struct {
 }
 
 func newLoop(vm *goja.Runtime) *loop {
-	return &loop{vm: vm, posted: make(chan func() error, 64), ops: map[uint64]*pendingOp{}}
+	return &loop{vm: vm, posted: make(chan func() error, 64), ops: map[uint64]*pendingOp{}, wake: make(chan struct{}, 1)}
 }
 
 // errStalled: the awaited promise is pending and nothing (no operation, no timer) can settle it.
@@ -49,11 +59,53 @@ func (l *loop) done(id uint64) { delete(l.ops, id) }
 // interrupt) ends the wait that runs it.
 func (l *loop) post(f func() error) { l.posted <- f }
 
+// enqueue runs f on the loop, without ever blocking: for browser events, which arrive on
+// chromedp's reading goroutine whether or not a test is running.
+func (l *loop) enqueue(f func() error) {
+	l.mu.Lock()
+	l.queued = append(l.queued, f)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runQueued runs the queued browser events in order; the first error ends the run of them
+// (the rest stay queued).
+func (l *loop) runQueued() error {
+	for {
+		l.mu.Lock()
+		if len(l.queued) == 0 {
+			l.mu.Unlock()
+			return nil
+		}
+		f := l.queued[0]
+		l.queued = l.queued[1:]
+		l.mu.Unlock()
+		if err := f(); err != nil {
+			if l.hasQueued() {
+				select {
+				case l.wake <- struct{}{}:
+				default:
+				}
+			}
+			return err
+		}
+	}
+}
+
+func (l *loop) hasQueued() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.queued) > 0
+}
+
 // wait runs the loop until p settles, ctx ends (returning ctx's error) or nothing is left
 // that could settle p (errStalled). An error from a job (an interrupted script) is returned.
 func (l *loop) wait(ctx context.Context, p *goja.Promise) error {
 	for p.State() == goja.PromiseStatePending {
-		if len(l.ops) == 0 && l.timers.Len() == 0 && len(l.posted) == 0 {
+		if len(l.ops) == 0 && l.timers.Len() == 0 && len(l.posted) == 0 && l.listening == 0 && !l.hasQueued() {
 			return errStalled
 		}
 		if err := l.step(ctx); err != nil {
@@ -74,6 +126,8 @@ func (l *loop) step(ctx context.Context) error {
 	select {
 	case f := <-l.posted:
 		return f()
+	case <-l.wake:
+		return l.runQueued()
 	case <-fire:
 		return l.fireTimers()
 	case <-ctx.Done():

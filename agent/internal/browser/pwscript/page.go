@@ -190,8 +190,6 @@ func (r *run) pageObject() *goja.Object {
 		})
 	}
 	m["keyboard"] = r.keyboardObject()
-	m["on"] = func(goja.FunctionCall) goja.Value { panic(r.notSupported("page.on() — page events")) }
-	m["once"] = m["on"]
 
 	// The selector shortcuts act on the first match, as Playwright's page.click(selector) does.
 	for _, name := range []string{"click", "dblclick", "fill", "press", "type", "check", "uncheck", "hover", "selectOption", "focus",
@@ -209,17 +207,10 @@ func (r *run) pageObject() *goja.Object {
 			return v
 		}
 	}
-	m["waitForSelector"] = func(call goja.FunctionCall) goja.Value {
-		sel := r.argString(call, 0, "page.waitForSelector", "selector")
-		l := root.with("locator("+jsQuote(sel)+")", r.parseSelector(sel)...).with("first()", selStep{Kind: "nth", Index: 0})
-		obj := r.locatorObject(l)
-		fn, _ := goja.AssertFunction(obj.Get("waitFor"))
-		v, err := fn(obj, call.Argument(1))
-		if err != nil {
-			panic(err)
-		}
-		return v
-	}
+	r.addPageEvents(m)
+	r.addRoutes(m)
+	r.addFrames(m)
+	r.addPageExtras(m)
 	return r.object("page", m)
 }
 
@@ -265,7 +256,7 @@ func (r *run) navigate(ctx context.Context, b budget, own bool, target, state st
 		}
 		return nil, pageError("page.goto", err)
 	}
-	return r.responseResult(bp.response(res.LoaderID)), nil
+	return r.navigationResponse(res.LoaderID), nil
 }
 
 // responseResult is the Response of a navigation (null without one).

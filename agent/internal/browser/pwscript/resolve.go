@@ -35,6 +35,15 @@ var objectGroups atomic.Uint64
 // evaluation; userFn, when set, is a function declaration called with the single element
 // matched and userArg (locator.evaluate).
 func (bp *browserPage) query(ctx context.Context, loc *locator, op string, arg any, userFn string, userArg json.RawMessage) (*queryResult, error) {
+	fn := engineCall
+	if userFn != "" {
+		fn = userEvaluate(userFn)
+	}
+	return bp.queryWith(ctx, loc, op, arg, fn, userArg)
+}
+
+// queryWith is query with the function the page calls: the engine, or a wrapper of it.
+func (bp *browserPage) queryWith(ctx context.Context, loc *locator, op string, arg any, fn string, userArg json.RawMessage) (*queryResult, error) {
 	q := &axResolver{bp: bp, group: fmt.Sprintf("pwscript-%d", objectGroups.Add(1))}
 	steps, err := q.prepare(ctx, loc.steps)
 	defer q.release()
@@ -45,10 +54,6 @@ func (bp *browserPage) query(ctx context.Context, loc *locator, op string, arg a
 	spec, err := json.Marshal(map[string]any{"steps": steps, "op": op, "arg": arg, "tid": bp.opts.TestIDAttribute, "ua": userArg})
 	if err != nil {
 		return nil, err
-	}
-	fn := "async function(spec, ...ax) { return await (" + engineJS + ")(spec, ...ax) }"
-	if userFn != "" {
-		fn = userEvaluate(userFn)
 	}
 	var raw json.RawMessage
 	if doc == "" {

@@ -89,6 +89,7 @@ type run struct {
 	cur       *testRun // the test or hook running
 	browser   *browserPage
 	pageObj   *goja.Object
+	net       *pageEvents // page.on, routes, frames (events.go)
 	console   []string
 	unhandled []*goja.Promise
 	timerSeq  int64
