@@ -20,18 +20,18 @@ type locator struct {
 // resolved by the runtime first (Chromium's accessibility tree) and sent as a range of the
 // elements passed along.
 type selStep struct {
-	Kind    string     `json:"t"`
-	Sel     string     `json:"s,omitempty"`
-	Match   *textMatch `json:"m,omitempty"`
-	Attr    string     `json:"a,omitempty"`
-	Index   int        `json:"i"`
-	Count   int        `json:"n"`
-	HasText *textMatch `json:"ht,omitempty"`
-	HasNot  []selStep  `json:"hasNot,omitempty"`
-	Has     []selStep  `json:"has,omitempty"`
-	NoText  *textMatch `json:"hnt,omitempty"`
-	Visible *bool      `json:"vis,omitempty"`
-	Other   []selStep  `json:"o,omitempty"`
+	Kind    string          `json:"t"`
+	Sel     string          `json:"s,omitempty"`
+	Match   *textMatch      `json:"m,omitempty"`
+	Attr    string          `json:"a,omitempty"`
+	Index   int             `json:"i"`
+	Count   int             `json:"n"`
+	HasText *textMatch      `json:"ht,omitempty"`
+	HasNot  []selStep       `json:"hasNot,omitempty"`
+	Has     []selStep       `json:"has,omitempty"`
+	NoText  *textMatch      `json:"hnt,omitempty"`
+	Visible *bool           `json:"vis,omitempty"`
+	Other   []selStep       `json:"o,omitempty"`
 	Path    []framePathStep `json:"path,omitempty"` // framepath: the frame's document (frames.go)
 	ax      *axQuery
 }

@@ -318,7 +318,6 @@ func orNull(o *goja.Object) goja.Value {
 	return o
 }
 
-
 // navigationResponse is the Response of a navigation whose loader is id: the page's record
 // of it (with body(), request()…), or what the main frame's state kept.
 func (r *run) navigationResponse(id cdp.LoaderID) any {
