@@ -40,7 +40,10 @@ type browserPage struct {
 	crashed   bool
 	refused   string // the first URL Chromium refused the page (RefusedLoad), or ""
 
-	dialogListeners atomic.Int32 // the script's dialog listeners: with none, dialogs are dismissed
+	dialogListeners atomic.Int32         // the script's dialog listeners: with none, dialogs are dismissed
+	childFrames     func() []cdp.FrameID // the frames below the main one (frames.go), set once at start
+	mainContext     func() runtime.ExecutionContextID
+	framePath       func(cdp.FrameID) []framePathStep
 }
 
 func newBrowserPage(tab context.Context, opts Options) (*browserPage, error) {

@@ -293,7 +293,8 @@ async function pwscriptEngine(spec, ...ax) {
       case 'ax': {
         // Parts of the browser's own controls (the fields inside a date input) are in the
         // accessibility tree but not in the page's DOM.
-        const inPage = (el) => { const root = el.getRootNode(); return root === document || (!!root.host && root.host.shadowRoot === root); };
+        // An element of another origin's frame reaches the page as undefined: out of reach.
+        const inPage = (el) => { if (!el) return false; const root = el.getRootNode(); return root.nodeType === 9 || (!!root.host && root.host.shadowRoot === root); };
         const found = ax.slice(step.i, step.i + step.n).filter(inPage);
         return inDocumentOrder(found.filter((el) => scopes.some((s) => within(s, el))));
       }
@@ -499,6 +500,23 @@ async function pwscriptEngine(spec, ...ax) {
     throw new Error('Element is not an <input>, <textarea> or [contenteditable] element');
   }
 
+  // setFiles: setInputFiles with files made from the script's bytes.
+  function setFiles(el, files) {
+    if (el.nodeName !== 'INPUT' || el.type !== 'file') throw new Error('Node is not an HTMLInputElement of type file');
+    if (files.length > 1 && !el.multiple) throw new Error('Error: Non-multiple file input can only accept single file');
+    if (isDisabled(el)) return { w: 'element is not enabled' };
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.b64), bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name, { type: f.mimeType || '' }));
+    }
+    el.files = dt.files;
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return { v: true };
+  }
+
   function selectOption(el, wanted) {
     if (el.nodeName !== 'SELECT') throw new Error('Element is not a <select> element');
     if (!isVisible(el)) return { w: 'element is not visible' };
@@ -559,6 +577,22 @@ async function pwscriptEngine(spec, ...ax) {
       break;
     case 'scroll':
       if ((el = single())) { el.scrollIntoView({ block: 'center', inline: 'center' }); out.v = true; }
+      break;
+    case 'files':
+      if ((el = single())) Object.assign(out, setFiles(el, spec.arg));
+      break;
+    case 'selectText':
+      if ((el = single())) {
+        if (!isVisible(el)) { out.w = 'element is not visible'; break; }
+        if (el.nodeName === 'INPUT' || el.nodeName === 'TEXTAREA') { el.focus(); el.select(); } else {
+          const range = el.ownerDocument.createRange();
+          range.selectNodeContents(el);
+          const sel = el.ownerDocument.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+        }
+        out.v = true;
+      }
       break;
     case 'dispatch':
       if ((el = single())) { el.dispatchEvent(new Event(spec.arg, { bubbles: true, cancelable: true, composed: true })); out.v = true; }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -25,6 +27,7 @@ type pageEvents struct {
 
 	listeners map[string][]*listener
 	waiters   map[string][]*waiter
+	drags     chan *input.DragData // HTML5 drags intercepted for locator.dragTo
 }
 
 type listener struct {
@@ -56,8 +59,11 @@ func (r *run) watchPage() error {
 	if err != nil {
 		return err
 	}
-	r.net = &pageEvents{log: newNetLog(), frames: frames, listeners: map[string][]*listener{}, waiters: map[string][]*waiter{}}
+	r.net = &pageEvents{log: newNetLog(), frames: frames, listeners: map[string][]*listener{}, waiters: map[string][]*waiter{}, drags: make(chan *input.DragData, 1)}
 	r.net.routes = &router{r: r}
+	bp.childFrames = func() []cdp.FrameID { return frames.live()[1:] }
+	bp.mainContext = frames.mainContext
+	bp.framePath = frames.framePathOf
 	return chromedp.Listen(bp.ctx, r.onPageEvent)
 }
 
@@ -113,6 +119,11 @@ func (r *run) onPageEvent(ev any) {
 	case *page.EventNavigatedWithinDocument:
 		n.frames.navigatedWithin(ev.FrameID, ev.URL)
 		emit("framenavigated", func() goja.Value { return r.frameObject(ev.FrameID) })
+	case *input.EventDragIntercepted:
+		select {
+		case n.drags <- ev.Data:
+		default:
+		}
 	case *runtime.EventExecutionContextCreated:
 		n.frames.contextCreated(ev.Context)
 	case *page.EventFrameDetached:

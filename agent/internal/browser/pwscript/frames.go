@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -204,11 +206,7 @@ func (r *run) frameObject(id cdp.FrameID) goja.Value {
 		if snap, _ := t.snapshot(id); snap.parent == "" {
 			return &locator{}
 		}
-		p, ok := t.path(id)
-		if !ok {
-			p = []framePathStep{{Name: "\x00detached"}}
-		}
-		return &locator{steps: []selStep{{Kind: "framepath", Path: p}}}
+		return &locator{steps: []selStep{{Kind: "framepath", frame: id}}}
 	}
 	m := map[string]any{}
 	r.addLocatorBuilders(m, root())
@@ -376,4 +374,61 @@ func (r *run) frameLocatorObject(owner *locator) *goja.Object {
 	}
 	m["owner"] = func(goja.FunctionCall) goja.Value { return r.locatorObject(owner) }
 	return r.object("frameLocator", m)
+}
+
+// entersFrames tells whether a locator's steps go into a frame.
+func entersFrames(steps []selStep) bool {
+	for _, s := range steps {
+		if s.Kind == "frame" || s.Kind == "framepath" || entersFrames(s.Has) || entersFrames(s.HasNot) || entersFrames(s.Other) {
+			return true
+		}
+	}
+	return false
+}
+
+// frameAXNodes runs an accessibility query in the documents of the page's child frames that
+// run in its process (a frame of another origin is out of reach and skipped).
+func (bp *browserPage) frameAXNodes(ctx context.Context, params accessibility.QueryAXTreeParams) ([]*accessibility.Node, error) {
+	if bp.childFrames == nil {
+		return nil, nil
+	}
+	var out []*accessibility.Node
+	for _, id := range bp.childFrames() {
+		owner, err := chromedp.Call(ctx, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: id})
+		if err != nil {
+			continue // detached meanwhile, or not in this process
+		}
+		n, err := chromedp.Call(ctx, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: owner.BackendNodeID})
+		if err != nil || n.Node == nil || n.Node.ContentDocument == nil {
+			continue
+		}
+		p := params
+		p.ObjectID, p.BackendNodeID = "", n.Node.ContentDocument.BackendNodeID
+		res, err := chromedp.Call(ctx, accessibility.QueryAXTree, p)
+		if err != nil {
+			if transient(err) {
+				continue
+			}
+			return nil, err
+		}
+		out = append(out, res.Nodes...)
+	}
+	return out, nil
+}
+
+// mainContext is the main frame's default execution context (0 before one is reported).
+func (t *frameTree) mainContext() runtime.ExecutionContextID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.contexts[t.main]
+}
+
+// framePathOf is the path of a frame as the engine follows it; a detached frame's leads
+// nowhere.
+func (t *frameTree) framePathOf(id cdp.FrameID) []framePathStep {
+	p, ok := t.path(id)
+	if !ok {
+		return []framePathStep{{Name: "\x00detached"}}
+	}
+	return p
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/dop251/goja"
 )
 
@@ -34,6 +35,7 @@ type selStep struct {
 	Other   []selStep       `json:"o,omitempty"`
 	Path    []framePathStep `json:"path,omitempty"` // framepath: the frame's document (frames.go)
 	ax      *axQuery
+	frame   cdp.FrameID // framepath: the frame whose path is looked up when the locator is resolved
 }
 
 // textMatch matches a text as Playwright does: a string case-insensitively as a substring

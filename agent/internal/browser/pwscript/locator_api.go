@@ -36,6 +36,7 @@ func (r *run) locatorObject(l *locator) *goja.Object {
 	m["page"] = func(goja.FunctionCall) goja.Value { return r.pageObj }
 	m["contentFrame"] = func(goja.FunctionCall) goja.Value { return r.frameLocatorObject(l) }
 	r.addActions(m, l)
+	r.addLocatorExtras(m, l)
 	obj := r.object("locator", m)
 	r.locators[obj] = l
 	return obj

@@ -44,7 +44,7 @@ func (bp *browserPage) query(ctx context.Context, loc *locator, op string, arg a
 
 // queryWith is query with the function the page calls: the engine, or a wrapper of it.
 func (bp *browserPage) queryWith(ctx context.Context, loc *locator, op string, arg any, fn string, userArg json.RawMessage) (*queryResult, error) {
-	q := &axResolver{bp: bp, group: fmt.Sprintf("pwscript-%d", objectGroups.Add(1))}
+	q := &axResolver{bp: bp, group: fmt.Sprintf("pwscript-%d", objectGroups.Add(1)), framed: entersFrames(loc.steps)}
 	steps, err := q.prepare(ctx, loc.steps)
 	defer q.release()
 	if err != nil {
@@ -90,6 +90,8 @@ type axResolver struct {
 	group string
 	doc   runtime.RemoteObjectID // the document, which the engine is called on
 	objs  []runtime.RemoteObjectID
+	// framed: the locator enters frames, so accessibility queries search their documents too.
+	framed bool
 }
 
 func (q *axResolver) release() {
@@ -113,6 +115,9 @@ func (q *axResolver) prepare(ctx context.Context, steps []selStep) ([]selStep, e
 	out := make([]selStep, len(steps))
 	for i, s := range steps {
 		var err error
+		if s.frame != "" {
+			s.Path = q.bp.framePath(s.frame)
+		}
 		if s.ax != nil {
 			ids, err := q.elements(ctx, s.ax)
 			if err != nil {
@@ -160,9 +165,17 @@ func (q *axResolver) elements(ctx context.Context, aq *axQuery) ([]runtime.Remot
 	if err != nil {
 		return nil, err
 	}
+	nodes := res.Nodes
+	if q.framed {
+		more, err := q.bp.frameAXNodes(ctx, params)
+		if err != nil {
+			return nil, err
+		}
+		nodes = append(nodes, more...)
+	}
 	var ids []int64
 	seen := map[int64]bool{}
-	for _, n := range res.Nodes {
+	for _, n := range nodes {
 		if n.BackendDOMNodeID == 0 || (n.Ignored && !aq.includeHidden) || seen[int64(n.BackendDOMNodeID)] {
 			continue
 		}
@@ -177,7 +190,13 @@ func (q *axResolver) elements(ctx context.Context, aq *axQuery) ([]runtime.Remot
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Go(func() {
-			r, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cdp.BackendNodeID(id), ObjectGroup: q.group})
+			p := dom.ResolveNodeParams{BackendNodeID: cdp.BackendNodeID(id), ObjectGroup: q.group}
+			if q.framed {
+				// An element of a child frame, wrapped for the main frame's world, which the
+				// engine runs in.
+				p.ExecutionContextID = q.bp.mainContext()
+			}
+			r, err := chromedp.Call(ctx, dom.ResolveNode, p)
 			if err != nil {
 				errs[i] = err
 				return
