@@ -135,7 +135,7 @@ var engineName = regexp.MustCompile(`^([a-zA-Z_0-9-]+(?::[a-zA-Z_0-9-]+)*)=`)
 // "role=" and the "internal:" engines (selectors.go), chained with " >> ".
 func (r *run) parseSelector(sel string) []selStep {
 	var steps []selStep
-	for _, part := range strings.Split(sel, " >> ") {
+	for _, part := range splitChain(sel) {
 		part = strings.TrimSpace(part)
 		engine, body := "css", part
 		if m := engineName.FindStringSubmatch(part); m != nil {

@@ -421,7 +421,18 @@ func (r *run) mouseObject() *goja.Object {
 		"dblclick": func(call goja.FunctionCall) goja.Value { return click(call, "dblclick", 2) },
 		"wheel": func(call goja.FunctionCall) goja.Value {
 			dx, dy := call.Argument(0).ToFloat(), call.Argument(1).ToFloat()
-			return send(fmt.Sprintf("wheel(%v, %v)", dx, dy), input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: state.x, Y: state.y, DeltaX: dx, DeltaY: dy})
+			// cdproto leaves out a zero delta, which Chromium requires: sent as it is here.
+			wheel := struct {
+				Type   input.DispatchMouseEventType `json:"type"`
+				X      float64                      `json:"x"`
+				Y      float64                      `json:"y"`
+				DeltaX float64                      `json:"deltaX"`
+				DeltaY float64                      `json:"deltaY"`
+			}{input.DispatchMouseEventTypeMouseWheel, state.x, state.y, dx, dy}
+			return r.async(fmt.Sprintf("mouse.wheel(%v, %v)", dx, dy), "pw:api", func(ctx context.Context) (any, error) {
+				_, err := chromedp.Call(ctx, cdp.Command[any, json.RawMessage]{Method: input.CommandDispatchMouseEvent}, any(wheel))
+				return nil, pageError("mouse.wheel", err)
+			})
 		},
 	})
 }

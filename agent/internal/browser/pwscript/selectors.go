@@ -131,3 +131,28 @@ func (r *run) roleSelector(body, sel string) *axQuery {
 	}
 	return q
 }
+
+// splitChain cuts a selector at its " >> " outside quotes: internal:has="a >> b" is one part.
+func splitChain(sel string) []string {
+	var out []string
+	start := 0
+	var quote byte
+	for i := 0; i < len(sel); i++ {
+		c := sel[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case strings.HasPrefix(sel[i:], " >> "):
+			out = append(out, sel[start:i])
+			start = i + 4
+			i += 3
+		}
+	}
+	return append(out, sel[start:])
+}

@@ -1,0 +1,103 @@
+package pwscript
+
+import "testing"
+
+func TestPageExtras(t *testing.T) {
+	t.Parallel()
+	srv, other, _ := pageSite(t)
+	runPass(t, srv, other, `
+test('page extras', async ({ page }) => {
+  await page.addInitScript((name) => { window.injected = 'hello ' + name }, 'init');
+  await page.addInitScript({ content: 'window.second = 2' });
+  await page.goto(process.env.BASE_URL + '/page.html');
+  expect(await page.evaluate(() => window.injected + ' ' + window.second)).toBe('hello init 2');
+
+  // $, $$, $eval, $$eval and handles.
+  const button = await page.$('#b1');
+  expect(await button.textContent()).toBe('One');
+  await button.click();
+  expect(await button.getAttribute('data-n')).toBe('1');
+  expect(await button.isVisible()).toBe(true);
+  expect(await button.evaluate((e) => e.id)).toBe('b1');
+  expect((await button.boundingBox()).width).toBeGreaterThan(0);
+  expect(await page.$('#nothing')).toBeNull();
+  const items = await page.$$('li');
+  expect(items).toHaveLength(2);
+  expect(await items[1].innerText()).toBe('Two');
+  const list = await page.$('ul');
+  expect(await (await list.$('li')).textContent()).toBe('One');
+  expect(await list.$$('li')).toHaveLength(2);
+  expect(await page.$eval('#b1', (e, suffix) => e.textContent + suffix, '!')).toBe('One!');
+  expect(await page.$$eval('li', (els) => els.map((e) => e.textContent))).toEqual(['One', 'Two']);
+  const field = await page.$('#name');
+  await field.fill('Ada');
+  expect(await page.inputValue('#name')).toBe('Ada');
+
+  // waitForFunction, with an argument and polling.
+  await page.evaluate(() => setTimeout(() => { window.ready = 42 }, 200));
+  const handle = await page.waitForFunction((min) => window.ready >= min && window.ready, 40, { polling: 50 });
+  expect(await handle.jsonValue()).toBe(42);
+  await page.waitForFunction('window.ready === 42');
+
+  // waitForSelector, with Puppeteer's { visible } accepted.
+  const h = await page.waitForSelector('#b1', { visible: true });
+  expect(await h.textContent()).toBe('One');
+  expect(await page.waitForSelector('#gone', { state: 'detached' })).toBeNull();
+
+  // setContent keeps the page's URL and waits for the load.
+  await page.setContent('<title>Made</title><h1>Set content</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">', { waitUntil: 'load' });
+  await expect(page.getByRole('heading')).toHaveText('Set content');
+  expect(await page.title()).toBe('Made');
+  expect(page.url()).toBe(process.env.BASE_URL + '/page.html');
+
+  // emulateMedia.
+  await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+  expect(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)).toBe(true);
+  expect(await page.evaluate(() => matchMedia('(prefers-reduced-motion: reduce)').matches)).toBe(true);
+  await page.emulateMedia({ media: 'print' });
+  expect(await page.evaluate(() => matchMedia('print').matches)).toBe(true);
+  expect(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)).toBe(true);
+  await page.emulateMedia({ colorScheme: null, media: null });
+  expect(await page.evaluate(() => matchMedia('print').matches)).toBe(false);
+});
+`)
+}
+
+func TestMouseAndLocatorExtras(t *testing.T) {
+	t.Parallel()
+	srv, other, _ := pageSite(t)
+	runPass(t, srv, other, `
+test('mouse and locator extras', async ({ page }) => {
+  await page.goto(process.env.BASE_URL + '/page.html');
+  const box = await page.locator('#pad').boundingBox();
+  await page.mouse.move(box.x + 10, box.y + 20, { steps: 3 });
+  await page.mouse.down();
+  await page.mouse.up();
+  await expect(page.locator('#pad')).toHaveAttribute('data-down', Math.round(box.x + 10) + ',' + Math.round(box.y + 20));
+  await expect(page.locator('#pad')).toHaveAttribute('data-up', 'yes');
+  await page.mouse.dblclick(box.x + 5, box.y + 5);
+  await expect(page.locator('#pad')).toHaveAttribute('data-dbl', 'yes');
+  await page.evaluate(() => { document.body.style.height = '5000px' });
+  await page.mouse.wheel(0, 300);
+  await page.waitForFunction(() => scrollY >= 300);
+  await page.evaluate(() => scrollTo(0, 0));
+
+  await page.locator('#file').setInputFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: 'hello' });
+  await expect(page.locator('#files')).toHaveText('note.txt:5:text/plain');
+  await page.locator('#file').setInputFiles([
+    { name: 'a.json', mimeType: 'application/json', buffer: new Uint8Array([123, 125]) },
+    { name: 'b.bin', mimeType: 'application/octet-stream', buffer: new Uint8Array([1, 2, 3]) },
+  ]);
+  await expect(page.locator('#files')).toHaveText('a.json:2:application/json,b.bin:3:application/octet-stream');
+  await page.locator('#file').setInputFiles([]);
+  await expect(page.locator('#files')).toHaveText('');
+
+  await page.locator('#sel').selectText();
+  expect(await page.evaluate(() => getSelection().toString())).toBe('Select this text');
+  await page.locator('#sel').highlight();
+
+  await page.locator('#src').dragTo(page.locator('#dst'));
+  await expect(page.locator('#dst')).toHaveText('dropped');
+});
+`)
+}
