@@ -28,6 +28,7 @@ type pageEvents struct {
 	listeners map[string][]*listener
 	waiters   map[string][]*waiter
 	drags     chan *input.DragData // HTML5 drags intercepted for locator.dragTo
+	exposed   map[string]*exposed  // page.exposeFunction/exposeBinding, by name
 }
 
 type listener struct {
@@ -59,7 +60,7 @@ func (r *run) watchPage() error {
 	if err != nil {
 		return err
 	}
-	r.net = &pageEvents{log: newNetLog(), frames: frames, listeners: map[string][]*listener{}, waiters: map[string][]*waiter{}, drags: make(chan *input.DragData, 1)}
+	r.net = &pageEvents{log: newNetLog(), frames: frames, listeners: map[string][]*listener{}, waiters: map[string][]*waiter{}, drags: make(chan *input.DragData, 1), exposed: map[string]*exposed{}}
 	r.net.routes = &router{r: r}
 	bp.childFrames = func() []cdp.FrameID { return frames.live()[1:] }
 	bp.mainContext = frames.mainContext
@@ -119,6 +120,8 @@ func (r *run) onPageEvent(ev any) {
 	case *page.EventNavigatedWithinDocument:
 		n.frames.navigatedWithin(ev.FrameID, ev.URL)
 		emit("framenavigated", func() goja.Value { return r.frameObject(ev.FrameID) })
+	case *runtime.EventBindingCalled:
+		r.loop.enqueue(func() error { return r.onBinding(ev) })
 	case *input.EventDragIntercepted:
 		select {
 		case n.drags <- ev.Data:

@@ -432,3 +432,9 @@ func (t *frameTree) framePathOf(id cdp.FrameID) []framePathStep {
 	}
 	return p
 }
+
+func (t *frameTree) mainID() cdp.FrameID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.main
+}

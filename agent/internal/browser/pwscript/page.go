@@ -211,6 +211,7 @@ func (r *run) pageObject() *goja.Object {
 	r.addRoutes(m)
 	r.addFrames(m)
 	r.addPageExtras(m)
+	r.addExpose(m)
 	return r.object("page", m)
 }
 

@@ -101,3 +101,25 @@ test('mouse and locator extras', async ({ page }) => {
 });
 `)
 }
+
+func TestExposeFunction(t *testing.T) {
+	t.Parallel()
+	srv, other, _ := pageSite(t)
+	runPass(t, srv, other, `
+test('expose', async ({ page }) => {
+  const calls = [];
+  await page.exposeFunction('sum', (a, b) => { calls.push([a, b]); return a + b });
+  await page.exposeFunction('later', async (s) => { await new Promise((r) => setTimeout(r, 20)); return s.toUpperCase() });
+  await page.exposeFunction('broken', () => { throw new Error('nope') });
+  await page.exposeBinding('whoami', (source, x) => (source.page === page) + ':' + x);
+  await page.goto(process.env.BASE_URL + '/page.html');
+  expect(await page.evaluate(() => window.sum(40, 2))).toBe(42);
+  expect(await page.evaluate(() => window.later('abc'))).toBe('ABC');
+  expect(await page.evaluate(() => window.broken().catch((e) => 'caught ' + e.message))).toContain('caught');
+  expect(await page.evaluate(() => window.whoami('me'))).toBe('true:me');
+  expect(calls).toEqual([[40, 2]]);
+  await page.reload();
+  expect(await page.evaluate(() => window.sum(1, 2))).toBe(3);
+});
+`)
+}

@@ -1,8 +1,8 @@
 // expect: fail
-// message: not supported: page.route()
-// parity: skip — page.route is real Playwright API outside the supported subset
+// message: not supported: page.pdf()
+// parity: skip — page.pdf is real Playwright API outside the supported subset
 import { test } from '@playwright/test';
 
 test('an API outside the subset fails clearly', async ({ page }) => {
-  await page.route('**/*', (route) => route.continue()); // fails here
+  await page.pdf(); // fails here
 });
