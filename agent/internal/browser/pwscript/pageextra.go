@@ -295,6 +295,7 @@ func (r *run) addPageExtras(m map[string]any) {
 		})
 	}
 	m["mouse"] = r.mouseObject()
+	m["clock"] = r.clockObject()
 }
 
 // mediaState is what page.emulateMedia set so far: each call changes only what it names.

@@ -123,3 +123,30 @@ test('expose', async ({ page }) => {
 });
 `)
 }
+
+func TestClock(t *testing.T) {
+	t.Parallel()
+	srv, other, _ := pageSite(t)
+	runPass(t, srv, other, `
+test('clock', async ({ page }) => {
+  await page.clock.install({ time: new Date('2024-02-02T08:00:00Z') });
+  await page.goto(process.env.BASE_URL + '/page.html');
+  const year = await page.evaluate(() => new Date().getUTCFullYear());
+  expect(year).toBe(2024);
+  await page.clock.pauseAt(new Date('2024-02-02T10:00:00Z'));
+  expect(await page.evaluate(() => new Date().toISOString())).toBe('2024-02-02T10:00:00.000Z');
+  await page.evaluate(() => { window.fired = 0; setInterval(() => window.fired++, 1000); setTimeout(() => { window.once = true }, 5000) });
+  await page.clock.runFor(3000);
+  expect(await page.evaluate(() => window.fired)).toBe(3);
+  expect(await page.evaluate(() => Date.now())).toBe(Date.parse('2024-02-02T10:00:03Z'));
+  await page.clock.fastForward('00:10');
+  expect(await page.evaluate(() => window.once)).toBe(true);
+  expect(await page.evaluate(() => window.fired)).toBe(4); // fast-forward fires a due timer once
+  await page.clock.setSystemTime(Date.parse('2030-01-01T00:00:00Z'));
+  expect(await page.evaluate(() => new Date().getUTCFullYear())).toBe(2030);
+  await page.clock.setFixedTime('2031-05-05T00:00:00Z');
+  expect(await page.evaluate(() => new Date().toISOString())).toBe('2031-05-05T00:00:00.000Z');
+  await page.clock.resume();
+});
+`)
+}
