@@ -29,6 +29,7 @@ type pageEvents struct {
 	waiters   map[string][]*waiter
 	drags     chan *input.DragData // HTML5 drags intercepted for locator.dragTo
 	exposed   map[string]*exposed  // page.exposeFunction/exposeBinding, by name
+	handlers  *locatorHandlers     // page.addLocatorHandler (handlers.go)
 }
 
 type listener struct {
@@ -60,7 +61,7 @@ func (r *run) watchPage() error {
 	if err != nil {
 		return err
 	}
-	r.net = &pageEvents{log: newNetLog(), frames: frames, listeners: map[string][]*listener{}, waiters: map[string][]*waiter{}, drags: make(chan *input.DragData, 1), exposed: map[string]*exposed{}}
+	r.net = &pageEvents{log: newNetLog(), frames: frames, listeners: map[string][]*listener{}, waiters: map[string][]*waiter{}, drags: make(chan *input.DragData, 1), exposed: map[string]*exposed{}, handlers: &locatorHandlers{}}
 	r.net.routes = &router{r: r}
 	bp.childFrames = func() []cdp.FrameID { return frames.live()[1:] }
 	bp.mainContext = frames.mainContext

@@ -212,6 +212,7 @@ func (r *run) pageObject() *goja.Object {
 	r.addFrames(m)
 	r.addPageExtras(m)
 	r.addExpose(m)
+	r.addLocatorHandlers(m)
 	return r.object("page", m)
 }
 

@@ -150,3 +150,35 @@ test('clock', async ({ page }) => {
 });
 `)
 }
+
+func TestLocatorHandler(t *testing.T) {
+	t.Parallel()
+	srv, other, _ := pageSite(t)
+	runPass(t, srv, other, `
+test('cookie banner', async ({ page }) => {
+  await page.goto(process.env.BASE_URL + '/page.html');
+  await page.evaluate(() => {
+    const show = () => {
+      const d = document.createElement('div');
+      d.id = 'banner';
+      d.style = 'position:fixed;inset:0;background:#fff;z-index:10';
+      d.innerHTML = '<button onclick="this.parentNode.remove()">Accept cookies</button>';
+      document.body.append(d);
+    };
+    show();
+    setTimeout(show, 300);
+  });
+  let seen = 0;
+  await page.addLocatorHandler(page.locator('#banner'), async (banner) => {
+    seen++;
+    await banner.getByRole('button', { name: 'Accept cookies' }).click();
+  }, { times: 5 });
+  await page.locator('#b1').click();
+  await page.waitForTimeout(400);
+  await page.locator('#b1').click();
+  await expect(page.locator('#b1')).toHaveAttribute('data-n', '2');
+  expect(seen).toBe(2);
+  await page.removeLocatorHandler(page.locator('#banner'));
+});
+`)
+}

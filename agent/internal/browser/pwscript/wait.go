@@ -127,6 +127,9 @@ func (r *run) resolveOne(ctx context.Context, b budget, own bool, l *locator, me
 	log.add("waiting for " + l.desc)
 	var out *queryResult
 	err := poll(ctx, func() (bool, error) {
+		if err := r.runLocatorHandlers(ctx); err != nil {
+			return false, err
+		}
 		res, err := r.browser.query(ctx, l, op, arg, userFn, userArg)
 		switch {
 		case transient(err):
