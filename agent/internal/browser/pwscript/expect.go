@@ -177,6 +177,7 @@ func (r *run) addLocatorMatchers(m map[string]any, l *locator, custom string, ne
 	spec := func(name, args, expected string) matcherSpec {
 		return matcherSpec{subject: "locator", loc: l, name: name, args: args, expected: expected, custom: custom, negated: negated}
 	}
+	r.addAriaMatchers(m, l, custom, negated)
 	state := func(name, kind, yes, no string, want bool) {
 		m[name] = func(call goja.FunctionCall) goja.Value {
 			opts := r.options(r.argObject(call, 0, name), "expect(locator)."+name, "timeout", "visible", "checked", "editable", "enabled", "attached")

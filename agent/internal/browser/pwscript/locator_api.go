@@ -37,6 +37,7 @@ func (r *run) locatorObject(l *locator) *goja.Object {
 	m["contentFrame"] = func(goja.FunctionCall) goja.Value { return r.frameLocatorObject(l) }
 	r.addActions(m, l)
 	r.addLocatorExtras(m, l)
+	r.addAria(m, l)
 	obj := r.object("locator", m)
 	r.locators[obj] = l
 	return obj
