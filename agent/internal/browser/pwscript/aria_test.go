@@ -14,14 +14,14 @@ test('aria', async ({ page }) => {
   expect(snap).toContain('- button "Buy"');
   expect(snap).not.toContain('Hidden');
   expect(await page.locator('ul').ariaSnapshot()).toBe('- list:\n  - listitem: Apple pie\n  - listitem: apple\n  - listitem: Banana');
-  await expect(page.locator('body')).toMatchAriaSnapshot(` + "`" + `
+  await expect(page.locator('body')).toMatchAriaSnapshot(`+"`"+`
     - article:
       - heading "Plans" [level=2]
     - list:
       - listitem: Apple pie
       - listitem: /^Ban/
     - button "Bold" [pressed]
-  ` + "`" + `);
+  `+"`"+`);
   await expect(page.getByRole('list')).toMatchAriaSnapshot('- listitem: Banana');
   await expect(page.locator('ul')).not.toMatchAriaSnapshot('- listitem: Cherry', { timeout: 200 });
 });
