@@ -3,6 +3,7 @@ package pwscript
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -236,7 +237,8 @@ func (bp *browserPage) withElement(ctx context.Context, l *locator, fn func(runt
 		return &pageException{exceptionText(res.ExceptionDetails)}
 	}
 	if res.Result == nil || res.Result.ObjectID == "" {
-		return fmt.Errorf("Execution context was destroyed: the element went away")
+		// Worded as Chromium words a document going away, so that callers try again.
+		return errors.New("the element went away (Execution context was destroyed)")
 	}
 	return fn(res.Result.ObjectID)
 }

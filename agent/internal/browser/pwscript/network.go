@@ -2,6 +2,7 @@ package pwscript
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -155,7 +156,7 @@ func (bp *browserPage) responseBody(ctx context.Context, resp *netResponse) ([]b
 		return nil, ctx.Err()
 	}
 	if resp.req.redirectedTo != nil {
-		return nil, fmt.Errorf("Response body is unavailable for redirect responses")
+		return nil, errors.New("Response body is unavailable for redirect responses") //nolint:staticcheck // Playwright's message, word for word
 	}
 	res, err := chromedp.Call(ctx, network.GetResponseBody, network.GetResponseBodyParams{RequestID: resp.req.id})
 	if err != nil {
