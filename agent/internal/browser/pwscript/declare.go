@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/vantagehq/vantage/pkg/browserscript"
 )
 
 // suite is a test.describe block (the root is the file).
@@ -339,5 +341,8 @@ func (r *run) testInfo() goja.Value {
 }
 
 func (r *run) fixtureError(name string) string {
+	if ref, ok := browserscript.RefusedObject(name); ok {
+		return ref.Message()
+	}
 	return fmt.Sprintf("not supported: the %s fixture — a browser check test gets { page } (one page in a fresh browser context)", name)
 }
