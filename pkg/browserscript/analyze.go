@@ -259,6 +259,7 @@ func (a *analyzer) judge(n ast.Node) {
 		if a.declares(n) {
 			a.out.DeclaresTest = true
 		}
+		a.judgeUse(n)
 		if mod, ok := requireOf(n); ok && mod != TestModule {
 			a.refuse(RefusedModule(mod), n.Idx0())
 		}
@@ -437,6 +438,34 @@ func unwrap(e ast.Expression) ast.Expression {
 			e = s.Expression
 		default:
 			return e
+		}
+	}
+}
+
+// judgeUse refuses the options test.use({ … }) names that cannot be honoured (useoptions.go).
+func (a *analyzer) judgeUse(call *ast.CallExpression) {
+	d, ok := unwrap(call.Callee).(*ast.DotExpression)
+	if !ok || d.Identifier.Name != "use" || !a.isTest(d.Left) || len(call.ArgumentList) == 0 {
+		return
+	}
+	obj, ok := call.ArgumentList[0].(*ast.ObjectLiteral)
+	if !ok {
+		return
+	}
+	for _, p := range obj.Value {
+		kv, ok := p.(*ast.PropertyKeyed)
+		if !ok {
+			continue
+		}
+		var key string
+		switch k := kv.Key.(type) {
+		case *ast.StringLiteral:
+			key = k.Value.String()
+		case *ast.Identifier:
+			key = k.Name.String()
+		}
+		if kind, r := UseOption(key); kind == UseRefused {
+			a.refuse(r, kv.Key.Idx0())
 		}
 	}
 }

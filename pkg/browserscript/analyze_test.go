@@ -66,6 +66,7 @@ func TestAnalyzeRefusesWithLine(t *testing.T) {
 		{"page.video", "import { test } from '@playwright/test'\ntest('a', async ({ page }) => {\n  page.video()\n})", "page.video() at line 3"},
 		{"context.tracing", "import { test } from '@playwright/test'\ntest('a', async ({ context }) => {\n  await context.tracing.start()\n})", "context.tracing() at line 3"},
 		{"page.context().tracing", "import { test } from '@playwright/test'\ntest('a', async ({ page }) => {\n  await page.context().tracing.start()\n})", "context.tracing() at line 3"},
+		{"test.use httpCredentials", "import { test } from '@playwright/test'\ntest.describe('s', () => {\n  test.use({ locale: 'de-DE', httpCredentials: { username: 'u', password: 'p' } })\n  test('a', async () => {})\n})", "test.use({ httpCredentials }) at line 3"},
 		{"browser in a fixture", "import { test as base } from '@playwright/test'\nconst test = base.extend({ ctx: async ({ browser }, use) => {\n  await use(await browser.newContext())\n} })\ntest('a', async ({ ctx }) => {})", "browser.newContext() at line 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ type suite struct {
 	fail    bool    // test.fail(): every test is expected to fail
 	serial  bool
 	timeout time.Duration
+	use     []*goja.Object // test.use() options, in order (use.go)
 }
 
 // testCase is a declared test.
@@ -135,6 +136,7 @@ func (r *run) testFunction() *goja.Object {
 			return goja.Undefined()
 		},
 		"expect": r.expectFunction(),
+		"use":    r.use,
 	}
 	for k, v := range members {
 		must(target.Set(k, v))

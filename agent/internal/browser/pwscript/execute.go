@@ -53,21 +53,17 @@ func (t *testRun) end() {
 
 // runTests runs the selected tests in order and fills rep.
 func (r *run) runTests(rep *Report) {
-	bp, err := newBrowserPage(r.tab, r.opts)
-	if err != nil {
-		rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
-		return
-	}
-	defer bp.close()
+	refused := ""
 	defer func() {
+		if u := r.closeTestPage(); refused == "" {
+			refused = u
+		}
 		// Whatever the tests made of it, a page reaching for the agent's files (or another
 		// non-web URL) fails the run (the agent's browser refused the load).
-		if u := bp.refusal(); u != "" {
-			rep.Refuse(NotAllowed(u))
+		if refused != "" {
+			rep.Refuse(NotAllowed(refused))
 		}
 	}()
-	r.browser = bp
-	r.pageObj = r.pageObject()
 
 	focus := r.root.hasOnly()
 	tests := r.root.allTests()
@@ -94,6 +90,18 @@ func (r *run) runTests(rep *Report) {
 		if b := t.brokenBy(broken); b != nil {
 			rep.Tests = append(rep.Tests, TestReport{Title: t.fullTitle(), Status: StatusSkipped, Error: "not run: " + oneLine(b.Message)})
 			continue
+		}
+		// A fresh browser context and page for each test (context.go).
+		if u := r.closeTestPage(); refused == "" {
+			refused = u
+		}
+		co, err := r.contextOptions(t.parent.useChain())
+		if err == nil {
+			err = r.openTestPage(r.pageTab == nil, co)
+		}
+		if err != nil {
+			rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
+			return
 		}
 		tr := r.newTestRun(t)
 		r.cur = tr
@@ -162,7 +170,7 @@ func (r *run) runTests(rep *Report) {
 }
 
 func (r *run) newTestRun(t *testCase) *testRun {
-	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.testDeadline.Sub(r.start).Round(time.Millisecond), parent: r.tab, root: &stepRec{}}
+	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.testDeadline.Sub(r.start).Round(time.Millisecond), parent: r.pageTab, root: &stepRec{}}
 	tr.step = tr.root
 	timeout := t.timeout
 	for s := t.parent; s != nil && timeout == 0; s = s.parent {

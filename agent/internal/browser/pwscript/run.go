@@ -39,11 +39,23 @@ type Options struct {
 	ViewportWidth, ViewportHeight int
 	// TestIDAttribute is the attribute getByTestId matches. Default "data-testid".
 	TestIDAttribute string
+	// UserAgent replaces the browser's User-Agent in every test's page, unless the script's
+	// test.use({ userAgent }) does. Default "": the browser's own.
+	UserAgent string
+	// ContextProxy is the proxy server of the browser contexts the run creates (one per test
+	// after the first, which runs in the context the caller gave): the agent's egress proxy,
+	// so that every test reaches the network under the outbound address policy. Default "":
+	// no proxy.
+	ContextProxy string
 	// HeapLimit, when set, interrupts the script once the process's Go heap exceeds it, so
 	// that a runaway allocation ends with a clear message. The heap is the whole process's:
 	// set it only where the process runs one script at a time (the agent's script worker,
 	// whose address-space rlimit remains the hard cap). Default 0: no limit.
 	HeapLimit uint64
+
+	// Set per test from test.use (use.go): the page's scale factor and mobile emulation.
+	deviceScaleFactor float64
+	mobile            bool
 }
 
 func (o *Options) applyDefaults(ctx context.Context, now time.Time) {
@@ -73,7 +85,8 @@ type run struct {
 	vm     *goja.Runtime
 	loop   *loop
 	prog   *browserscript.Program
-	opts   Options
+	opts   Options // base, with the running test's test.use options applied
+	base   Options // as the caller gave them, defaults applied
 	redact func(string) string
 
 	tab          context.Context // the chromedp tab, bounded by the run's deadline
@@ -87,7 +100,9 @@ type run struct {
 	root      *suite
 	declaring *suite   // the suite test() adds to, while the file and describe callbacks run
 	cur       *testRun // the test or hook running
-	browser   *browserPage
+	browser   *browserPage    // the running test's page (context.go)
+	pageTab   context.Context // its chromedp tab
+	useOpts   *contextOptions // its test.use options
 	pageObj   *goja.Object
 	console   []string
 	unhandled []*goja.Promise
@@ -124,7 +139,7 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 	vm := goja.New()
 	vm.SetMaxCallStackSize(4096)
 	r := &run{
-		vm: vm, loop: newLoop(vm), prog: prog, opts: opts, redact: redact,
+		vm: vm, loop: newLoop(vm), prog: prog, opts: opts, base: opts, redact: redact,
 		tab: tab, start: start, testDeadline: deadline.Add(-reserve),
 		errs: map[*goja.Object]*scriptError{}, locators: map[*goja.Object]*locator{}, skips: map[*goja.Object]string{},
 	}
