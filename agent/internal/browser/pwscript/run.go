@@ -98,8 +98,8 @@ type run struct {
 	skips    map[*goja.Object]string // test.skip() signals, by their JS object: the reason
 
 	root      *suite
-	declaring *suite   // the suite test() adds to, while the file and describe callbacks run
-	cur       *testRun // the test or hook running
+	declaring *suite          // the suite test() adds to, while the file and describe callbacks run
+	cur       *testRun        // the test or hook running
 	browser   *browserPage    // the running test's page (context.go)
 	pageTab   context.Context // its chromedp tab
 	useOpts   *contextOptions // its test.use options
