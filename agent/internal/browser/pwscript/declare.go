@@ -26,14 +26,15 @@ type suite struct {
 
 // testCase is a declared test.
 type testCase struct {
-	title   string
-	fn      goja.Callable
-	parent  *suite
-	where   string
-	only    bool
-	skip    *string
-	fail    bool
-	timeout time.Duration
+	fixtures *fixtureSet // of test.extend, when declared through an extended test
+	title    string
+	fn       goja.Callable
+	parent   *suite
+	where    string
+	only     bool
+	skip     *string
+	fail     bool
+	timeout  time.Duration
 }
 
 type hook struct {
@@ -89,7 +90,10 @@ func (s *suite) hasOnly() bool {
 }
 
 // testFunction builds `test` and its members.
-func (r *run) testFunction() *goja.Object {
+func (r *run) testFunction() *goja.Object { return r.testFunctionOf(nil) }
+
+// testFunctionOf builds a test function whose tests get the fixtures of fs (test.extend).
+func (r *run) testFunctionOf(fs *fixtureSet) *goja.Object {
 	vm := r.vm
 	declare := func(mod string) func(goja.FunctionCall) goja.Value {
 		return func(call goja.FunctionCall) goja.Value {
@@ -102,6 +106,7 @@ func (r *run) testFunction() *goja.Object {
 				return goja.Undefined()
 			}
 			t := r.declareTest(name, call)
+			t.fixtures = fs
 			switch mod {
 			case "only":
 				t.only = true
@@ -137,6 +142,7 @@ func (r *run) testFunction() *goja.Object {
 		},
 		"expect": r.expectFunction(),
 		"use":    r.use,
+		"extend": r.extend(fs),
 	}
 	for k, v := range members {
 		must(target.Set(k, v))

@@ -106,7 +106,10 @@ func (r *run) runTests(rep *Report) {
 		tr := r.newTestRun(t)
 		r.cur = tr
 		r.unhandled = nil
-		fixtures := r.fixtures()
+		fixtures, teardown, ff := r.setupFixtures(tr, r.fixtures())
+		if ff != nil {
+			r.fail(tr, ff)
+		}
 
 		ancestors := t.ancestors() // outermost first
 		for _, s := range ancestors {
@@ -140,12 +143,23 @@ func (r *run) runTests(rep *Report) {
 				r.runHook(tr, h, fixtures)
 			}
 		}
+		if teardown != nil {
+			// Test-scoped fixtures end after the afterEach hooks, as in Playwright.
+			if f, _ := r.invoke(tr, teardown); f != nil {
+				r.fail(tr, f)
+			}
+		}
 		for i := len(ancestors) - 1; i >= 0; i-- {
 			s := ancestors[i]
 			if lastRunnable[s] == t && beforeAllRan[s] {
 				for _, h := range s.hooks["afterAll"] {
 					r.runHook(tr, h, fixtures)
 				}
+			}
+		}
+		if t == runnable[len(runnable)-1] {
+			if f := r.finishWorkerFixtures(tr); f != nil {
+				r.fail(tr, f)
 			}
 		}
 		tr.end()

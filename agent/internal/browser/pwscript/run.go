@@ -103,11 +103,14 @@ type run struct {
 	browser   *browserPage    // the running test's page (context.go)
 	pageTab   context.Context // its chromedp tab
 	useOpts   *contextOptions // its test.use options
-	pageObj   *goja.Object
-	console   []string
-	unhandled []*goja.Promise
-	timerSeq  int64
-	jsonParse goja.Callable
+
+	fixtureNames map[string]bool // the names test.extend declared (fixtures.go)
+	fixtureRT    *goja.Object    // fixtures.js, once evaluated
+	pageObj      *goja.Object
+	console      []string
+	unhandled    []*goja.Promise
+	timerSeq     int64
+	jsonParse    goja.Callable
 }
 
 // Run runs the tests of prog on the page of ctx, a chromedp context for a tab of its own (in
@@ -141,7 +144,7 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 	r := &run{
 		vm: vm, loop: newLoop(vm), prog: prog, opts: opts, base: opts, redact: redact,
 		tab: tab, start: start, testDeadline: deadline.Add(-reserve),
-		errs: map[*goja.Object]*scriptError{}, locators: map[*goja.Object]*locator{}, skips: map[*goja.Object]string{},
+		errs: map[*goja.Object]*scriptError{}, fixtureNames: map[string]bool{}, locators: map[*goja.Object]*locator{}, skips: map[*goja.Object]string{},
 	}
 	// A script stuck in JavaScript (while (true) {}) never yields to the loop: interrupt it
 	// once the tests' time is up, or when the caller ends the run.

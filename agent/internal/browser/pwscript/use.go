@@ -61,6 +61,9 @@ func (r *run) use(call goja.FunctionCall) goja.Value {
 		case browserscript.UseRefused:
 			panic(r.throwable(&scriptError{message: refusal.Message(), where: r.callSite(), cause: CauseScript}))
 		case browserscript.UseUnknown:
+			if r.fixtureNames[k] {
+				continue // an option fixture of test.extend
+			}
 			panic(r.notSupported(fmt.Sprintf("test.use({ %s }) — no option of Playwright Test has that name", k)))
 		}
 		if k == "browserName" || k == "defaultBrowserType" {
