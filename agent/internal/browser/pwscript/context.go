@@ -1,6 +1,7 @@
 package pwscript
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/chromedp/cdproto/target"
@@ -17,23 +18,31 @@ import (
 // (BenchmarkFreshContext).
 
 // openTestPage opens the browser context and page of the next test, with the options of
-// test.use that apply to it, and makes it the page the API drives.
-func (r *run) openTestPage(first bool, co *contextOptions) error {
+// test.use that apply to it, and makes it the page the API drives. When more tests follow, it
+// starts opening the next test's context meanwhile: a context costs Chromium a renderer,
+// hundreds of milliseconds that the running test hides.
+func (r *run) openTestPage(first, more bool, co *contextOptions) error {
 	tab, closeTab := r.tab, func() {}
 	if !first {
-		var opts []chromedp.CreateBrowserContextOption
-		if r.base.ContextProxy != "" {
-			opts = append(opts, func(p *target.CreateBrowserContextParams) {
-				p.ProxyServer = r.base.ContextProxy
-				// Chromium never proxies loopback unless told so: "<-loopback>" removes that rule.
-				p.ProxyBypassList = "<-loopback>"
-			})
+		next := r.nextContext
+		r.nextContext = nil
+		if next == nil {
+			next = r.prepareContext()
 		}
-		tab, closeTab = chromedp.NewContext(r.tab, chromedp.WithNewBrowserContext(opts...))
-		if err := chromedp.Do(tab); err != nil {
-			closeTab()
-			return fmt.Errorf("open a browser context: %w", err)
+		select {
+		case <-next.ready:
+		case <-r.tab.Done():
+			next.cancel()
+			return r.tab.Err()
 		}
+		if next.err != nil {
+			next.cancel()
+			return fmt.Errorf("open a browser context: %w", next.err)
+		}
+		tab, closeTab = next.tab, next.cancel
+	}
+	if more {
+		r.nextContext = r.prepareContext()
 	}
 	r.opts = r.testOptions(co)
 	bp, err := newBrowserPage(tab, r.opts)
@@ -51,6 +60,43 @@ func (r *run) openTestPage(first bool, co *contextOptions) error {
 	r.browser, r.pageTab, r.useOpts = bp, tab, co
 	r.pageObj = r.pageObject()
 	return nil
+}
+
+// preparedContext is a browser context with a tab, being opened for a later test.
+type preparedContext struct {
+	tab    context.Context
+	cancel context.CancelFunc
+	ready  chan struct{} // closed once opened; err tells how
+	err    error
+}
+
+// prepareContext starts opening a fresh browser context (behind Options.ContextProxy) and a
+// tab in it.
+func (r *run) prepareContext() *preparedContext {
+	var opts []chromedp.CreateBrowserContextOption
+	if r.base.ContextProxy != "" {
+		opts = append(opts, func(p *target.CreateBrowserContextParams) {
+			p.ProxyServer = r.base.ContextProxy
+			// Chromium never proxies loopback unless told so: "<-loopback>" removes that rule.
+			p.ProxyBypassList = "<-loopback>"
+		})
+	}
+	pc := &preparedContext{ready: make(chan struct{})}
+	pc.tab, pc.cancel = chromedp.NewContext(r.tab, chromedp.WithNewBrowserContext(opts...))
+	go func() {
+		defer close(pc.ready)
+		pc.err = chromedp.Do(pc.tab)
+	}()
+	return pc
+}
+
+// discardPreparedContext closes a context opened for a test that did not run.
+func (r *run) discardPreparedContext() {
+	if next := r.nextContext; next != nil {
+		r.nextContext = nil
+		<-next.ready
+		next.cancel()
+	}
 }
 
 // closeTestPage closes the test's page and disposes of its browser context; it returns the

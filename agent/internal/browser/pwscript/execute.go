@@ -55,6 +55,7 @@ func (t *testRun) end() {
 func (r *run) runTests(rep *Report) {
 	refused := ""
 	defer func() {
+		r.discardPreparedContext()
 		if u := r.closeTestPage(); refused == "" {
 			refused = u
 		}
@@ -82,7 +83,7 @@ func (r *run) runTests(rep *Report) {
 	}
 	beforeAllRan := map[*suite]bool{}
 	broken := map[*suite]*Failure{} // a beforeAll failed, or a serial suite's test did
-	for _, t := range runnable {
+	for i, t := range runnable {
 		if reason := t.skipReason(); reason != nil {
 			rep.Tests = append(rep.Tests, TestReport{Title: t.fullTitle(), Status: StatusSkipped})
 			continue
@@ -97,7 +98,7 @@ func (r *run) runTests(rep *Report) {
 		}
 		co, err := r.contextOptions(t.parent.useChain())
 		if err == nil {
-			err = r.openTestPage(r.pageTab == nil, co)
+			err = r.openTestPage(r.pageTab == nil, i < len(runnable)-1, co)
 		}
 		if err != nil {
 			rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}

@@ -97,12 +97,13 @@ type run struct {
 	locators map[*goja.Object]*locator
 	skips    map[*goja.Object]string // test.skip() signals, by their JS object: the reason
 
-	root      *suite
-	declaring *suite          // the suite test() adds to, while the file and describe callbacks run
-	cur       *testRun        // the test or hook running
-	browser   *browserPage    // the running test's page (context.go)
-	pageTab   context.Context // its chromedp tab
-	useOpts   *contextOptions // its test.use options
+	root        *suite
+	declaring   *suite           // the suite test() adds to, while the file and describe callbacks run
+	cur         *testRun         // the test or hook running
+	browser     *browserPage     // the running test's page (context.go)
+	pageTab     context.Context  // its chromedp tab
+	useOpts     *contextOptions  // its test.use options
+	nextContext *preparedContext // the next test's, being opened
 
 	fixtureNames map[string]bool // the names test.extend declared (fixtures.go)
 	fixtureRT    *goja.Object    // fixtures.js, once evaluated
