@@ -26,6 +26,7 @@ type testRun struct {
 	step       *stepRec // where new steps go: the innermost test.step running, or root
 	expectFail bool
 	failure    *Failure
+	soft       []*Failure // failures of expect.soft, in order (expectapi.go)
 	finished   bool
 }
 
@@ -294,6 +295,10 @@ func (r *run) runBody(tr *testRun, fixtures goja.Value) bool {
 		f.Message = "Unhandled promise rejection: " + f.Message
 	}
 	if f != nil {
+		r.fail(tr, f)
+	}
+	if f := softFailure(tr.soft); f != nil {
+		// The test went on past its soft failures; it fails with them at its end.
 		r.fail(tr, f)
 	}
 	return false

@@ -107,6 +107,7 @@ type run struct {
 
 	fixtureNames map[string]bool // the names test.extend declared (fixtures.go)
 	fixtureRT    *goja.Object    // fixtures.js, once evaluated
+	expectObj    *goja.Object    // the script's expect (expectapi.go)
 	pageObj      *goja.Object
 	console      []string
 	unhandled    []*goja.Promise
