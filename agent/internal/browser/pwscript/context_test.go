@@ -119,3 +119,40 @@ func TestUseOptionsRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestContextFixture(t *testing.T) {
+	t.Parallel()
+	srv, seen := echoSite(t)
+	src := fmt.Sprintf(`import { test, expect } from '@playwright/test'
+test('cookies, headers and storage', async ({ page, context }) => {
+  expect(page.context()).toBe(context)
+  expect(context.pages()).toEqual([page])
+  await context.addCookies([{ name: 'session', value: 'abc', url: '%s' }])
+  await context.setExtraHTTPHeaders({ 'X-From-Context': '1' })
+  await page.goto('%s/cookies')
+  expect(await page.evaluate(() => document.cookie)).toBe('session=abc')
+  const cookies = await context.cookies('%s')
+  expect(cookies).toEqual([expect.objectContaining({ name: 'session', value: 'abc', domain: '127.0.0.1', path: '/' })])
+  await page.evaluate(() => localStorage.setItem('token', 't1'))
+  const state = await context.storageState()
+  expect(state.origins).toEqual([{ origin: '%s', localStorage: [{ name: 'token', value: 't1' }] }])
+  expect(state.cookies.length).toBe(1)
+  await context.clearCookies()
+  expect(await context.cookies()).toEqual([])
+  await context.setOffline(true)
+  await expect(page.goto('%s/offline')).rejects.toThrow()
+})
+test('the next test has none of it', async ({ context }) => {
+  expect(await context.cookies()).toEqual([])
+})`, srv.URL, srv.URL, srv.URL, srv.URL, srv.URL)
+	rep := runScript(t, "ctx.spec.ts", src, Options{})
+	if !rep.Passed || len(rep.Tests) != 2 {
+		t.Fatalf("want both tests passed:\n%s", describeReport(rep))
+	}
+	if h := seen("/cookies"); h.Get("X-From-Context") != "1" || h.Get("Cookie") != "session=abc" {
+		t.Errorf("headers seen: %v", h)
+	}
+	if h := seen("/offline"); h != nil {
+		t.Errorf("an offline page reached the server: %v", h)
+	}
+}

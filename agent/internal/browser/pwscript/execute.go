@@ -247,7 +247,7 @@ func (t *testCase) brokenBy(broken map[*suite]*Failure) *Failure {
 func (r *run) fixtures() goja.Value {
 	target := r.vm.NewObject()
 	for k, v := range map[string]any{
-		"page": r.pageObj, "browserName": "chromium", "headless": true, "isMobile": false,
+		"page": r.pageObj, "context": r.contextObj, "browserName": "chromium", "headless": true, "isMobile": false,
 		"baseURL": goja.Undefined(), "channel": goja.Undefined(),
 	} {
 		must(target.Set(k, v))

@@ -104,6 +104,7 @@ type run struct {
 	pageTab     context.Context  // its chromedp tab
 	useOpts     *contextOptions  // its test.use options
 	nextContext *preparedContext // the next test's, being opened
+	contextObj  *goja.Object     // the context fixture of the running test
 
 	fixtureNames map[string]bool // the names test.extend declared (fixtures.go)
 	fixtureRT    *goja.Object    // fixtures.js, once evaluated

@@ -262,10 +262,7 @@ func (co *contextOptions) apply(ctx context.Context, defaultUA string) error {
 		})
 	}
 	if co.offline {
-		add(func() error {
-			_, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1})
-			return err
-		})
+		add(func() error { return setOffline(ctx, true) })
 	}
 	if co.geolocation != nil {
 		add(func() error {
@@ -330,4 +327,15 @@ func resolveURL(target, baseURL string) string {
 		return target
 	}
 	return base.ResolveReference(ref).String()
+}
+
+// setOffline emulates the loss of the network for the tab's requests, or ends it.
+func setOffline(ctx context.Context, offline bool) error {
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		return err
+	}
+	_, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+		MatchedNetworkConditions: []*network.Conditions{{Offline: offline, DownloadThroughput: -1, UploadThroughput: -1}},
+	})
+	return err
 }
