@@ -142,6 +142,7 @@ func (r *run) pageObject() *goja.Object {
 	m["evaluate"] = func(call goja.FunctionCall) goja.Value {
 		expr := call.Argument(0).String()
 		if _, isFn := goja.AssertFunction(call.Argument(0)); isFn {
+			expr = functionSource(call.Argument(0))
 			arg, err := r.toJSON(call.Argument(1))
 			if err != nil {
 				panic(r.typeError("page.evaluate: the argument cannot be serialized: %v", err))
