@@ -59,7 +59,7 @@ func (r *run) openTestPage(first, more bool, co *contextOptions) error {
 	bp.closeContext = closeTab
 	r.browser, r.pageTab, r.useOpts = bp, tab, co
 	r.pageObj = r.pageObject()
-	r.contextObj = r.contextObject(bp, tab)
+	r.contextObj = r.contextObject(tab, bp)
 	// page.context() is the test's context too.
 	must(r.pageObj.Set("context", func(goja.FunctionCall) goja.Value { return r.contextObj }))
 	return nil

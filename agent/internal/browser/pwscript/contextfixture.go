@@ -31,7 +31,7 @@ type pwCookie struct {
 }
 
 // contextObject is the test's context fixture: its browser context, fresh for the test.
-func (r *run) contextObject(bp *browserPage, tab context.Context) *goja.Object {
+func (r *run) contextObject(tab context.Context, bp *browserPage) *goja.Object {
 	id := chromedp.FromContext(tab).BrowserContextID
 	call := func(what string, fn func(ctx context.Context) (any, error)) goja.Value {
 		return r.async("browserContext."+what, "pw:api", fn)
