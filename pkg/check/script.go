@@ -2,7 +2,6 @@ package check
 
 import (
 	"errors"
-	"regexp"
 	"slices"
 
 	"github.com/vantagehq/vantage/pkg/browserscript"
@@ -14,13 +13,15 @@ const BrowserTestModule = browserscript.TestModule
 // A browser script is accepted when it (1) compiles (browserscript.Transform: TypeScript or
 // JavaScript), (2) imports BrowserTestModule — an ES module import, a re-export, a dynamic
 // import or a CommonJS require, as the compiler resolves them, so an import in a comment or a
-// string does not count — and (3) declares at least one test block: a call of `test(...)` or
-// one of its modifiers `test.only`, `test.skip`, `test.fixme`, `test.fail`, `test.slow` — not
-// a method named test such as `/x/.test(s)`.
+// string does not count — (3) declares at least one test, found in the compiled program's
+// syntax tree (browserscript.Analyze): a call of the module's test function however it is
+// bound (test, `import { test as it }`, `const { test: base } = require(…)`, the result of
+// test.extend) — not a method named test such as `/x/.test(s)` — and (4) uses none of the
+// APIs the runtime refuses (browserscript's refusal list), named with their line:
+// "not supported: browser.newContext() at line 7".
 //
 // This catches scripts that cannot run, written for another runner or pasted without their
 // test; the agent's runner is the judge of everything else.
-var scriptTest = regexp.MustCompile(`(?m)(?:^|[^.\w$])test(?:\.(?:only|skip|fixme|fail|slow))?\s*\(`)
 
 // ScriptProblem returns why script is not an acceptable browser check script, or "". A syntax
 // error reads "line 12, column 5: <compiler message>".
@@ -34,7 +35,14 @@ func ScriptProblem(script string) string {
 		return err.Error()
 	case !slices.Contains(prog.Imports, BrowserTestModule):
 		return "must import the browser test library module " + BrowserTestModule
-	case !scriptTest.MatchString(script):
+	}
+	a, err := browserscript.Analyze(prog)
+	switch {
+	case err != nil:
+		return err.Error()
+	case len(a.Refused) > 0:
+		return a.Refused[0].Message()
+	case !a.DeclaresTest:
 		return "must contain at least one test() block"
 	}
 	return ""

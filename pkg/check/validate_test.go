@@ -43,7 +43,11 @@ func TestScriptProblem(t *testing.T) {
 		{"import { test, expect } from '@playwright/test'\ntest('a', async () => {})", ""},
 		{"import {\n  test,\n  expect,\n} from \"@playwright/test\";\ntest.describe('s', () => { test('a', async () => {}) })", ""},
 		{"const { test } = require('@playwright/test')\ntest.skip('a', () => {})", ""},
-		{"import '@playwright/test'\n  test ('a', () => {})", ""},
+		// test is no global in Playwright: a side-effect import leaves it undefined.
+		{"import '@playwright/test'\n  test ('a', () => {})", "test() block"},
+		{"import { test as it } from '@playwright/test'\nit('a', async () => {})", ""},
+		{"const { test: base } = require('@playwright/test')\nconst test = base.extend({})\ntest('a', async () => {})", ""},
+		{"import { test } from '@playwright/test'\ntest('a', async ({ browser }) => {\n  await browser.newContext()\n})", "not supported: browser.newContext() at line 3"},
 		{"import { test } from 'vitest'\ntest('a', () => {})", "must import"},
 		{"import { test } from '@playwright/test-utils'\ntest('a', () => {})", "must import"},
 		{"test('a', () => {})", "must import"},

@@ -91,6 +91,10 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 		// the live heap, and the heap is sampled, not checked on every allocation.
 		HeapLimit: uint64(b.cfg.WorkerMemory) / 4,
 	}
+	if s.proxy != nil {
+		// The script's later tests open browser contexts of their own: behind the same proxy.
+		in.ProxyServer = s.proxy.URL()
+	}
 	var run *ScriptRun
 	if w, err := b.takeWorker(s.inst); err != nil {
 		b.m.workers.WithLabelValues("crashed").Inc()

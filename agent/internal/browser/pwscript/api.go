@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+
+	"github.com/vantagehq/vantage/pkg/browserscript"
 )
 
 // scriptError is an error the runtime throws into the script: an API call that failed, an
@@ -45,7 +47,20 @@ func (r *run) object(name string, members map[string]any) *goja.Object {
 
 // strict wraps target in a proxy whose unknown members throw "not supported".
 func (r *run) strict(name string, target *goja.Object) *goja.Object {
-	return r.strictWith(target, func(prop string) string { return notSupportedMessage(member(name, prop)) })
+	return r.strictWith(target, func(prop string) string {
+		if ref, ok := browserscript.RefusedMember(refusalObject(name), prop); ok {
+			return ref.Message()
+		}
+		return notSupportedMessage(member(name, prop))
+	})
+}
+
+// refusalObject names a runtime object as browserscript's refusal list does.
+func refusalObject(name string) string {
+	if strings.HasPrefix(name, "expect(") {
+		return "expect(…)"
+	}
+	return name
 }
 
 // strictWith wraps target in a proxy whose unknown members (but the passThrough ones)

@@ -89,3 +89,35 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkFreshContext measures what a fresh browser context and page per test costs: five
+// tests of one page load each (five contexts) against its baseline, the same five loads in
+// one test (one context), in the same run. The ratio of the two is the price of isolation.
+func BenchmarkFreshContext(b *testing.B) {
+	srv := site(b)
+	load := "  await page.goto(process.env.BASE_URL + '/home.html');\n  await expect(page.getByRole('heading', { name: 'Welcome' })).toBeVisible();\n"
+	fiveTests := "import { test, expect } from '@playwright/test';\n"
+	oneTest := "import { test, expect } from '@playwright/test';\ntest('five loads', async ({ page }) => {\n"
+	for i := range 5 {
+		fiveTests += "test('load " + string(rune('a'+i)) + "', async ({ page }) => {\n" + load + "});\n"
+		oneTest += load
+	}
+	oneTest += "});\n"
+	for _, bc := range []struct{ name, src string }{{"one-context", oneTest}, {"context-per-test", fiveTests}} {
+		b.Run(bc.name, func(b *testing.B) {
+			prog, err := browserscript.Transform("bench.spec.ts", bc.src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opts := Options{Env: map[string]string{"BASE_URL": srv.URL}, Timeout: 30 * time.Second}
+			for b.Loop() {
+				tab, cancel := benchTab(b)
+				rep := Run(tab, prog, opts)
+				cancel()
+				if !rep.Passed {
+					b.Fatalf("the benchmark script failed:\n%s", describeReport(rep))
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package pwscript
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,9 @@ type browserPage struct {
 	ctx    context.Context // the tab's context, bounded by the run
 	cancel context.CancelFunc
 	opts   Options
+	// closeContext closes the tab and disposes of the browser context the run created for
+	// it; a no-op for the context the caller gave.
+	closeContext func()
 
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced on every change of the state below
@@ -49,7 +53,7 @@ type browserPage struct {
 func newBrowserPage(tab context.Context, opts Options) (*browserPage, error) {
 	ctx, cancel := context.WithCancel(tab)
 	bp := &browserPage{
-		ctx: ctx, cancel: cancel, opts: opts, changed: make(chan struct{}),
+		ctx: ctx, cancel: cancel, opts: opts, changed: make(chan struct{}), closeContext: func() {},
 		lifecycle: map[cdp.LoaderID]map[string]bool{}, responses: map[cdp.LoaderID]*network.Response{},
 	}
 	if err := chromedp.Listen(ctx, bp.onEvent); err != nil {
@@ -61,7 +65,8 @@ func newBrowserPage(tab context.Context, opts Options) (*browserPage, error) {
 		return nil, fmt.Errorf("enable lifecycle events: %w", err)
 	}
 	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(opts.ViewportWidth), Height: int64(opts.ViewportHeight), DeviceScaleFactor: 1,
+		Width: int64(opts.ViewportWidth), Height: int64(opts.ViewportHeight), DeviceScaleFactor: cmp.Or(opts.deviceScaleFactor, 1),
+		Mobile: opts.mobile,
 	}); err != nil {
 		cancel()
 		return nil, fmt.Errorf("set the viewport: %w", err)

@@ -21,18 +21,13 @@ var cdpAllowed = map[string]bool{
 	"Performance.getMetrics":           true,
 }
 
-// contextObject is page.context(): the browser context of the run, of which a check may use
-// newCDPSession only.
-func (r *run) contextObject() *goja.Object {
-	return r.object("browserContext", map[string]any{
-		"newCDPSession": func(call goja.FunctionCall) goja.Value {
-			if o, ok := call.Argument(0).(*goja.Object); !ok || o != r.pageObj {
-				panic(r.typeError("browserContext.newCDPSession: expected the page"))
-			}
-			return r.resolved(r.cdpSessionObject())
-		},
-		"pages": func(goja.FunctionCall) goja.Value { return r.vm.NewArray(r.pageObj) },
-	})
+// newCDPSession is context.newCDPSession(page): a session on the test's page that may send
+// only the methods of cdpAllowed.
+func (r *run) newCDPSession(call goja.FunctionCall) goja.Value {
+	if o, ok := call.Argument(0).(*goja.Object); !ok || o != r.pageObj {
+		panic(r.typeError("browserContext.newCDPSession: expected the page"))
+	}
+	return r.resolved(r.cdpSessionObject())
 }
 
 func (r *run) cdpSessionObject() *goja.Object {

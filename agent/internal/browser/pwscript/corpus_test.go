@@ -23,6 +23,8 @@ import (
 //
 //	// timeout: the run's time in milliseconds (default 15000)
 //	// parity: skip — why real Playwright cannot run it the same way
+//	// pending: the feature (and branch) it waits for; until then it must fail with
+//	//          "not supported", and its pinned Playwright verdict is not compared
 type corpusCase struct {
 	name, path, source string
 	pass               bool
@@ -31,6 +33,7 @@ type corpusCase struct {
 	line               int
 	timeout            time.Duration
 	paritySkip         string
+	pending            string
 }
 
 func loadCorpus(t testing.TB) []corpusCase {
@@ -76,6 +79,8 @@ func loadCorpus(t testing.TB) []corpusCase {
 				c.timeout = time.Duration(ms) * time.Millisecond
 			case "parity":
 				c.paritySkip = val
+			case "pending":
+				c.pending = val
 			}
 		}
 		if expect != "pass" && expect != "fail" {
@@ -109,12 +114,28 @@ func TestCorpus(t *testing.T) {
 	if len(cases) < 30 {
 		t.Fatalf("the corpus has %d scripts, want at least 30", len(cases))
 	}
+	pinned := loadVerdicts(t)
+	for _, c := range cases {
+		if _, ok := pinned.Verdicts[c.name]; !ok && c.paritySkip == "" {
+			t.Logf("%s has no pinned verdict of real Playwright: run `make test-playwright-parity`", c.name)
+		}
+	}
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(c.name, ".spec.ts"), func(t *testing.T) {
 			t.Parallel()
 			rep := runScript(t, c.name, c.source, Options{
 				Env: env, Secrets: []string{"hunter2-secret"}, Timeout: c.timeout,
 			})
+			if c.pending != "" {
+				// Until the feature lands, the script must fail saying what is missing.
+				if rep.Passed || rep.Failure == nil || !strings.Contains(rep.Failure.Message, "not supported") {
+					t.Fatalf("a script pending %s: want a 'not supported' failure (or remove its pending header):\n%s", c.pending, describeReport(rep))
+				}
+				return
+			}
+			if v, ok := pinned.Verdicts[c.name]; ok && v != rep.Passed {
+				t.Errorf("real Playwright %s passed=%v (pinned in %s); this runtime passed=%v", pinned.Playwright, v, verdictsFile, rep.Passed)
+			}
 			if rep.Passed != c.pass {
 				t.Fatalf("passed = %v, want %v\n%s", rep.Passed, c.pass, describeReport(rep))
 			}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/vantagehq/vantage/pkg/browserscript"
 )
 
 // suite is a test.describe block (the root is the file).
@@ -19,18 +21,20 @@ type suite struct {
 	fail    bool    // test.fail(): every test is expected to fail
 	serial  bool
 	timeout time.Duration
+	use     []*goja.Object // test.use() options, in order (use.go)
 }
 
 // testCase is a declared test.
 type testCase struct {
-	title   string
-	fn      goja.Callable
-	parent  *suite
-	where   string
-	only    bool
-	skip    *string
-	fail    bool
-	timeout time.Duration
+	fixtures *fixtureSet // of test.extend, when declared through an extended test
+	title    string
+	fn       goja.Callable
+	parent   *suite
+	where    string
+	only     bool
+	skip     *string
+	fail     bool
+	timeout  time.Duration
 }
 
 type hook struct {
@@ -86,7 +90,10 @@ func (s *suite) hasOnly() bool {
 }
 
 // testFunction builds `test` and its members.
-func (r *run) testFunction() *goja.Object {
+func (r *run) testFunction() *goja.Object { return r.testFunctionOf(nil) }
+
+// testFunctionOf builds a test function whose tests get the fixtures of fs (test.extend).
+func (r *run) testFunctionOf(fs *fixtureSet) *goja.Object {
 	vm := r.vm
 	declare := func(mod string) func(goja.FunctionCall) goja.Value {
 		return func(call goja.FunctionCall) goja.Value {
@@ -99,6 +106,7 @@ func (r *run) testFunction() *goja.Object {
 				return goja.Undefined()
 			}
 			t := r.declareTest(name, call)
+			t.fixtures = fs
 			switch mod {
 			case "only":
 				t.only = true
@@ -133,6 +141,8 @@ func (r *run) testFunction() *goja.Object {
 			return goja.Undefined()
 		},
 		"expect": r.expectFunction(),
+		"use":    r.use,
+		"extend": r.extend(fs),
 	}
 	for k, v := range members {
 		must(target.Set(k, v))
@@ -339,5 +349,8 @@ func (r *run) testInfo() goja.Value {
 }
 
 func (r *run) fixtureError(name string) string {
+	if ref, ok := browserscript.RefusedObject(name); ok {
+		return ref.Message()
+	}
 	return fmt.Sprintf("not supported: the %s fixture — a browser check test gets { page } (one page in a fresh browser context)", name)
 }

@@ -1,8 +1,10 @@
 // Package pwscript runs a browser check's script — a Playwright Test file — without Node.js:
 // the program browserscript.Transform made runs in a fresh goja runtime with its own event
 // loop, and test, expect, page and locators are implemented in Go over chromedp on the tab it
-// is given. SUBSET.md (beside this file) documents what of Playwright Test is supported;
-// anything else fails the run with "not supported: …".
+// is given, and on a fresh browser context and page for each later test (context.go).
+// SUBSET.md (beside this file) lists what of Playwright Test is refused — when the check is
+// saved (browserscript.Analyze, from the list in pkg/browserscript) or when it runs, with
+// "not supported: …" — and where the runtime differs from Playwright.
 //
 // # Entry point
 //

@@ -11,6 +11,14 @@ func (r *run) equals(a, b goja.Value, strict bool) bool {
 }
 
 func (r *run) equalsSeen(a, b goja.Value, strict bool, seen map[[2]*goja.Object]bool) bool {
+	// An asymmetric matcher (expect.any(String), expect.stringContaining('x')…) on either side
+	// decides for itself.
+	if m, ok := asymmetricMatch(b); ok {
+		return m(a)
+	}
+	if m, ok := asymmetricMatch(a); ok {
+		return m(b)
+	}
 	ao, aObj := a.(*goja.Object)
 	bo, bObj := b.(*goja.Object)
 	if !aObj || !bObj {
@@ -127,4 +135,20 @@ func itoa(i int64) string {
 		return digits[i : i+1]
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// asymmetricMatch returns v's asymmetricMatch method when v is an asymmetric matcher.
+func asymmetricMatch(v goja.Value) (func(goja.Value) bool, bool) {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return nil, false
+	}
+	fn, ok := goja.AssertFunction(o.Get("asymmetricMatch"))
+	if !ok {
+		return nil, false
+	}
+	return func(other goja.Value) bool {
+		res, err := fn(o, other)
+		return err == nil && res.ToBoolean()
+	}, true
 }

@@ -26,6 +26,7 @@ type testRun struct {
 	step       *stepRec // where new steps go: the innermost test.step running, or root
 	expectFail bool
 	failure    *Failure
+	soft       []*Failure // failures of expect.soft, in order (expectapi.go)
 	finished   bool
 }
 
@@ -53,25 +54,18 @@ func (t *testRun) end() {
 
 // runTests runs the selected tests in order and fills rep.
 func (r *run) runTests(rep *Report) {
-	bp, err := newBrowserPage(r.tab, r.opts)
-	if err != nil {
-		rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
-		return
-	}
-	defer bp.close()
+	refused := ""
 	defer func() {
+		r.discardPreparedContext()
+		if u := r.closeTestPage(); refused == "" {
+			refused = u
+		}
 		// Whatever the tests made of it, a page reaching for the agent's files (or another
 		// non-web URL) fails the run (the agent's browser refused the load).
-		if u := bp.refusal(); u != "" {
-			rep.Refuse(NotAllowed(u))
+		if refused != "" {
+			rep.Refuse(NotAllowed(refused))
 		}
 	}()
-	r.browser = bp
-	if err := r.watchPage(); err != nil {
-		rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
-		return
-	}
-	r.pageObj = r.pageObject()
 
 	focus := r.root.hasOnly()
 	tests := r.root.allTests()
@@ -90,7 +84,7 @@ func (r *run) runTests(rep *Report) {
 	}
 	beforeAllRan := map[*suite]bool{}
 	broken := map[*suite]*Failure{} // a beforeAll failed, or a serial suite's test did
-	for _, t := range runnable {
+	for i, t := range runnable {
 		if reason := t.skipReason(); reason != nil {
 			rep.Tests = append(rep.Tests, TestReport{Title: t.fullTitle(), Status: StatusSkipped})
 			continue
@@ -99,10 +93,25 @@ func (r *run) runTests(rep *Report) {
 			rep.Tests = append(rep.Tests, TestReport{Title: t.fullTitle(), Status: StatusSkipped, Error: "not run: " + oneLine(b.Message)})
 			continue
 		}
+		// A fresh browser context and page for each test (context.go).
+		if u := r.closeTestPage(); refused == "" {
+			refused = u
+		}
+		co, err := r.contextOptions(t.parent.useChain())
+		if err == nil {
+			err = r.openTestPage(r.pageTab == nil, i < len(runnable)-1, co)
+		}
+		if err != nil {
+			rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
+			return
+		}
 		tr := r.newTestRun(t)
 		r.cur = tr
 		r.unhandled = nil
-		fixtures := r.fixtures()
+		fixtures, teardown, ff := r.setupFixtures(tr, r.fixtures())
+		if ff != nil {
+			r.fail(tr, ff)
+		}
 
 		ancestors := t.ancestors() // outermost first
 		for _, s := range ancestors {
@@ -136,12 +145,23 @@ func (r *run) runTests(rep *Report) {
 				r.runHook(tr, h, fixtures)
 			}
 		}
+		if teardown != nil {
+			// Test-scoped fixtures end after the afterEach hooks, as in Playwright.
+			if f, _ := r.invoke(tr, teardown); f != nil {
+				r.fail(tr, f)
+			}
+		}
 		for i := len(ancestors) - 1; i >= 0; i-- {
 			s := ancestors[i]
 			if lastRunnable[s] == t && beforeAllRan[s] {
 				for _, h := range s.hooks["afterAll"] {
 					r.runHook(tr, h, fixtures)
 				}
+			}
+		}
+		if t == runnable[len(runnable)-1] {
+			if f := r.finishWorkerFixtures(tr); f != nil {
+				r.fail(tr, f)
 			}
 		}
 		tr.end()
@@ -166,7 +186,7 @@ func (r *run) runTests(rep *Report) {
 }
 
 func (r *run) newTestRun(t *testCase) *testRun {
-	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.testDeadline.Sub(r.start).Round(time.Millisecond), parent: r.tab, root: &stepRec{}}
+	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.testDeadline.Sub(r.start).Round(time.Millisecond), parent: r.pageTab, root: &stepRec{}}
 	tr.step = tr.root
 	timeout := t.timeout
 	for s := t.parent; s != nil && timeout == 0; s = s.parent {
@@ -227,7 +247,7 @@ func (t *testCase) brokenBy(broken map[*suite]*Failure) *Failure {
 func (r *run) fixtures() goja.Value {
 	target := r.vm.NewObject()
 	for k, v := range map[string]any{
-		"page": r.pageObj, "browserName": "chromium", "headless": true, "isMobile": false,
+		"page": r.pageObj, "context": r.contextObj, "browserName": "chromium", "headless": true, "isMobile": false,
 		"baseURL": goja.Undefined(), "channel": goja.Undefined(),
 	} {
 		must(target.Set(k, v))
@@ -275,6 +295,10 @@ func (r *run) runBody(tr *testRun, fixtures goja.Value) bool {
 		f.Message = "Unhandled promise rejection: " + f.Message
 	}
 	if f != nil {
+		r.fail(tr, f)
+	}
+	if f := softFailure(tr.soft); f != nil {
+		// The test went on past its soft failures; it fails with them at its end.
 		r.fail(tr, f)
 	}
 	return false

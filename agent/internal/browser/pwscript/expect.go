@@ -20,7 +20,11 @@ func (r *run) expectFunction() *goja.Object {
 		return r.expectation(call.Argument(0), custom)
 	}
 	target := r.vm.ToValue(fn).(*goja.Object)
-	return r.strict("expect", target)
+	if r.expectObj == nil {
+		// One expect per run, so that expect.extend's matchers are everyone's.
+		r.expectObj = r.expectAPI(r.strict("expect", target)).(*goja.Object)
+	}
+	return r.expectObj
 }
 
 // expectation is what expect(value) returns: the web-first matchers when value is a locator

@@ -38,10 +38,7 @@ func (r *run) install() {
 		if name == browserscript.TestModule {
 			return testModule
 		}
-		panic(r.throwable(&scriptError{
-			message: fmt.Sprintf("not supported: require('%s') — a browser check script can import only %s", name, browserscript.TestModule),
-			where:   r.callSite(), cause: CauseScript,
-		}))
+		panic(r.throwable(&scriptError{message: browserscript.RefusedModule(name).Message(), where: r.callSite(), cause: CauseScript}))
 	}))
 
 	env := vm.NewObject()
@@ -126,6 +123,9 @@ func (r *run) testModule() goja.Value {
 	must(target.Set("default", testFn))
 	must(target.Set("__esModule", true))
 	return r.strictWith(target, func(prop string) string {
+		if ref, ok := browserscript.RefusedObject(prop); ok {
+			return ref.Message()
+		}
 		return fmt.Sprintf("not supported: import { %s } from '%s' — the supported exports are test and expect", prop, browserscript.TestModule)
 	})
 }

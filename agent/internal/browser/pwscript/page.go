@@ -1,6 +1,7 @@
 package pwscript
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,8 +35,11 @@ func (r *run) pageObject() *goja.Object {
 	m["goto"] = func(call goja.FunctionCall) goja.Value {
 		target := r.argString(call, 0, "page.goto", "url")
 		opts := r.options(r.argObject(call, 1, "page.goto"), "page.goto", "waitUntil", "timeout", "referer")
+		if r.useOpts != nil {
+			target = resolveURL(target, r.useOpts.baseURL)
+		}
 		state := r.waitUntil(opts, "page.goto")
-		b := r.actionBudget(opts)
+		b := r.navigationBudget(opts)
 		return r.async("page.goto("+jsQuote(target)+")", "pw:api", func(ctx context.Context) (any, error) {
 			ctx, cancel, own := b.bound(ctx)
 			defer cancel()
@@ -47,7 +51,7 @@ func (r *run) pageObject() *goja.Object {
 		return func(call goja.FunctionCall) goja.Value {
 			opts := r.options(r.argObject(call, 0, method), method, "waitUntil", "timeout")
 			state := r.waitUntil(opts, method)
-			b := r.actionBudget(opts)
+			b := r.navigationBudget(opts)
 			return r.async(method+"()", "pw:api", func(ctx context.Context) (any, error) {
 				ctx, cancel, own := b.bound(ctx)
 				defer cancel()
@@ -138,6 +142,7 @@ func (r *run) pageObject() *goja.Object {
 	m["evaluate"] = func(call goja.FunctionCall) goja.Value {
 		expr := call.Argument(0).String()
 		if _, isFn := goja.AssertFunction(call.Argument(0)); isFn {
+			expr = functionSource(call.Argument(0))
 			arg, err := r.toJSON(call.Argument(1))
 			if err != nil {
 				panic(r.typeError("page.evaluate: the argument cannot be serialized: %v", err))
@@ -407,7 +412,7 @@ func (bp *browserPage) viewport() (int, int) {
 }
 
 func (bp *browserPage) setViewport(ctx context.Context, w, h int64) error {
-	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: w, Height: h, DeviceScaleFactor: 1}); err != nil {
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: w, Height: h, DeviceScaleFactor: cmp.Or(bp.opts.deviceScaleFactor, 1), Mobile: bp.opts.mobile}); err != nil {
 		return err
 	}
 	bp.mu.Lock()
@@ -454,7 +459,7 @@ func (r *run) screenshot() []byte {
 	if r.browser == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(r.tab, 2*time.Second)
+	ctx, cancel := context.WithTimeout(r.pageTab, 2*time.Second)
 	defer cancel()
 	for _, try := range []struct {
 		quality int64

@@ -205,7 +205,6 @@ func (r *run) addPageExtras(m map[string]any) {
 	media := &mediaState{}
 	r.addHandleQueries(m, &locator{})
 	m["waitForSelector"] = r.waitForSelectorFunc(&locator{})
-	m["context"] = func(goja.FunctionCall) goja.Value { return r.contextObject() }
 	m["setContent"] = func(call goja.FunctionCall) goja.Value {
 		html := r.argString(call, 0, "page.setContent", "html")
 		opts := r.options(r.argObject(call, 1, "page.setContent"), "page.setContent", "timeout", "waitUntil")

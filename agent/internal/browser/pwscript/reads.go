@@ -164,7 +164,7 @@ func (r *run) addReads(m map[string]any, l *locator, op func(string, func(goja.F
 
 	m["evaluate"] = op("evaluate", func(call goja.FunctionCall, method string) opFunc {
 		r.argFunc(call, 0, method, "pageFunction")
-		src := call.Argument(0).String()
+		src := functionSource(call.Argument(0))
 		arg, err := r.toJSON(call.Argument(1))
 		if err != nil {
 			panic(r.typeError("%s: the argument cannot be serialized: %v", method, err))

@@ -39,11 +39,23 @@ type Options struct {
 	ViewportWidth, ViewportHeight int
 	// TestIDAttribute is the attribute getByTestId matches. Default "data-testid".
 	TestIDAttribute string
+	// UserAgent replaces the browser's User-Agent in every test's page, unless the script's
+	// test.use({ userAgent }) does. Default "": the browser's own.
+	UserAgent string
+	// ContextProxy is the proxy server of the browser contexts the run creates (one per test
+	// after the first, which runs in the context the caller gave): the agent's egress proxy,
+	// so that every test reaches the network under the outbound address policy. Default "":
+	// no proxy.
+	ContextProxy string
 	// HeapLimit, when set, interrupts the script once the process's Go heap exceeds it, so
 	// that a runaway allocation ends with a clear message. The heap is the whole process's:
 	// set it only where the process runs one script at a time (the agent's script worker,
 	// whose address-space rlimit remains the hard cap). Default 0: no limit.
 	HeapLimit uint64
+
+	// Set per test from test.use (use.go): the page's scale factor and mobile emulation.
+	deviceScaleFactor float64
+	mobile            bool
 }
 
 func (o *Options) applyDefaults(ctx context.Context, now time.Time) {
@@ -73,7 +85,8 @@ type run struct {
 	vm     *goja.Runtime
 	loop   *loop
 	prog   *browserscript.Program
-	opts   Options
+	opts   Options // base, with the running test's test.use options applied
+	base   Options // as the caller gave them, defaults applied
 	redact func(string) string
 
 	tab          context.Context // the chromedp tab, bounded by the run's deadline
@@ -84,16 +97,24 @@ type run struct {
 	locators map[*goja.Object]*locator
 	skips    map[*goja.Object]string // test.skip() signals, by their JS object: the reason
 
-	root      *suite
-	declaring *suite   // the suite test() adds to, while the file and describe callbacks run
-	cur       *testRun // the test or hook running
-	browser   *browserPage
-	pageObj   *goja.Object
-	net       *pageEvents // page.on, routes, frames (events.go)
-	console   []string
-	unhandled []*goja.Promise
-	timerSeq  int64
-	jsonParse goja.Callable
+	root        *suite
+	declaring   *suite           // the suite test() adds to, while the file and describe callbacks run
+	cur         *testRun         // the test or hook running
+	browser     *browserPage     // the running test's page (context.go)
+	pageTab     context.Context  // its chromedp tab
+	useOpts     *contextOptions  // its test.use options
+	nextContext *preparedContext // the next test's, being opened
+	contextObj  *goja.Object     // the context fixture of the running test
+
+	fixtureNames map[string]bool // the names test.extend declared (fixtures.go)
+	fixtureRT    *goja.Object    // fixtures.js, once evaluated
+	expectObj    *goja.Object    // the script's expect (expectapi.go)
+	pageObj      *goja.Object
+	net          *pageEvents // the running test's page.on, routes, frames (events.go)
+	console      []string
+	unhandled    []*goja.Promise
+	timerSeq     int64
+	jsonParse    goja.Callable
 }
 
 // Run runs the tests of prog on the page of ctx, a chromedp context for a tab of its own (in
@@ -125,9 +146,9 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 	vm := goja.New()
 	vm.SetMaxCallStackSize(4096)
 	r := &run{
-		vm: vm, loop: newLoop(vm), prog: prog, opts: opts, redact: redact,
+		vm: vm, loop: newLoop(vm), prog: prog, opts: opts, base: opts, redact: redact,
 		tab: tab, start: start, testDeadline: deadline.Add(-reserve),
-		errs: map[*goja.Object]*scriptError{}, locators: map[*goja.Object]*locator{}, skips: map[*goja.Object]string{},
+		errs: map[*goja.Object]*scriptError{}, fixtureNames: map[string]bool{}, locators: map[*goja.Object]*locator{}, skips: map[*goja.Object]string{},
 	}
 	// A script stuck in JavaScript (while (true) {}) never yields to the loop: interrupt it
 	// once the tests' time is up, or when the caller ends the run.

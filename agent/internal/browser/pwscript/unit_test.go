@@ -184,3 +184,23 @@ func TestFormatAndEquals(t *testing.T) {
 		}
 	}
 }
+
+func TestFunctionSourceClosesArrowBodies(t *testing.T) {
+	t.Parallel()
+	vm := goja.New()
+	for _, src := range []string{
+		"() => ({\n  a: 1,\n  b: [1].map((h) => h),\n})",
+		"async (x) => ({ s: ')', t: `(${x}` })",
+		"function f(a) { return (a) }",
+		"(el) => el.textContent",
+	} {
+		fn, err := vm.RunString("(" + src + ")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := functionSource(fn)
+		if _, err := vm.RunString("(" + got + ")"); err != nil {
+			t.Errorf("%q became %q, which does not compile: %v", src, got, err)
+		}
+	}
+}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
@@ -51,6 +50,9 @@ type Input struct {
 	HeapLimit uint64 `json:"heap_limit"`
 	// UserAgent replaces the browser's User-Agent in the check's tab; empty keeps it.
 	UserAgent string `json:"user_agent"`
+	// ProxyServer is the egress proxy of the check's browser context, for the browser contexts
+	// the run opens for its later tests (each test gets a fresh one); empty: none.
+	ProxyServer string `json:"proxy_server"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -92,15 +94,9 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	chromedp.FromContext(tab).BrowserContextID = cdp.BrowserContextID(in.BrowserContextID)
 	ctx, cancel := context.WithDeadline(tab, deadline)
 	defer cancel()
-	if in.UserAgent != "" {
-		// Set before the script runs, on the tab's session, which the script drives.
-		if _, err := chromedp.Call(ctx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: in.UserAgent}); err != nil {
-			fmt.Fprintln(stderr, "browser-worker: set the User-Agent:", err)
-		}
-	}
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
 	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
-		HeapLimit: in.HeapLimit})
+		HeapLimit: in.HeapLimit, UserAgent: in.UserAgent, ContextProxy: in.ProxyServer})
 	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
 		return 2
