@@ -26,7 +26,7 @@ func defaultGRPC() *GRPCSpec { return &GRPCSpec{VerifySSL: true} }
 // exampleGRPC is a gRPC health check's configuration for Example.
 func exampleGRPC() *GRPCSpec {
 	return &GRPCSpec{Hostname: "cart.internal.example.com", Port: 8443, Service: "shop.v1.Cart", TLS: true,
-		VerifySSL: false, Metadata: map[string]string{"authorization": "Bearer {{CART_TOKEN}}", "x-probe": "vantage"}}
+		VerifySSL: false, Metadata: map[string]string{"authorization": "Bearer cart-probe", "x-probe": "vantage"}}
 }
 
 func (s Spec) validateGRPC(fe *FieldErrors) {

@@ -13,10 +13,10 @@ import (
 // extension). The attempt passes when the connection opens and, if Expected is set, a text
 // reply matching it arrives within the timeout.
 type WebSocketSpec struct {
-	URL       string            `json:"url" api:"required"` // ws: or wss:, no fragment
-	Headers   map[string]string `json:"headers"`            // on the opening handshake; values take {{NAME}} references
-	Message   *string           `json:"websocket_message"`  // sent as text once open; nil: nothing
-	Expected  *string           `json:"websocket_expected"` // nil: opening is enough
+	URL      string            `json:"url" api:"required"` // ws: or wss:, no fragment
+	Headers  map[string]string `json:"headers"`            // on the opening handshake; values take {{NAME}} references
+	Message  *string           `json:"websocket_message"`  // sent as text once open; nil: nothing
+	Expected *string           `json:"websocket_expected"` // nil: opening is enough
 	// Comparison is how a reply is matched against Expected: CONTAINS, EQUALS or MATCHES (a
 	// regular expression, RE2 syntax).
 	Comparison string `json:"websocket_comparison"`
@@ -40,7 +40,7 @@ func defaultWebSocket() *WebSocketSpec {
 
 // exampleWebSocket is a WebSocket check's configuration for Example.
 func exampleWebSocket() *WebSocketSpec {
-	return &WebSocketSpec{URL: "wss://stream.example.com/v1/feed?probe=1", Headers: map[string]string{"Authorization": "Bearer {{FEED_TOKEN}}"},
+	return &WebSocketSpec{URL: "wss://stream.example.com/v1/feed?probe=1", Headers: map[string]string{"Authorization": "Bearer feed-probe"},
 		Message: ptr(`{"op":"ping"}`), Expected: ptr(`"op":\s*"pong"`), Comparison: WebSocketMatches, VerifySSL: false}
 }
 
