@@ -91,14 +91,25 @@ func (p *GRPC) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 	if spec.GetService() != "" {
 		what = "service " + spec.GetService()
 	}
+	if status.Code(err) == codes.NotFound {
+		// The health service's answer for a service it does not know (grpc.health.v1).
+		res.GRPCStatus = healthpb.HealthCheckResponse_SERVICE_UNKNOWN.String()
+		res.failAssertion(NotServing, fmt.Sprintf("%s at %s is SERVICE_UNKNOWN: the health service does not know it", what, target))
+		res.finish(job, nil)
+		return res, nil
+	}
 	if err != nil {
 		st := status.Convert(err)
 		res.GRPCStatus = upperSnake(st.Code().String())
 		ft := grpcFailureType(ctx, st.Code())
 		summary := fmt.Sprintf("health check of %s at %s failed: %s: %s", what, target, res.GRPCStatus, st.Message())
-		if derr := dial.err(); derr != nil && st.Code() == codes.Unavailable {
+		switch derr := dial.err(); {
+		case derr != nil && st.Code() == codes.Unavailable:
 			ft = classify(ctx, derr)
 			summary = describe(ft, derr)
+		case st.Code() == codes.Unavailable && strings.Contains(st.Message(), "authentication handshake failed"):
+			// grpc-go reports a failed TLS handshake only in the status's text.
+			ft = TLSError
 		}
 		res.failTransport(ft, summary)
 		res.finish(job, nil)
