@@ -2,8 +2,8 @@ package prober
 
 import (
 	"fmt"
-	"os"
 	"net/netip"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
