@@ -78,7 +78,9 @@ const (
 // trip.
 type Ping struct {
 	opts options
-	pid  int // the echo id of raw sockets
+	// nextID numbers the attempts: a raw socket sees every echo reply of the host, so each
+	// attempt matches its own by id (and by source address).
+	nextID atomic.Uint32
 }
 
 var _ Prober = (*Ping)(nil)
@@ -89,7 +91,9 @@ func NewPing(opts ...Option) *Ping {
 	if o.icmpMode == "" {
 		o.icmpMode = DetectICMPMode()
 	}
-	return &Ping{opts: o, pid: os.Getpid() & 0xffff}
+	p := &Ping{opts: o}
+	p.nextID.Store(uint32(os.Getpid()))
+	return p
 }
 
 // Probe runs one ping attempt; see Ping.
@@ -215,6 +219,7 @@ func (p *Ping) echo(ctx context.Context, dst netip.Addr, count int) (PingStats, 
 	if p.opts.icmpMode == ICMPUnprivileged {
 		peer = &net.UDPAddr{IP: dst.AsSlice()}
 	}
+	id := int(p.nextID.Add(1) & 0xffff)
 	var reqType, replyType icmp.Type = ipv4.ICMPTypeEcho, ipv4.ICMPTypeEchoReply
 	proto := 1 // ICMP
 	if v6 {
@@ -227,7 +232,7 @@ func (p *Ping) echo(ctx context.Context, dst netip.Addr, count int) (PingStats, 
 	errs := make(chan error, 1)
 	go func() { // the sender; the caller reads
 		for i := range count {
-			msg := icmp.Message{Type: reqType, Body: &icmp.Echo{ID: p.pid, Seq: i, Data: []byte("vantage-ping")}}
+			msg := icmp.Message{Type: reqType, Body: &icmp.Echo{ID: id, Seq: i, Data: []byte("vantage-ping")}}
 			b, _ := msg.Marshal(nil)
 			sent[i].Store(time.Now().UnixNano())
 			if _, err := conn.WriteTo(b, peer); err != nil {
@@ -254,7 +259,7 @@ func (p *Ping) echo(ctx context.Context, dst netip.Addr, count int) (PingStats, 
 	var sendErr error
 	senderDone := false
 	for len(rtts) < count {
-		n, _, err := conn.ReadFrom(buf)
+		n, from, err := conn.ReadFrom(buf)
 		now := time.Now()
 		if err != nil {
 			if !senderDone {
@@ -272,7 +277,7 @@ func (p *Ping) echo(ctx context.Context, dst netip.Addr, count int) (PingStats, 
 		}
 		echo, ok := msg.Body.(*icmp.Echo)
 		// Unprivileged sockets get only their own replies, with the id the kernel chose.
-		if !ok || echo.Seq < 0 || echo.Seq >= count || seen[echo.Seq] || (p.opts.icmpMode == ICMPRaw && echo.ID != p.pid) {
+		if !ok || echo.Seq < 0 || echo.Seq >= count || seen[echo.Seq] || (p.opts.icmpMode == ICMPRaw && (echo.ID != id || !sameHost(from, dst))) {
 			continue
 		}
 		seen[echo.Seq] = true
@@ -303,3 +308,16 @@ func (p *Ping) echo(ctx context.Context, dst netip.Addr, count int) (PingStats, 
 }
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// sameHost reports whether a packet from addr came from dst.
+func sameHost(addr net.Addr, dst netip.Addr) bool {
+	var ip net.IP
+	switch a := addr.(type) {
+	case *net.IPAddr:
+		ip = a.IP
+	case *net.UDPAddr:
+		ip = a.IP
+	}
+	got, ok := netip.AddrFromSlice(ip)
+	return ok && got.Unmap() == dst
+}
