@@ -213,6 +213,9 @@ func (p *Ping) echo(ctx context.Context, dst netip.Addr, count int) (PingStats, 
 		return PingStats{}, fmt.Errorf("open ICMP socket (%s): %w", p.opts.icmpMode, err)
 	}
 	defer conn.Close()
+	if p.opts.icmpMode == ICMPRaw {
+		onlyEchoReplies(conn, v6)
+	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
 	defer stop()
 	var peer net.Addr = &net.IPAddr{IP: dst.AsSlice()}
@@ -320,4 +323,26 @@ func sameHost(addr net.Addr, dst netip.Addr) bool {
 	}
 	got, ok := netip.AddrFromSlice(ip)
 	return ok && got.Unmap() == dst
+}
+
+// onlyEchoReplies has the kernel drop every ICMP message but echo replies before they reach a
+// raw socket, which otherwise gets a copy of every ICMP message of the host (the requests of
+// other attempts among them) and may overflow under load. Best effort: without the filter the
+// reader skips them.
+func onlyEchoReplies(conn *icmp.PacketConn, v6 bool) {
+	if v6 {
+		var f ipv6.ICMPFilter
+		f.SetAll(true)
+		f.Accept(ipv6.ICMPTypeEchoReply)
+		if pc := conn.IPv6PacketConn(); pc != nil {
+			_ = pc.SetICMPFilter(&f)
+		}
+		return
+	}
+	var f ipv4.ICMPFilter
+	f.SetAll(true)
+	f.Accept(ipv4.ICMPTypeEchoReply)
+	if pc := conn.IPv4PacketConn(); pc != nil {
+		_ = pc.SetICMPFilter(&f)
+	}
 }
