@@ -75,7 +75,7 @@ func (p *GRPC) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 		res.finish(job, nil)
 		return res, nil
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	callCtx := ctx
 	if md := spec.GetMetadata(); len(md) > 0 {
 		callCtx = metadata.NewOutgoingContext(ctx, metadata.New(md))

@@ -37,7 +37,7 @@ const (
 func DetectICMPMode() string {
 	for _, mode := range []string{ICMPUnprivileged, ICMPRaw} {
 		if c, err := icmp.ListenPacket(icmpNetwork(mode, false), "0.0.0.0"); err == nil {
-			c.Close()
+			_ = c.Close()
 			return mode
 		}
 	}
@@ -212,7 +212,7 @@ func (p *Ping) echo(ctx context.Context, dst netip.Addr, count int) (PingStats, 
 	if err != nil {
 		return PingStats{}, fmt.Errorf("open ICMP socket (%s): %w", p.opts.icmpMode, err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	if p.opts.icmpMode == ICMPRaw {
 		onlyEchoReplies(conn, v6)
 	}

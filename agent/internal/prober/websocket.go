@@ -61,6 +61,7 @@ func (p *WebSocket) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result,
 	}
 	defer transport.CloseIdleConnections()
 	start := time.Now()
+	//nolint:bodyclose // coder/websocket closes the handshake response's body itself
 	conn, resp, err := websocket.Dial(ctx, spec.GetUrl(), &websocket.DialOptions{
 		HTTPClient: &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		HTTPHeader: header,
@@ -86,7 +87,7 @@ func (p *WebSocket) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result,
 		return res, nil
 	}
 	conn.SetReadLimit(MaxWebSocketRead)
-	defer conn.Close(websocket.StatusNormalClosure, "")
+	defer func() { _ = conn.Close(websocket.StatusNormalClosure, "") }()
 
 	exchangeStart := time.Now()
 	if spec.Message != nil {
