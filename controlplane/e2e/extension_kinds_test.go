@@ -76,7 +76,7 @@ func TestExtensionKindsEndToEnd(t *testing.T) {
 	checks := []struct {
 		kind         string
 		id           uuid.UUID
-		break_, mend func()
+		breakIt, mend func()
 	}{
 		{"ping", create("/v1/checks/ping", map[string]any{"name": "e2e ping", "ping_hostname": peer, "ping_count": 2}),
 			func() { setPeerLink("down") }, func() { setPeerLink("up") }},
@@ -92,7 +92,7 @@ func TestExtensionKindsEndToEnd(t *testing.T) {
 		s.waitStatus(t, c.id, "UP", 30*time.Second)
 	}
 	for _, c := range checks {
-		c.break_()
+		c.breakIt()
 	}
 	for _, c := range checks {
 		seen := s.waitStatus(t, c.id, "DOWN", fastInterval*time.Second+slack)
