@@ -9,6 +9,7 @@ replace github.com/vantagehq/vantage/proto => ../proto
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.22.1
+	github.com/coder/websocket v1.8.14
 	github.com/dlclark/regexp2/v2 v2.5.2
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/miekg/dns v1.1.73

@@ -43,6 +43,9 @@ var numericOnly = map[string]bool{check.TCPResponseTime: true}
 // Compile checks a against the rules of kind and prepares it for evaluation.
 func Compile(kind check.Kind, a check.Assertion) (*Compiled, error) {
 	allowed := check.AssertionTypes[kind]
+	if len(allowed) == 0 {
+		return nil, &FieldError{"type", fmt.Sprintf("%s checks take no assertions: their own settings say what passes", kind)}
+	}
 	if !slices.Contains(allowed, a.Type) {
 		return nil, &FieldError{"type", fmt.Sprintf("must be one of %s for %s checks", strings.Join(allowed, ", "), kind)}
 	}

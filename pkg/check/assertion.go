@@ -30,6 +30,11 @@ var AssertionTypes = map[Kind][]string{
 	Browser: {JSONBody, TextBody, ResponseHeaders, HTMLBody},
 	DNS:     {DNSResponseCode, DNSTextAnswer, DNSJSONAnswer},
 	TCP:     {TCPResponseTime, TCPResponseData},
+	// Ping, gRPC and WebSocket checks take no assertions: their own fields say what passes
+	// (ping_max_*, SERVING, websocket_expected).
+	Ping:      {},
+	GRPC:      {},
+	WebSocket: {},
 }
 
 // Comparisons, the same for every assertion type.

@@ -16,10 +16,66 @@ type document struct {
 	Assertions []Assertion `json:"assertions"`
 }
 
+// The extension kinds (ping, gRPC, WebSocket) are stored in document's shape, the spec's
+// fields then version and assertions, but written field set by field set: they share API names
+// with HTTPSpec (url, headers, verify_ssl), and encoding/json drops a name that two embedded
+// structs of one depth both have.
+
+// extensionSpec is the extension kind's specification of s; nil for the other kinds.
+func (s *Spec) extensionSpec() any {
+	switch {
+	case s.Ping != nil:
+		return s.Ping
+	case s.GRPC != nil:
+		return s.GRPC
+	case s.WebSocket != nil:
+		return s.WebSocket
+	}
+	return nil
+}
+
+// documentTail is the part of document every kind has.
+type documentTail struct {
+	Version    *string     `json:"version"`
+	Assertions []Assertion `json:"assertions"`
+}
+
+// encodeExtension is Document for the extension kinds.
+func encodeExtension(spec any, tail documentTail) ([]byte, error) {
+	head, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := json.Marshal(tail)
+	if err != nil {
+		return nil, err
+	}
+	// Both are JSON objects: join {head...} and {rest...} into one.
+	if len(head) == 2 {
+		return rest, nil
+	}
+	return append(append(head[:len(head)-1], ','), rest[1:]...), nil
+}
+
+// decodeExtension is LoadDocument for the extension kinds: spec keeps the values doc lacks.
+func decodeExtension(doc []byte, spec any, tail *documentTail) error {
+	if err := json.Unmarshal(doc, spec); err != nil {
+		return err
+	}
+	return json.Unmarshal(doc, tail)
+}
+
 // Document is the canonical encoding of the part of s that has no database column of its own
 // (see Spec): the store keeps it in checks.spec. The Basic-auth password is left out (null):
 // it is a secret, which the store seals into a column of its own.
 func (s Spec) Document() ([]byte, error) {
+	if ext := s.extensionSpec(); ext != nil {
+		b, err := encodeExtension(ext, documentTail{s.Version, s.Assertions})
+		if err != nil {
+			return nil, fmt.Errorf("encode %s check configuration: %w", s.Kind, err)
+		}
+		return b, nil
+	}
 	d := document{Version: s.Version, Assertions: s.Assertions}
 	switch {
 	case s.HTTP != nil:
@@ -44,6 +100,14 @@ func (s Spec) Document() ([]byte, error) {
 // in doc: the caller sets it.
 func (s *Spec) LoadDocument(doc []byte) error {
 	s.setKindDefaults()
+	if ext := s.extensionSpec(); ext != nil {
+		var tail documentTail
+		if err := decodeExtension(doc, ext, &tail); err != nil {
+			return fmt.Errorf("decode %s check configuration: %w", s.Kind, err)
+		}
+		s.Version, s.Assertions = tail.Version, tail.Assertions
+		return nil
+	}
 	d := document{HTTPSpec: s.HTTP, DNSSpec: s.DNS, TCPSpec: s.TCP}
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return fmt.Errorf("decode %s check configuration: %w", s.Kind, err)

@@ -55,6 +55,10 @@ func (s Spec) Job() (*vantagev1.CheckJob, error) {
 		j.Spec = &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{
 			Hostname: t.Hostname, Port: uint32(t.Port), IpFamily: t.IPFamily, Data: t.Data, ShouldFail: t.ShouldFail,
 		}}
+	case Ping, GRPC, WebSocket:
+		if err := s.extensionJob(j); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("unknown check kind %q", s.Kind)
 	}
@@ -88,6 +92,8 @@ func FromJob(j *vantagev1.CheckJob) (Spec, error) {
 	case *vantagev1.CheckJob_Tcp:
 		t := spec.Tcp
 		s.TCP = &TCPSpec{Hostname: t.Hostname, Port: int(t.Port), IPFamily: t.IpFamily, Data: t.Data, ShouldFail: t.ShouldFail}
+	case *vantagev1.CheckJob_Ping, *vantagev1.CheckJob_Grpc, *vantagev1.CheckJob_Websocket:
+		s.setExtensionOfJob(j)
 	default:
 		return s, fmt.Errorf("job %s carries no check specification", j.GetJobId())
 	}
@@ -105,6 +111,12 @@ func JobKind(k Kind) vantagev1.CheckKind {
 		return vantagev1.CheckKind_CHECK_KIND_DNS
 	case TCP:
 		return vantagev1.CheckKind_CHECK_KIND_TCP
+	case Ping:
+		return vantagev1.CheckKind_CHECK_KIND_PING
+	case GRPC:
+		return vantagev1.CheckKind_CHECK_KIND_GRPC
+	case WebSocket:
+		return vantagev1.CheckKind_CHECK_KIND_WEBSOCKET
 	}
 	return vantagev1.CheckKind_CHECK_KIND_UNSPECIFIED
 }

@@ -9,21 +9,26 @@ const (
 	Browser Kind = "BROWSER"
 	DNS     Kind = "DNS"
 	TCP     Kind = "TCP"
+	// Extensions: the public contract has no such kinds.
+	Ping      Kind = "PING"
+	GRPC      Kind = "GRPC"
+	WebSocket Kind = "WEBSOCKET"
 )
 
 // Kinds lists every kind.
-var Kinds = []Kind{Uptime, Browser, DNS, TCP}
+var Kinds = []Kind{Uptime, Browser, DNS, TCP, Ping, GRPC, WebSocket}
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case Uptime, Browser, DNS, TCP:
+	case Uptime, Browser, DNS, TCP, Ping, GRPC, WebSocket:
 		return true
 	}
 	return false
 }
 
-// PathSegment is the kind's segment in typed routes: /v1/checks/{uptime,browser,dns,tcp}.
+// PathSegment is the kind's segment in typed routes:
+// /v1/checks/{uptime,browser,dns,tcp,ping,grpc,websocket}.
 func (k Kind) PathSegment() string {
 	switch k {
 	case Uptime:
@@ -34,6 +39,12 @@ func (k Kind) PathSegment() string {
 		return "dns"
 	case TCP:
 		return "tcp"
+	case Ping:
+		return "ping"
+	case GRPC:
+		return "grpc"
+	case WebSocket:
+		return "websocket"
 	}
 	return ""
 }
@@ -65,6 +76,9 @@ const (
 	VersionDNS            = "NODE24_DNS"
 	VersionTCP            = "NODE24_TCP"
 )
+
+// Ping, gRPC and WebSocket checks have no runtime version: like uptime checks, they run in the
+// agent itself.
 
 // DefaultVersion is the runtime a new check of kind k runs on; uptime checks have none ("").
 func DefaultVersion(k Kind) string {

@@ -31,6 +31,11 @@ const (
 	MaxAssertions        = 50
 	MaxAssertionText     = 4096 // property and expected, characters
 	MaxAlertIDs          = 100  // per *_alerts list
+
+	DefaultPingCount          = 3
+	MaxPingCount              = 20    // echo requests per attempt, one a second at most in a timeout of 60 s
+	MaxGRPCServiceLength      = 512   // grpc_service
+	MaxWebSocketMessageLength = 16384 // websocket_message and websocket_expected, as tcp_data
 )
 
 // Alert priorities.

@@ -30,6 +30,21 @@ type Spec struct {
 	HTTP    *HTTPSpec `json:"-"`
 	DNS     *DNSSpec  `json:"-"`
 	TCP     *TCPSpec  `json:"-"`
+	// Extension kinds.
+	Ping      *PingSpec      `json:"-"`
+	GRPC      *GRPCSpec      `json:"-"`
+	WebSocket *WebSocketSpec `json:"-"`
+}
+
+// onlyKindSpec counts the kinds' specifications s has: a valid check has exactly one.
+func (s Spec) onlyKindSpec() int {
+	n := 0
+	for _, set := range []bool{s.HTTP != nil, s.DNS != nil, s.TCP != nil, s.Ping != nil, s.GRPC != nil, s.WebSocket != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
 
 // Alerts are the nine lists of ids notified when the check goes down or recovers.
@@ -106,7 +121,7 @@ func Defaults(k Kind) Spec {
 
 // setKindDefaults gives s the default configuration of its kind, and none of the others.
 func (s *Spec) setKindDefaults() {
-	s.HTTP, s.DNS, s.TCP = nil, nil, nil
+	s.HTTP, s.DNS, s.TCP, s.Ping, s.GRPC, s.WebSocket = nil, nil, nil, nil, nil, nil
 	switch s.Kind {
 	case Uptime, Browser:
 		s.HTTP = defaultHTTP()
@@ -114,6 +129,12 @@ func (s *Spec) setKindDefaults() {
 		s.DNS = defaultDNS()
 	case TCP:
 		s.TCP = defaultTCP()
+	case Ping:
+		s.Ping = defaultPing()
+	case GRPC:
+		s.GRPC = defaultGRPC()
+	case WebSocket:
+		s.WebSocket = defaultWebSocket()
 	}
 }
 
@@ -151,6 +172,12 @@ func Example(k Kind) Spec {
 		s.DNS, s.Assertions = exampleDNS(), exampleDNSAssertions()
 	case TCP:
 		s.TCP, s.Assertions = exampleTCP(), exampleTCPAssertions()
+	case Ping:
+		s.Ping, s.Assertions = examplePing(), []Assertion{}
+	case GRPC:
+		s.GRPC, s.Assertions = exampleGRPC(), []Assertion{}
+	case WebSocket:
+		s.WebSocket, s.Assertions = exampleWebSocket(), []Assertion{}
 	}
 	return s
 }
@@ -175,13 +202,14 @@ func (s *Spec) SetHTTPKind(k Kind) {
 
 // VarRef is one {{NAME}} reference in a check's configuration, and the field it is in.
 type VarRef struct {
-	Field string // "headers.<Name>", "auth_username" or "auth_password"
+	Field string // "headers.<Name>", "grpc_metadata.<name>", "auth_username" or "auth_password"
 	Name  string
 }
 
 // VarRefs lists the {{NAME}} references the control plane resolves when it builds a job:
 // uptime header values, and the Basic-auth user-id and password of uptime and browser checks
-// (supplement §2.11; browser headers take no references). Headers come in name order.
+// (supplement §2.11; browser headers take no references); for the extension kinds, WebSocket
+// header values and gRPC metadata values. Map entries come in name order.
 func (s Spec) VarRefs() []VarRef {
 	var refs []VarRef
 	for _, f := range s.varRefFields() {
@@ -194,40 +222,55 @@ func (s Spec) VarRefs() []VarRef {
 
 // MapVarRefFields replaces the value of every field VarRefs looks at with fn(value): the
 // control plane resolves references with it, and rewrites them when a variable is renamed.
-// Header maps are replaced, never changed in place, so a shared map is safe.
+// Header and metadata maps are replaced, never changed in place, so a shared map is safe.
 func (s *Spec) MapVarRefFields(fn func(string) string) {
-	fields := s.varRefFields()
-	if len(fields) == 0 {
-		return
-	}
-	h := s.HTTP
-	if s.Kind == Uptime && len(h.Headers) > 0 {
-		headers := make(map[string]string, len(h.Headers))
-		for name, v := range h.Headers {
-			headers[name] = fn(v)
+	if m := s.varRefMap(); m != nil && len(*m) > 0 {
+		out := make(map[string]string, len(*m))
+		for name, v := range *m {
+			out[name] = fn(v)
 		}
-		h.Headers = headers
+		*m = out
 	}
-	for _, p := range []**string{&h.AuthUsername, &h.AuthPassword} {
-		if *p != nil {
-			v := fn(**p)
-			*p = &v
+	if h := s.HTTP; h != nil {
+		for _, p := range []**string{&h.AuthUsername, &h.AuthPassword} {
+			if *p != nil {
+				v := fn(**p)
+				*p = &v
+			}
 		}
 	}
+}
+
+// varRefMap is the map whose values take {{NAME}} references, with the prefix of its fields'
+// API names; nil when the kind has none.
+func (s *Spec) varRefMap() *map[string]string {
+	switch {
+	case s.Kind == Uptime && s.HTTP != nil:
+		return &s.HTTP.Headers
+	case s.Kind == WebSocket && s.WebSocket != nil:
+		return &s.WebSocket.Headers
+	case s.Kind == GRPC && s.GRPC != nil:
+		return &s.GRPC.Metadata
+	}
+	return nil
 }
 
 type varRefField struct{ field, value string }
 
 // varRefFields lists the fields that take {{NAME}} references, with their values.
 func (s Spec) varRefFields() []varRefField {
-	if s.HTTP == nil {
-		return nil
-	}
 	var out []varRefField
-	if s.Kind == Uptime {
-		for _, name := range sortedKeys(s.HTTP.Headers) {
-			out = append(out, varRefField{"headers." + name, s.HTTP.Headers[name]})
+	if m := s.varRefMap(); m != nil {
+		prefix := "headers."
+		if s.Kind == GRPC {
+			prefix = "grpc_metadata."
 		}
+		for _, name := range sortedKeys(*m) {
+			out = append(out, varRefField{prefix + name, (*m)[name]})
+		}
+	}
+	if s.HTTP == nil {
+		return out
 	}
 	if u := s.HTTP.AuthUsername; u != nil {
 		out = append(out, varRefField{"auth_username", *u})

@@ -21,6 +21,12 @@ func TestDefaultsAreValid(t *testing.T) {
 			s.DNS.Domain, s.DNS.RecordType = "example.com", "A"
 		case TCP:
 			s.TCP.Hostname, s.TCP.Port = "example.com", 443
+		case Ping:
+			s.Ping.Hostname = "example.com"
+		case GRPC:
+			s.GRPC.Hostname, s.GRPC.Port = "example.com", 443
+		case WebSocket:
+			s.WebSocket.URL = "wss://example.com/socket"
 		}
 		if fe := s.Validate(); len(fe) != 0 {
 			t.Errorf("%s defaults: %v", k, fe)

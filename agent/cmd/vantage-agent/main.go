@@ -136,9 +136,25 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		capabilities = []string{wire.CapabilityBrowser}
 		browserConcurrency = br.Concurrency()
 	}
+	// Ping checks need ICMP sockets: unprivileged ones where net.ipv4.ping_group_range admits
+	// the agent's group, raw ones with CAP_NET_RAW. Which one is told once, here.
+	icmpMode := prober.DetectICMPMode()
+	icmpModeGauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vantage_agent_icmp_mode",
+		Help: "1 for the ICMP socket mode ping checks run with: unprivileged, raw, or unavailable (ping checks fail NOT_SUPPORTED).",
+	}, []string{"mode"})
+	icmpModeGauge.WithLabelValues(icmpMode).Set(1)
+	reg.MustRegister(icmpModeGauge)
+	if icmpMode == prober.ICMPUnavailable {
+		logger.Warn("ping checks cannot run: no ICMP socket can be opened; set net.ipv4.ping_group_range or grant CAP_NET_RAW",
+			"component", "agent", "icmp_mode", icmpMode)
+	} else {
+		logger.Info("ICMP sockets for ping checks", "component", "agent", "icmp_mode", icmpMode)
+	}
 	// Jobs' secrets open with the keys each registration brings; results carry their job's
 	// signature.
-	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version)),
+	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version),
+		prober.WithICMPMode(icmpMode)),
 		Browser: browserProber})
 	if err != nil {
 		return err

@@ -96,6 +96,19 @@ func Result(r prober.Result) *vantagev1.CheckResult {
 		body := r.ResponseBody
 		out.ResponseBody = &body
 	}
+	if s := r.Ping; s != nil {
+		sent, received, loss := uint32(s.Sent), uint32(s.Received), s.LossPercent()
+		out.PingSent, out.PingReceived, out.PingLossPercent = &sent, &received, &loss
+		if s.Received > 0 {
+			out.PingRttMinMs, out.PingRttAvgMs, out.PingRttMaxMs, out.PingRttStddevMs = optMs(s.Min), optMs(s.Avg), optMs(s.Max), optMs(s.StdDev)
+			if s.StdDev == 0 { // one reply, or identical ones: a deviation of 0, not unknown
+				zero := 0.0
+				out.PingRttStddevMs = &zero
+			}
+		}
+	}
+	out.GrpcStatus = optString(r.GRPCStatus)
+	out.WebsocketOpenMs, out.WebsocketReplyMs = optMs(r.WebSocketOpen), optMs(r.WebSocketReply)
 	if !r.CertNotAfter.IsZero() {
 		t := r.CertNotAfter.UnixMilli()
 		out.TlsNotAfterUnixMs = &t

@@ -1,6 +1,6 @@
 // Package prober runs one check attempt against its target and judges it: probe first, judge
 // after. There is one prober per check kind, one file each (http.go, dns.go, tcp.go,
-// browser.go), all behind one signature, [Prober].
+// browser.go, ping.go, grpc.go, websocket.go), all behind one signature, [Prober].
 //
 // The caller sets the attempt's deadline once, in ctx (context.WithTimeout with the job's
 // timeout_ms); probers only honour ctx. A target that fails — refuses the
@@ -50,6 +50,7 @@ type options struct {
 	tcpReadIdle  time.Duration
 	rootCAs      *x509.CertPool
 	version      string // named by the User-Agent
+	icmpMode     string // ping: ICMPUnprivileged, ICMPRaw or ICMPUnavailable; "" = detect
 }
 
 // Option configures a prober.
@@ -103,10 +104,13 @@ var _ Prober = (*Runner)(nil)
 // NOT_SUPPORTED.
 func New(opts ...Option) *Runner {
 	return &Runner{probers: map[check.Kind]Prober{
-		check.Uptime:  NewHTTP(opts...),
-		check.DNS:     NewDNS(opts...),
-		check.TCP:     NewTCP(opts...),
-		check.Browser: notSupported{},
+		check.Uptime:    NewHTTP(opts...),
+		check.DNS:       NewDNS(opts...),
+		check.TCP:       NewTCP(opts...),
+		check.Browser:   notSupported{},
+		check.Ping:      NewPing(opts...),
+		check.GRPC:      NewGRPC(opts...),
+		check.WebSocket: NewWebSocket(opts...),
 	}}
 }
 

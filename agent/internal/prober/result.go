@@ -38,6 +38,15 @@ type Result struct {
 	ParsedResponse string // DNS: the answer section as a JSON array of {name, type, ttl, data}
 	TCPStatus      string // TCP: how far the connection got, see the TCP statuses
 
+	// Ping: the echo requests sent and answered, and the round trips of the replies.
+	Ping *PingStats
+	// GRPCStatus is a gRPC health check's answer (SERVING, NOT_SERVING, SERVICE_UNKNOWN,
+	// UNKNOWN) or the RPC's error code in upper snake case (UNAVAILABLE, DEADLINE_EXCEEDED).
+	GRPCStatus string
+	// WebSocketOpen is the time from the request to the open connection, WebSocketReply from
+	// the message sent (or the open) to the matching reply; zero when it did not happen.
+	WebSocketOpen, WebSocketReply time.Duration
+
 	Timings Timings
 	// CertNotAfter is the expiry of the leaf certificate the server presented (HTTPS only,
 	// recorded even when verification failed); zero when there was none.
@@ -115,6 +124,10 @@ const (
 	AssertionFailed      = "ASSERTION_FAILED"      // one or more assertions failed
 	DNSRcode             = "DNS_RCODE"             // the rcode is not NOERROR and no assertion judges it
 	UnexpectedConnection = "UNEXPECTED_CONNECTION" // tcp_should_fail, yet the connection succeeded
+	PacketLoss           = "PACKET_LOSS"           // ping: more echo requests lost than ping_max_loss_percent allows
+	SlowResponse         = "SLOW_RESPONSE"         // ping: the average round trip is above ping_max_avg_rtt_ms
+	NotServing           = "NOT_SERVING"           // gRPC: the health service answered other than SERVING
+	UnexpectedReply      = "UNEXPECTED_REPLY"      // WebSocket: replies came, none matched websocket_expected
 )
 
 // TCP statuses: how far a TCP attempt's connection got.

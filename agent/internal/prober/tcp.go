@@ -192,9 +192,14 @@ func tcpFamily(spec *vantagev1.TCPSpec) (network, lookup string, err error) {
 	return "", "", fmt.Errorf("IP family %q is not IPv4, IPv6 or Any", spec.GetIpFamily())
 }
 
-// resolve returns the addresses of host in the family of lookup ("ip4" or "ip6"), and whether
-// that took a lookup (it does not for an IP address).
+// resolve returns the addresses of host in the family of lookup; see resolveFamily.
 func (p *TCP) resolve(ctx context.Context, host, lookup string) (addrs []netip.Addr, looked bool, err error) {
+	return resolveFamily(ctx, p.opts.resolver, host, lookup)
+}
+
+// resolveFamily returns the addresses of host in the family of lookup ("ip4", "ip6" or "ip"
+// for both), and whether that took a lookup (it does not for an IP address).
+func resolveFamily(ctx context.Context, r *net.Resolver, host, lookup string) (addrs []netip.Addr, looked bool, err error) {
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if a, err := netip.ParseAddr(host); err == nil {
 		a = a.Unmap()
@@ -204,7 +209,7 @@ func (p *TCP) resolve(ctx context.Context, host, lookup string) (addrs []netip.A
 		}
 		return []netip.Addr{a}, false, nil
 	}
-	addrs, err = p.opts.resolver.LookupNetIP(ctx, lookup, host)
+	addrs, err = r.LookupNetIP(ctx, lookup, host)
 	if err == nil && len(addrs) == 0 {
 		err = &net.DNSError{Err: "no " + lookup + " address", Name: host, IsNotFound: true}
 	}

@@ -11,15 +11,20 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/miekg/dns"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
@@ -36,7 +41,7 @@ import (
 // BenchmarkPipeline measures the agent's whole path for each job — fetch from JetStream,
 // decode, probe, result streamed to the control plane, ack — against the same probes made by a
 // bare loop of the probers (the ceiling), in the same run. NATS (nats-server), the targets
-// (HTTP, TCP, DNS) and the control plane's end of the stream (agenttest, acking each result
+// (HTTP, TCP, DNS, gRPC health, WebSocket; ping goes to 127.0.0.1) and the control plane's end of the stream (agenttest, acking each result
 // VANTAGE_BENCH_ACK_DELAY after receipt, default 25ms: ingest's flush interval; the last two
 // in this test binary re-executed) are processes of their own, so the CPU counted is the
 // agent's alone (and the bare loop's, the probers' alone):
@@ -55,6 +60,9 @@ func BenchmarkPipeline(b *testing.B) {
 		{"http", benchHTTPJob(t.http)},
 		{"tcp", benchTCPJob(t.tcp)},
 		{"dns", benchDNSJob(t.dns)},
+		{"ping", benchPingJob()},
+		{"grpc", benchGRPCJob(t.grpc)},
+		{"websocket", benchWebSocketJob(t.ws)},
 	}
 	for _, k := range kinds {
 		b.Run(k.name, func(b *testing.B) {
@@ -276,6 +284,26 @@ func benchTCPJob(port int) *vantagev1.CheckJob {
 	return j
 }
 
+func benchPingJob() *vantagev1.CheckJob {
+	j := benchJob(vantagev1.CheckKind_CHECK_KIND_PING)
+	j.Spec = &vantagev1.CheckJob_Ping{Ping: &vantagev1.PingSpec{Hostname: "127.0.0.1", Count: 1, IpFamily: "IPv4"}}
+	return j
+}
+
+func benchGRPCJob(port int) *vantagev1.CheckJob {
+	j := benchJob(vantagev1.CheckKind_CHECK_KIND_GRPC)
+	j.Spec = &vantagev1.CheckJob_Grpc{Grpc: &vantagev1.GRPCSpec{Hostname: "127.0.0.1", Port: uint32(port)}}
+	return j
+}
+
+func benchWebSocketJob(url string) *vantagev1.CheckJob {
+	j := benchJob(vantagev1.CheckKind_CHECK_KIND_WEBSOCKET)
+	msg := "ping"
+	j.Spec = &vantagev1.CheckJob_Websocket{Websocket: &vantagev1.WebSocketSpec{Url: url, Message: &msg, Expected: &msg,
+		Comparison: check.WebSocketEquals}}
+	return j
+}
+
 func benchDNSJob(resolver string) *vantagev1.CheckJob {
 	j := benchJob(vantagev1.CheckKind_CHECK_KIND_DNS)
 	j.Spec = &vantagev1.CheckJob_Dns{Dns: &vantagev1.DNSSpec{Domain: "bench.test", RecordType: "A", Resolver: &resolver,
@@ -289,6 +317,8 @@ type targets struct {
 	tcp  int    // port on 127.0.0.1
 	dns  string // host:port, UDP
 	cp   string // the control plane's end of the agent stream, host:port
+	grpc int    // port on 127.0.0.1 of a gRPC server with the health service
+	ws   string // URL of a WebSocket echo server
 }
 
 // targetsEnv tells a re-executed test binary to serve the targets (TestMain).
@@ -315,13 +345,13 @@ func startTargetsProcess(b *testing.B) targets {
 		_ = cmd.Wait()
 	})
 	var t targets
-	if _, err := fmt.Fscan(out, &t.http, &t.tcp, &t.dns, &t.cp); err != nil {
+	if _, err := fmt.Fscan(out, &t.http, &t.tcp, &t.dns, &t.cp, &t.grpc, &t.ws); err != nil {
 		b.Fatalf("targets process: %v", err)
 	}
 	return t
 }
 
-// serveTargets serves an HTTP, a TCP and a DNS target, prints where, and returns when stdin
+// serveTargets serves an HTTP, a TCP, a DNS, a gRPC health and a WebSocket target, prints where, and returns when stdin
 // closes (the benchmark ended).
 func serveTargets() {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -369,7 +399,33 @@ func serveTargets() {
 		}
 	}
 	cp.SetAckDelay(delay)
-	fmt.Println(ts.URL+"/health", lis.Addr().(*net.TCPAddr).Port, pc.LocalAddr().String(), cp.Addr)
+	grpcLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	grpcSrv := grpc.NewServer()
+	healthpb.RegisterHealthServer(grpcSrv, health.NewServer())
+	go func() { _ = grpcSrv.Serve(grpcLis) }()
+	defer grpcSrv.Stop()
+	ws := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			typ, data, err := c.Read(r.Context())
+			if err != nil {
+				return
+			}
+			if err := c.Write(r.Context(), typ, data); err != nil {
+				return
+			}
+		}
+	}))
+	defer ws.Close()
+	fmt.Println(ts.URL+"/health", lis.Addr().(*net.TCPAddr).Port, pc.LocalAddr().String(), cp.Addr,
+		grpcLis.Addr().(*net.TCPAddr).Port, "ws"+strings.TrimPrefix(ws.URL, "http"))
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 

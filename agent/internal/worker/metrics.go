@@ -28,6 +28,9 @@ var kinds = []vantagev1.CheckKind{
 	vantagev1.CheckKind_CHECK_KIND_BROWSER,
 	vantagev1.CheckKind_CHECK_KIND_DNS,
 	vantagev1.CheckKind_CHECK_KIND_TCP,
+	vantagev1.CheckKind_CHECK_KIND_PING,
+	vantagev1.CheckKind_CHECK_KIND_GRPC,
+	vantagev1.CheckKind_CHECK_KIND_WEBSOCKET,
 }
 
 func kindIndex(k vantagev1.CheckKind) int {

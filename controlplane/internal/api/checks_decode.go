@@ -273,8 +273,8 @@ func decodeAssertions(o *object, s *check.Spec) map[int]bool {
 	return bad
 }
 
-// decodeSpecFields reads the fields of s's kind specification (check.HTTPSpec, DNSSpec or
-// TCPSpec) by their json names, except those decoded by hand (handled). The model decides: a
+// decodeSpecFields reads the fields of s's kind specification (check.HTTPSpec, DNSSpec,
+// TCPSpec, PingSpec, GRPCSpec or WebSocketSpec) by their json names, except those decoded by hand (handled). The model decides: a
 // pointer or a map is nullable (null clears it), any other field must not be null, and a field
 // tagged api:"required" must be given on create.
 func decodeSpecFields(o *object, s *check.Spec, create bool, handled ...string) {
@@ -286,6 +286,12 @@ func decodeSpecFields(o *object, s *check.Spec, create bool, handled ...string) 
 		spec = reflect.ValueOf(s.DNS).Elem()
 	case s.TCP != nil:
 		spec = reflect.ValueOf(s.TCP).Elem()
+	case s.Ping != nil:
+		spec = reflect.ValueOf(s.Ping).Elem()
+	case s.GRPC != nil:
+		spec = reflect.ValueOf(s.GRPC).Elem()
+	case s.WebSocket != nil:
+		spec = reflect.ValueOf(s.WebSocket).Elem()
 	default:
 		return
 	}

@@ -59,6 +59,26 @@ type tcpCheckJSON struct {
 	*check.TCPSpec
 }
 
+// pingCheckJSON is a ping check (extension).
+type pingCheckJSON struct {
+	checkCommonJSON
+	URL *string `json:"url"` // always null
+	*check.PingSpec
+}
+
+// grpcCheckJSON is a gRPC health check (extension).
+type grpcCheckJSON struct {
+	checkCommonJSON
+	URL *string `json:"url"` // always null
+	*check.GRPCSpec
+}
+
+// websocketCheckJSON is a WebSocket check (extension); its url is the ws: or wss: URL.
+type websocketCheckJSON struct {
+	checkCommonJSON
+	*check.WebSocketSpec
+}
+
 // checkStatus is the status a check shows: PAUSED wins over MAINTENANCE (an active window),
 // which wins over MUTED, which wins over the status machine's state.
 func checkStatus(state string, paused, muted, maintenance bool) string {
@@ -129,6 +149,15 @@ func renderCheck(c store.Check, withScript bool) any {
 	case s.TCP != nil:
 		t := *s.TCP
 		return tcpCheckJSON{checkCommonJSON: common, TCPSpec: &t}
+	case s.Ping != nil:
+		p := *s.Ping
+		return pingCheckJSON{checkCommonJSON: common, PingSpec: &p}
+	case s.GRPC != nil:
+		g := *s.GRPC
+		return grpcCheckJSON{checkCommonJSON: common, GRPCSpec: &g}
+	case s.WebSocket != nil:
+		w := *s.WebSocket
+		return websocketCheckJSON{checkCommonJSON: common, WebSocketSpec: &w}
 	}
 	var h check.HTTPSpec // a copy: callers may blank fields of the rendering (RenderCheckForWebhook)
 	if s.HTTP != nil {
@@ -240,6 +269,31 @@ type tcpResultJSON struct {
 	DataTimeMs    *float64 `json:"data_time_ms"`
 }
 
+// The extension kinds' results: the failure fields of DNS and TCP results and the kind's
+// observations (store.KindObservations).
+type pingResultJSON struct {
+	resultCommonJSON
+	FailureSource *string `json:"failure_source"`
+	FailureType   *string `json:"failure_type"`
+	store.PingObservation
+}
+
+type grpcResultJSON struct {
+	resultCommonJSON
+	FailureSource *string  `json:"failure_source"`
+	FailureType   *string  `json:"failure_type"`
+	GRPCStatus    *string  `json:"grpc_status"`
+	ConnectTimeMs *float64 `json:"connect_time_ms"`
+}
+
+type websocketResultJSON struct {
+	resultCommonJSON
+	FailureSource *string `json:"failure_source"`
+	FailureType   *string `json:"failure_type"`
+	ResponseCode  *int    `json:"response_code"` // the opening handshake's HTTP status
+	store.WebSocketObservation
+}
+
 // renderResult shapes one result for the check's kind. has_stored_response says whether a
 // response body is kept with the result.
 func renderResult(kind check.Kind, r store.CheckResult) any {
@@ -259,6 +313,15 @@ func renderResult(kind check.Kind, r store.CheckResult) any {
 	case check.TCP:
 		return tcpResultJSON{resultCommonJSON: common, TCPStatus: r.TCPStatus, FailureSource: r.FailureSource,
 			FailureType: r.FailureType, DNSTimeMs: r.DNSTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs}
+	case check.Ping:
+		return pingResultJSON{resultCommonJSON: common, FailureSource: r.FailureSource, FailureType: r.FailureType,
+			PingObservation: r.Observations.PingObservation}
+	case check.GRPC:
+		return grpcResultJSON{resultCommonJSON: common, FailureSource: r.FailureSource, FailureType: r.FailureType,
+			GRPCStatus: r.Observations.GRPCStatus, ConnectTimeMs: r.ConnectTimeMs}
+	case check.WebSocket:
+		return websocketResultJSON{resultCommonJSON: common, FailureSource: r.FailureSource, FailureType: r.FailureType,
+			ResponseCode: r.ResponseCode, WebSocketObservation: r.Observations.WebSocketObservation}
 	}
 	return httpResultJSON{resultCommonJSON: common, ResponseCode: r.ResponseCode, ResultSummary: r.ResultSummary,
 		HasStoredResponse: r.ResponseBody != nil}

@@ -115,9 +115,12 @@ func TestConsoleCheckForm(t *testing.T) {
 	b.run(chromedp.Click(chromedp.Search(`//button[text()="Create check"]`)))
 	b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === 'Sign-up journey'`)
 
-	// DNS and TCP, by their own fields.
+	// DNS, ping, gRPC, WebSocket and TCP, by their own fields.
 	for _, tc := range []struct{ kind, name, field, value, field2, value2 string }{
 		{"DNS", "DNS apex", "Domain", "example.com", "Resolver", "1.1.1.1:53"},
+		{"PING", "Gateway", "Host", "gateway.example.com", "Max loss (%)", "20"},
+		{"GRPC", "Cart health", "Host", "cart.example.com", "Port", "8443"},
+		{"WEBSOCKET", "Price feed", "URL", "wss://stream.example.com/feed", "Expected reply", "pong"},
 		{"TCP", "Postgres", "Host", "db.example.com", "Port", "5432"},
 	} {
 		b.run(chromedp.Navigate(b.base + "/console/checks/new?kind=" + tc.kind))

@@ -204,6 +204,10 @@ type resultDetails struct {
 	ScreenshotDropped string `json:"screenshot_dropped,omitempty"`
 	// Truncated names the fields cut to their bound (capped) when stored.
 	Truncated []string `json:"truncated,omitempty"`
+	// The extension kinds' observations, each only on results of its kind.
+	*store.PingObservation
+	GRPCStatus *string `json:"grpc_status,omitempty"`
+	*store.WebSocketObservation
 }
 
 type resultStep struct {
@@ -271,6 +275,7 @@ func details(res *vantagev1.CheckResult, screenshotDropped string, truncated []s
 			Depth: s.GetDepth(), StartMs: finiteOr0(s.GetStartMs()), DurationMs: finiteOr0(s.GetDurationMs()),
 			Passed: s.GetPassed(), Error: cleanString(s.GetError())})
 	}
+	kindObservations(res, &d)
 	b, err := json.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode result details: %w", err)
@@ -328,4 +333,30 @@ func cleanString(s string) string {
 func validRegion(region string) bool {
 	name, ok := strings.CutPrefix(region, wire.RegionPrefix)
 	return ok && name != "" && !strings.ContainsAny(name, ", \t\n")
+}
+
+// kindObservations copies the extension kinds' observations of res into d.
+func kindObservations(res *vantagev1.CheckResult, d *resultDetails) {
+	switch res.GetKind() {
+	case vantagev1.CheckKind_CHECK_KIND_PING:
+		d.PingObservation = &store.PingObservation{
+			PingSent: uintToInt(res.PingSent), PingReceived: uintToInt(res.PingReceived),
+			PingLossPercent: finite(res.PingLossPercent), PingRTTMinMs: finite(res.PingRttMinMs),
+			PingRTTAvgMs: finite(res.PingRttAvgMs), PingRTTMaxMs: finite(res.PingRttMaxMs), PingRTTStddevMs: finite(res.PingRttStddevMs),
+		}
+	case vantagev1.CheckKind_CHECK_KIND_GRPC:
+		d.GRPCStatus = clean(res.GrpcStatus)
+	case vantagev1.CheckKind_CHECK_KIND_WEBSOCKET:
+		d.WebSocketObservation = &store.WebSocketObservation{
+			WebSocketOpenMs: finite(res.WebsocketOpenMs), WebSocketReplyMs: finite(res.WebsocketReplyMs),
+		}
+	}
+}
+
+func uintToInt(p *uint32) *int {
+	if p == nil {
+		return nil
+	}
+	v := int(*p)
+	return &v
 }

@@ -19,7 +19,7 @@ const (
 
 // Attempts per run and default timeouts when a check has none stored.
 const (
-	// attemptsProbe is max_attempts of HTTP, DNS and TCP jobs: one retry absorbs a transient
+	// attemptsProbe is max_attempts of HTTP, DNS, TCP, ping, gRPC and WebSocket jobs: one retry absorbs a transient
 	// failure (a dropped packet, a reset connection) before it becomes a failing result.
 	attemptsProbe = 2
 	// attemptsBrowser is max_attempts of browser jobs: a browser run is expensive and slow,

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,6 +68,8 @@ type CheckResult struct {
 	// TCP
 	TCPStatus                            *string
 	DNSTimeMs, ConnectTimeMs, DataTimeMs *float64
+	// Ping, gRPC and WebSocket, from details.
+	Observations KindObservations
 }
 
 // ListCheckResults returns one page of a check's results with from <= checked_at < to, oldest
@@ -92,6 +96,11 @@ func (s *Store) ListCheckResults(ctx context.Context, orgID, checkID uuid.UUID, 
 			ResponseCode: intPtr(r.ResponseCode), ResultSummary: r.ResultSummary, FailureSource: r.FailureSource,
 			FailureType: r.FailureType, DNSStatus: r.DnsStatus, Resolver: r.Resolver, ParsedResponse: r.ParsedResponse,
 			TCPStatus: r.TcpStatus, DNSTimeMs: r.DnsTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs}
+		if len(r.Details) > 0 {
+			if err := json.Unmarshal(r.Details, &items[i].Observations); err != nil {
+				return nil, 0, fmt.Errorf("decode details of result %s: %w", r.ID, err)
+			}
+		}
 	}
 	return items, total, nil
 }

@@ -30,6 +30,9 @@ const (
 	CheckKind_CHECK_KIND_BROWSER     CheckKind = 2 // scripted or URL browser run
 	CheckKind_CHECK_KIND_DNS         CheckKind = 3 // DNS query
 	CheckKind_CHECK_KIND_TCP         CheckKind = 4 // TCP connect (+ optional exchange)
+	CheckKind_CHECK_KIND_PING        CheckKind = 6 // ICMP echo (an extension)
+	CheckKind_CHECK_KIND_GRPC        CheckKind = 7 // grpc.health.v1 Check (an extension)
+	CheckKind_CHECK_KIND_WEBSOCKET   CheckKind = 8 // WebSocket open (+ optional exchange) (an extension)
 )
 
 // Enum value maps for CheckKind.
@@ -40,6 +43,9 @@ var (
 		2: "CHECK_KIND_BROWSER",
 		3: "CHECK_KIND_DNS",
 		4: "CHECK_KIND_TCP",
+		6: "CHECK_KIND_PING",
+		7: "CHECK_KIND_GRPC",
+		8: "CHECK_KIND_WEBSOCKET",
 	}
 	CheckKind_value = map[string]int32{
 		"CHECK_KIND_UNSPECIFIED": 0,
@@ -47,6 +53,9 @@ var (
 		"CHECK_KIND_BROWSER":     2,
 		"CHECK_KIND_DNS":         3,
 		"CHECK_KIND_TCP":         4,
+		"CHECK_KIND_PING":        6,
+		"CHECK_KIND_GRPC":        7,
+		"CHECK_KIND_WEBSOCKET":   8,
 	}
 )
 
@@ -518,6 +527,253 @@ func (x *BrowserSpec) GetTextToSearchFor() string {
 	return ""
 }
 
+// A ping check's echo requests.
+type PingSpec struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Hostname       string                 `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	Count          uint32                 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`                                                 // echo requests per attempt
+	IpFamily       string                 `protobuf:"bytes,3,opt,name=ip_family,json=ipFamily,proto3" json:"ip_family,omitempty"`                            // IPv4, IPv6 or Any
+	MaxLossPercent *uint32                `protobuf:"varint,4,opt,name=max_loss_percent,json=maxLossPercent,proto3,oneof" json:"max_loss_percent,omitempty"` // 0..100; unset: fails only when no reply comes back
+	MaxAvgRttMs    *uint32                `protobuf:"varint,5,opt,name=max_avg_rtt_ms,json=maxAvgRttMs,proto3,oneof" json:"max_avg_rtt_ms,omitempty"`        // unset: no bound
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PingSpec) Reset() {
+	*x = PingSpec{}
+	mi := &file_vantage_v1_check_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PingSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PingSpec) ProtoMessage() {}
+
+func (x *PingSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_check_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PingSpec.ProtoReflect.Descriptor instead.
+func (*PingSpec) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_check_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PingSpec) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+func (x *PingSpec) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *PingSpec) GetIpFamily() string {
+	if x != nil {
+		return x.IpFamily
+	}
+	return ""
+}
+
+func (x *PingSpec) GetMaxLossPercent() uint32 {
+	if x != nil && x.MaxLossPercent != nil {
+		return *x.MaxLossPercent
+	}
+	return 0
+}
+
+func (x *PingSpec) GetMaxAvgRttMs() uint32 {
+	if x != nil && x.MaxAvgRttMs != nil {
+		return *x.MaxAvgRttMs
+	}
+	return 0
+}
+
+// A gRPC health check's call.
+type GRPCSpec struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hostname      string                 `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	Port          uint32                 `protobuf:"varint,2,opt,name=port,proto3" json:"port,omitempty"`
+	Service       string                 `protobuf:"bytes,3,opt,name=service,proto3" json:"service,omitempty"` // grpc.health.v1 service name; empty: the server as a whole
+	Tls           bool                   `protobuf:"varint,4,opt,name=tls,proto3" json:"tls,omitempty"`
+	VerifySsl     bool                   `protobuf:"varint,5,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
+	Metadata      map[string]string      `protobuf:"bytes,6,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // variables already resolved
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GRPCSpec) Reset() {
+	*x = GRPCSpec{}
+	mi := &file_vantage_v1_check_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GRPCSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GRPCSpec) ProtoMessage() {}
+
+func (x *GRPCSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_check_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GRPCSpec.ProtoReflect.Descriptor instead.
+func (*GRPCSpec) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_check_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GRPCSpec) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+func (x *GRPCSpec) GetPort() uint32 {
+	if x != nil {
+		return x.Port
+	}
+	return 0
+}
+
+func (x *GRPCSpec) GetService() string {
+	if x != nil {
+		return x.Service
+	}
+	return ""
+}
+
+func (x *GRPCSpec) GetTls() bool {
+	if x != nil {
+		return x.Tls
+	}
+	return false
+}
+
+func (x *GRPCSpec) GetVerifySsl() bool {
+	if x != nil {
+		return x.VerifySsl
+	}
+	return false
+}
+
+func (x *GRPCSpec) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+// A WebSocket check's connection and exchange.
+type WebSocketSpec struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`                                                                                   // ws: or wss:
+	Headers       map[string]string      `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // variables already resolved
+	Message       *string                `protobuf:"bytes,3,opt,name=message,proto3,oneof" json:"message,omitempty"`                                                                     // sent once the connection is open
+	Expected      *string                `protobuf:"bytes,4,opt,name=expected,proto3,oneof" json:"expected,omitempty"`                                                                   // the reply must match it
+	Comparison    string                 `protobuf:"bytes,5,opt,name=comparison,proto3" json:"comparison,omitempty"`                                                                     // CONTAINS, EQUALS or MATCHES
+	VerifySsl     bool                   `protobuf:"varint,6,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WebSocketSpec) Reset() {
+	*x = WebSocketSpec{}
+	mi := &file_vantage_v1_check_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebSocketSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebSocketSpec) ProtoMessage() {}
+
+func (x *WebSocketSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_check_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebSocketSpec.ProtoReflect.Descriptor instead.
+func (*WebSocketSpec) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_check_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *WebSocketSpec) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *WebSocketSpec) GetHeaders() map[string]string {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+func (x *WebSocketSpec) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
+func (x *WebSocketSpec) GetExpected() string {
+	if x != nil && x.Expected != nil {
+		return *x.Expected
+	}
+	return ""
+}
+
+func (x *WebSocketSpec) GetComparison() string {
+	if x != nil {
+		return x.Comparison
+	}
+	return ""
+}
+
+func (x *WebSocketSpec) GetVerifySsl() bool {
+	if x != nil {
+		return x.VerifySsl
+	}
+	return false
+}
+
 var File_vantage_v1_check_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_check_proto_rawDesc = "" +
@@ -586,13 +842,51 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\x05_bodyB\x10\n" +
 	"\x0e_auth_usernameB\x10\n" +
 	"\x0e_auth_passwordB\x15\n" +
-	"\x13_text_to_search_for*~\n" +
+	"\x13_text_to_search_for\"\xda\x01\n" +
+	"\bPingSpec\x12\x1a\n" +
+	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\rR\x05count\x12\x1b\n" +
+	"\tip_family\x18\x03 \x01(\tR\bipFamily\x12-\n" +
+	"\x10max_loss_percent\x18\x04 \x01(\rH\x00R\x0emaxLossPercent\x88\x01\x01\x12(\n" +
+	"\x0emax_avg_rtt_ms\x18\x05 \x01(\rH\x01R\vmaxAvgRttMs\x88\x01\x01B\x13\n" +
+	"\x11_max_loss_percentB\x11\n" +
+	"\x0f_max_avg_rtt_ms\"\x82\x02\n" +
+	"\bGRPCSpec\x12\x1a\n" +
+	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x12\n" +
+	"\x04port\x18\x02 \x01(\rR\x04port\x12\x18\n" +
+	"\aservice\x18\x03 \x01(\tR\aservice\x12\x10\n" +
+	"\x03tls\x18\x04 \x01(\bR\x03tls\x12\x1d\n" +
+	"\n" +
+	"verify_ssl\x18\x05 \x01(\bR\tverifySsl\x12>\n" +
+	"\bmetadata\x18\x06 \x03(\v2\".vantage.v1.GRPCSpec.MetadataEntryR\bmetadata\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb7\x02\n" +
+	"\rWebSocketSpec\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12@\n" +
+	"\aheaders\x18\x02 \x03(\v2&.vantage.v1.WebSocketSpec.HeadersEntryR\aheaders\x12\x1d\n" +
+	"\amessage\x18\x03 \x01(\tH\x00R\amessage\x88\x01\x01\x12\x1f\n" +
+	"\bexpected\x18\x04 \x01(\tH\x01R\bexpected\x88\x01\x01\x12\x1e\n" +
+	"\n" +
+	"comparison\x18\x05 \x01(\tR\n" +
+	"comparison\x12\x1d\n" +
+	"\n" +
+	"verify_ssl\x18\x06 \x01(\bR\tverifySsl\x1a:\n" +
+	"\fHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\n" +
+	"\n" +
+	"\b_messageB\v\n" +
+	"\t_expected*\xc2\x01\n" +
 	"\tCheckKind\x12\x1a\n" +
 	"\x16CHECK_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CHECK_KIND_UPTIME\x10\x01\x12\x16\n" +
 	"\x12CHECK_KIND_BROWSER\x10\x02\x12\x12\n" +
 	"\x0eCHECK_KIND_DNS\x10\x03\x12\x12\n" +
-	"\x0eCHECK_KIND_TCP\x10\x04B9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
+	"\x0eCHECK_KIND_TCP\x10\x04\x12\x13\n" +
+	"\x0fCHECK_KIND_PING\x10\x06\x12\x13\n" +
+	"\x0fCHECK_KIND_GRPC\x10\a\x12\x18\n" +
+	"\x14CHECK_KIND_WEBSOCKET\x10\bB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
 
 var (
 	file_vantage_v1_check_proto_rawDescOnce sync.Once
@@ -607,25 +901,32 @@ func file_vantage_v1_check_proto_rawDescGZIP() []byte {
 }
 
 var file_vantage_v1_check_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_vantage_v1_check_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_vantage_v1_check_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_vantage_v1_check_proto_goTypes = []any{
-	(CheckKind)(0),      // 0: vantage.v1.CheckKind
-	(*Assertion)(nil),   // 1: vantage.v1.Assertion
-	(*HTTPSpec)(nil),    // 2: vantage.v1.HTTPSpec
-	(*DNSSpec)(nil),     // 3: vantage.v1.DNSSpec
-	(*TCPSpec)(nil),     // 4: vantage.v1.TCPSpec
-	(*BrowserSpec)(nil), // 5: vantage.v1.BrowserSpec
-	nil,                 // 6: vantage.v1.HTTPSpec.HeadersEntry
-	nil,                 // 7: vantage.v1.BrowserSpec.HeadersEntry
+	(CheckKind)(0),        // 0: vantage.v1.CheckKind
+	(*Assertion)(nil),     // 1: vantage.v1.Assertion
+	(*HTTPSpec)(nil),      // 2: vantage.v1.HTTPSpec
+	(*DNSSpec)(nil),       // 3: vantage.v1.DNSSpec
+	(*TCPSpec)(nil),       // 4: vantage.v1.TCPSpec
+	(*BrowserSpec)(nil),   // 5: vantage.v1.BrowserSpec
+	(*PingSpec)(nil),      // 6: vantage.v1.PingSpec
+	(*GRPCSpec)(nil),      // 7: vantage.v1.GRPCSpec
+	(*WebSocketSpec)(nil), // 8: vantage.v1.WebSocketSpec
+	nil,                   // 9: vantage.v1.HTTPSpec.HeadersEntry
+	nil,                   // 10: vantage.v1.BrowserSpec.HeadersEntry
+	nil,                   // 11: vantage.v1.GRPCSpec.MetadataEntry
+	nil,                   // 12: vantage.v1.WebSocketSpec.HeadersEntry
 }
 var file_vantage_v1_check_proto_depIdxs = []int32{
-	6, // 0: vantage.v1.HTTPSpec.headers:type_name -> vantage.v1.HTTPSpec.HeadersEntry
-	7, // 1: vantage.v1.BrowserSpec.headers:type_name -> vantage.v1.BrowserSpec.HeadersEntry
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	9,  // 0: vantage.v1.HTTPSpec.headers:type_name -> vantage.v1.HTTPSpec.HeadersEntry
+	10, // 1: vantage.v1.BrowserSpec.headers:type_name -> vantage.v1.BrowserSpec.HeadersEntry
+	11, // 2: vantage.v1.GRPCSpec.metadata:type_name -> vantage.v1.GRPCSpec.MetadataEntry
+	12, // 3: vantage.v1.WebSocketSpec.headers:type_name -> vantage.v1.WebSocketSpec.HeadersEntry
+	4,  // [4:4] is the sub-list for method output_type
+	4,  // [4:4] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_check_proto_init() }
@@ -637,13 +938,15 @@ func file_vantage_v1_check_proto_init() {
 	file_vantage_v1_check_proto_msgTypes[2].OneofWrappers = []any{}
 	file_vantage_v1_check_proto_msgTypes[3].OneofWrappers = []any{}
 	file_vantage_v1_check_proto_msgTypes[4].OneofWrappers = []any{}
+	file_vantage_v1_check_proto_msgTypes[5].OneofWrappers = []any{}
+	file_vantage_v1_check_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_check_proto_rawDesc), len(file_vantage_v1_check_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -44,6 +44,9 @@ type CheckJob struct {
 	//	*CheckJob_Dns
 	//	*CheckJob_Tcp
 	//	*CheckJob_Browser
+	//	*CheckJob_Ping
+	//	*CheckJob_Grpc
+	//	*CheckJob_Websocket
 	Spec isCheckJob_Spec `protobuf_oneof:"spec"`
 	// Secret variable values used by this job; agents redact them from everything they report.
 	Redact []string `protobuf:"bytes,15,rep,name=redact,proto3" json:"redact,omitempty"`
@@ -215,6 +218,33 @@ func (x *CheckJob) GetBrowser() *BrowserSpec {
 	return nil
 }
 
+func (x *CheckJob) GetPing() *PingSpec {
+	if x != nil {
+		if x, ok := x.Spec.(*CheckJob_Ping); ok {
+			return x.Ping
+		}
+	}
+	return nil
+}
+
+func (x *CheckJob) GetGrpc() *GRPCSpec {
+	if x != nil {
+		if x, ok := x.Spec.(*CheckJob_Grpc); ok {
+			return x.Grpc
+		}
+	}
+	return nil
+}
+
+func (x *CheckJob) GetWebsocket() *WebSocketSpec {
+	if x != nil {
+		if x, ok := x.Spec.(*CheckJob_Websocket); ok {
+			return x.Websocket
+		}
+	}
+	return nil
+}
+
 func (x *CheckJob) GetRedact() []string {
 	if x != nil {
 		return x.Redact
@@ -277,6 +307,18 @@ type CheckJob_Browser struct {
 	Browser *BrowserSpec `protobuf:"bytes,14,opt,name=browser,proto3,oneof"`
 }
 
+type CheckJob_Ping struct {
+	Ping *PingSpec `protobuf:"bytes,22,opt,name=ping,proto3,oneof"`
+}
+
+type CheckJob_Grpc struct {
+	Grpc *GRPCSpec `protobuf:"bytes,23,opt,name=grpc,proto3,oneof"`
+}
+
+type CheckJob_Websocket struct {
+	Websocket *WebSocketSpec `protobuf:"bytes,24,opt,name=websocket,proto3,oneof"`
+}
+
 func (*CheckJob_Http) isCheckJob_Spec() {}
 
 func (*CheckJob_Dns) isCheckJob_Spec() {}
@@ -285,12 +327,18 @@ func (*CheckJob_Tcp) isCheckJob_Spec() {}
 
 func (*CheckJob_Browser) isCheckJob_Spec() {}
 
+func (*CheckJob_Ping) isCheckJob_Spec() {}
+
+func (*CheckJob_Grpc) isCheckJob_Spec() {}
+
+func (*CheckJob_Websocket) isCheckJob_Spec() {}
+
 var File_vantage_v1_job_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_job_proto_rawDesc = "" +
 	"\n" +
 	"\x14vantage/v1/job.proto\x12\n" +
-	"vantage.v1\x1a\x16vantage/v1/check.proto\"\x9b\x06\n" +
+	"vantage.v1\x1a\x16vantage/v1/check.proto\"\xae\a\n" +
 	"\bCheckJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -309,7 +357,10 @@ const file_vantage_v1_job_proto_rawDesc = "" +
 	"\x04http\x18\v \x01(\v2\x14.vantage.v1.HTTPSpecH\x00R\x04http\x12'\n" +
 	"\x03dns\x18\f \x01(\v2\x13.vantage.v1.DNSSpecH\x00R\x03dns\x12'\n" +
 	"\x03tcp\x18\r \x01(\v2\x13.vantage.v1.TCPSpecH\x00R\x03tcp\x123\n" +
-	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x12\x16\n" +
+	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x12*\n" +
+	"\x04ping\x18\x16 \x01(\v2\x14.vantage.v1.PingSpecH\x00R\x04ping\x12*\n" +
+	"\x04grpc\x18\x17 \x01(\v2\x14.vantage.v1.GRPCSpecH\x00R\x04grpc\x129\n" +
+	"\twebsocket\x18\x18 \x01(\v2\x19.vantage.v1.WebSocketSpecH\x00R\twebsocket\x12\x16\n" +
 	"\x06redact\x18\x0f \x03(\tR\x06redact\x12\"\n" +
 	"\fconfirmation\x18\x10 \x01(\bR\fconfirmation\x12/\n" +
 	"\x03env\x18\x11 \x03(\v2\x1d.vantage.v1.CheckJob.EnvEntryR\x03env\x12\x1c\n" +
@@ -335,28 +386,34 @@ func file_vantage_v1_job_proto_rawDescGZIP() []byte {
 
 var file_vantage_v1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_vantage_v1_job_proto_goTypes = []any{
-	(*CheckJob)(nil),    // 0: vantage.v1.CheckJob
-	nil,                 // 1: vantage.v1.CheckJob.EnvEntry
-	(CheckKind)(0),      // 2: vantage.v1.CheckKind
-	(*Assertion)(nil),   // 3: vantage.v1.Assertion
-	(*HTTPSpec)(nil),    // 4: vantage.v1.HTTPSpec
-	(*DNSSpec)(nil),     // 5: vantage.v1.DNSSpec
-	(*TCPSpec)(nil),     // 6: vantage.v1.TCPSpec
-	(*BrowserSpec)(nil), // 7: vantage.v1.BrowserSpec
+	(*CheckJob)(nil),      // 0: vantage.v1.CheckJob
+	nil,                   // 1: vantage.v1.CheckJob.EnvEntry
+	(CheckKind)(0),        // 2: vantage.v1.CheckKind
+	(*Assertion)(nil),     // 3: vantage.v1.Assertion
+	(*HTTPSpec)(nil),      // 4: vantage.v1.HTTPSpec
+	(*DNSSpec)(nil),       // 5: vantage.v1.DNSSpec
+	(*TCPSpec)(nil),       // 6: vantage.v1.TCPSpec
+	(*BrowserSpec)(nil),   // 7: vantage.v1.BrowserSpec
+	(*PingSpec)(nil),      // 8: vantage.v1.PingSpec
+	(*GRPCSpec)(nil),      // 9: vantage.v1.GRPCSpec
+	(*WebSocketSpec)(nil), // 10: vantage.v1.WebSocketSpec
 }
 var file_vantage_v1_job_proto_depIdxs = []int32{
-	2, // 0: vantage.v1.CheckJob.kind:type_name -> vantage.v1.CheckKind
-	3, // 1: vantage.v1.CheckJob.assertions:type_name -> vantage.v1.Assertion
-	4, // 2: vantage.v1.CheckJob.http:type_name -> vantage.v1.HTTPSpec
-	5, // 3: vantage.v1.CheckJob.dns:type_name -> vantage.v1.DNSSpec
-	6, // 4: vantage.v1.CheckJob.tcp:type_name -> vantage.v1.TCPSpec
-	7, // 5: vantage.v1.CheckJob.browser:type_name -> vantage.v1.BrowserSpec
-	1, // 6: vantage.v1.CheckJob.env:type_name -> vantage.v1.CheckJob.EnvEntry
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	2,  // 0: vantage.v1.CheckJob.kind:type_name -> vantage.v1.CheckKind
+	3,  // 1: vantage.v1.CheckJob.assertions:type_name -> vantage.v1.Assertion
+	4,  // 2: vantage.v1.CheckJob.http:type_name -> vantage.v1.HTTPSpec
+	5,  // 3: vantage.v1.CheckJob.dns:type_name -> vantage.v1.DNSSpec
+	6,  // 4: vantage.v1.CheckJob.tcp:type_name -> vantage.v1.TCPSpec
+	7,  // 5: vantage.v1.CheckJob.browser:type_name -> vantage.v1.BrowserSpec
+	8,  // 6: vantage.v1.CheckJob.ping:type_name -> vantage.v1.PingSpec
+	9,  // 7: vantage.v1.CheckJob.grpc:type_name -> vantage.v1.GRPCSpec
+	10, // 8: vantage.v1.CheckJob.websocket:type_name -> vantage.v1.WebSocketSpec
+	1,  // 9: vantage.v1.CheckJob.env:type_name -> vantage.v1.CheckJob.EnvEntry
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_job_proto_init() }
@@ -370,6 +427,9 @@ func file_vantage_v1_job_proto_init() {
 		(*CheckJob_Dns)(nil),
 		(*CheckJob_Tcp)(nil),
 		(*CheckJob_Browser)(nil),
+		(*CheckJob_Ping)(nil),
+		(*CheckJob_Grpc)(nil),
+		(*CheckJob_Websocket)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

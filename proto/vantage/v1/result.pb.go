@@ -335,9 +335,26 @@ type CheckResult struct {
 	// so that late runs are shed in rotation over the checks). See pkg/wire NotRun*. Such a result has
 	// attempt_number 1, is_final_attempt, passing false and no probe fields; it is counted as a
 	// skipped run, never judged against the target.
-	NotRunReason  string `protobuf:"bytes,31,opt,name=not_run_reason,json=notRunReason,proto3" json:"not_run_reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	NotRunReason string `protobuf:"bytes,31,opt,name=not_run_reason,json=notRunReason,proto3" json:"not_run_reason,omitempty"`
+	// Ping checks (extension): echo requests sent and replies received, and the round trips of
+	// the replies in milliseconds (unset when none came back).
+	PingSent        *uint32  `protobuf:"varint,40,opt,name=ping_sent,json=pingSent,proto3,oneof" json:"ping_sent,omitempty"`
+	PingReceived    *uint32  `protobuf:"varint,41,opt,name=ping_received,json=pingReceived,proto3,oneof" json:"ping_received,omitempty"`
+	PingLossPercent *float64 `protobuf:"fixed64,42,opt,name=ping_loss_percent,json=pingLossPercent,proto3,oneof" json:"ping_loss_percent,omitempty"`
+	PingRttMinMs    *float64 `protobuf:"fixed64,43,opt,name=ping_rtt_min_ms,json=pingRttMinMs,proto3,oneof" json:"ping_rtt_min_ms,omitempty"`
+	PingRttAvgMs    *float64 `protobuf:"fixed64,44,opt,name=ping_rtt_avg_ms,json=pingRttAvgMs,proto3,oneof" json:"ping_rtt_avg_ms,omitempty"`
+	PingRttMaxMs    *float64 `protobuf:"fixed64,45,opt,name=ping_rtt_max_ms,json=pingRttMaxMs,proto3,oneof" json:"ping_rtt_max_ms,omitempty"`
+	PingRttStddevMs *float64 `protobuf:"fixed64,46,opt,name=ping_rtt_stddev_ms,json=pingRttStddevMs,proto3,oneof" json:"ping_rtt_stddev_ms,omitempty"`
+	// gRPC health checks (extension): SERVING, NOT_SERVING, SERVICE_UNKNOWN, UNKNOWN, or the
+	// RPC's error code (e.g. UNAVAILABLE) when the call failed.
+	GrpcStatus *string `protobuf:"bytes,47,opt,name=grpc_status,json=grpcStatus,proto3,oneof" json:"grpc_status,omitempty"`
+	// WebSocket checks (extension): the HTTP status of the opening handshake (101 when it
+	// opened; response_code carries it too), and the time from the request to the open
+	// connection and from the message sent to the matching reply.
+	WebsocketOpenMs  *float64 `protobuf:"fixed64,48,opt,name=websocket_open_ms,json=websocketOpenMs,proto3,oneof" json:"websocket_open_ms,omitempty"`
+	WebsocketReplyMs *float64 `protobuf:"fixed64,49,opt,name=websocket_reply_ms,json=websocketReplyMs,proto3,oneof" json:"websocket_reply_ms,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CheckResult) Reset() {
@@ -587,6 +604,76 @@ func (x *CheckResult) GetNotRunReason() string {
 	return ""
 }
 
+func (x *CheckResult) GetPingSent() uint32 {
+	if x != nil && x.PingSent != nil {
+		return *x.PingSent
+	}
+	return 0
+}
+
+func (x *CheckResult) GetPingReceived() uint32 {
+	if x != nil && x.PingReceived != nil {
+		return *x.PingReceived
+	}
+	return 0
+}
+
+func (x *CheckResult) GetPingLossPercent() float64 {
+	if x != nil && x.PingLossPercent != nil {
+		return *x.PingLossPercent
+	}
+	return 0
+}
+
+func (x *CheckResult) GetPingRttMinMs() float64 {
+	if x != nil && x.PingRttMinMs != nil {
+		return *x.PingRttMinMs
+	}
+	return 0
+}
+
+func (x *CheckResult) GetPingRttAvgMs() float64 {
+	if x != nil && x.PingRttAvgMs != nil {
+		return *x.PingRttAvgMs
+	}
+	return 0
+}
+
+func (x *CheckResult) GetPingRttMaxMs() float64 {
+	if x != nil && x.PingRttMaxMs != nil {
+		return *x.PingRttMaxMs
+	}
+	return 0
+}
+
+func (x *CheckResult) GetPingRttStddevMs() float64 {
+	if x != nil && x.PingRttStddevMs != nil {
+		return *x.PingRttStddevMs
+	}
+	return 0
+}
+
+func (x *CheckResult) GetGrpcStatus() string {
+	if x != nil && x.GrpcStatus != nil {
+		return *x.GrpcStatus
+	}
+	return ""
+}
+
+func (x *CheckResult) GetWebsocketOpenMs() float64 {
+	if x != nil && x.WebsocketOpenMs != nil {
+		return *x.WebsocketOpenMs
+	}
+	return 0
+}
+
+func (x *CheckResult) GetWebsocketReplyMs() float64 {
+	if x != nil && x.WebsocketReplyMs != nil {
+		return *x.WebsocketReplyMs
+	}
+	return 0
+}
+
 var File_vantage_v1_result_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_result_proto_rawDesc = "" +
@@ -625,7 +712,7 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\tassertion\x18\x01 \x01(\v2\x15.vantage.v1.AssertionR\tassertion\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
 	"\x06actual\x18\x03 \x01(\tR\x06actual\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\x8f\v\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\x92\x10\n" +
 	"\vCheckResult\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -664,7 +751,19 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\x05steps\x18\x1c \x03(\v2\x10.vantage.v1.StepR\x05steps\x12#\n" +
 	"\rjob_signature\x18\x1d \x01(\fR\fjobSignature\x120\n" +
 	"\x14agent_probes_running\x18\x1e \x01(\rR\x12agentProbesRunning\x12$\n" +
-	"\x0enot_run_reason\x18\x1f \x01(\tR\fnotRunReasonB\x10\n" +
+	"\x0enot_run_reason\x18\x1f \x01(\tR\fnotRunReason\x12 \n" +
+	"\tping_sent\x18( \x01(\rH\n" +
+	"R\bpingSent\x88\x01\x01\x12(\n" +
+	"\rping_received\x18) \x01(\rH\vR\fpingReceived\x88\x01\x01\x12/\n" +
+	"\x11ping_loss_percent\x18* \x01(\x01H\fR\x0fpingLossPercent\x88\x01\x01\x12*\n" +
+	"\x0fping_rtt_min_ms\x18+ \x01(\x01H\rR\fpingRttMinMs\x88\x01\x01\x12*\n" +
+	"\x0fping_rtt_avg_ms\x18, \x01(\x01H\x0eR\fpingRttAvgMs\x88\x01\x01\x12*\n" +
+	"\x0fping_rtt_max_ms\x18- \x01(\x01H\x0fR\fpingRttMaxMs\x88\x01\x01\x120\n" +
+	"\x12ping_rtt_stddev_ms\x18. \x01(\x01H\x10R\x0fpingRttStddevMs\x88\x01\x01\x12$\n" +
+	"\vgrpc_status\x18/ \x01(\tH\x11R\n" +
+	"grpcStatus\x88\x01\x01\x12/\n" +
+	"\x11websocket_open_ms\x180 \x01(\x01H\x12R\x0fwebsocketOpenMs\x88\x01\x01\x121\n" +
+	"\x12websocket_reply_ms\x181 \x01(\x01H\x13R\x10websocketReplyMs\x88\x01\x01B\x10\n" +
 	"\x0e_response_codeB\x10\n" +
 	"\x0e_response_bodyB\x11\n" +
 	"\x0f_result_summaryB\x11\n" +
@@ -674,7 +773,18 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\t_resolverB\x12\n" +
 	"\x10_parsed_responseB\r\n" +
 	"\v_tcp_statusB\x18\n" +
-	"\x16_tls_not_after_unix_msB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
+	"\x16_tls_not_after_unix_msB\f\n" +
+	"\n" +
+	"_ping_sentB\x10\n" +
+	"\x0e_ping_receivedB\x14\n" +
+	"\x12_ping_loss_percentB\x12\n" +
+	"\x10_ping_rtt_min_msB\x12\n" +
+	"\x10_ping_rtt_avg_msB\x12\n" +
+	"\x10_ping_rtt_max_msB\x15\n" +
+	"\x13_ping_rtt_stddev_msB\x0e\n" +
+	"\f_grpc_statusB\x14\n" +
+	"\x12_websocket_open_msB\x15\n" +
+	"\x13_websocket_reply_msB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
 
 var (
 	file_vantage_v1_result_proto_rawDescOnce sync.Once

@@ -4,7 +4,7 @@
 import { h, s, clear, field, setTitle, statusBadge, kindLabel, pct, ms, time, dateTime, duration, region, errorBox, toast, confirmDialog } from '../ui.js';
 import { lineChart, legend, statusStrip } from '../charts.js';
 
-const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp' };
+const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp', PING: 'ping', GRPC: 'grpc', WEBSOCKET: 'websocket' };
 const RANGES = [['1h', '1 hour'], ['24h', '24 hours'], ['7d', '7 days'], ['30d', '30 days']];
 const RANGE_MS = { '1h': 3600e3, '24h': 86400e3, '7d': 7 * 86400e3, '30d': 30 * 86400e3 };
 const POLL_MS = 15000;
@@ -14,6 +14,9 @@ export function target(c) {
   switch (c.check_type) {
     case 'DNS': return `${c.dns_record_type} ${c.dns_domain}${c.dns_resolver ? ` @ ${c.dns_resolver}` : ''}`;
     case 'TCP': return `${c.tcp_hostname}:${c.tcp_port}`;
+    case 'PING': return c.ping_hostname;
+    case 'GRPC': return `${c.grpc_hostname}:${c.grpc_port}${c.grpc_service ? ` (${c.grpc_service})` : ''}`;
+    case 'WEBSOCKET': return c.url;
     default: return c.url || 'Script';
   }
 }
@@ -275,7 +278,8 @@ async function drawResults(p, check, typed, base, ctx) {
 function resultRow(r, check, base) {
   const failed = r.passing === false;
   const summary = r.result_summary || r.failure_type || (r.response_code ? `HTTP ${r.response_code}` : '') || r.dns_status || '';
-  let detail = summary;
+  const observed = observations(r);
+  let detail = observed ? [summary, ' ', h('span', { class: 'muted' }, observed)] : summary;
   if (failed && check.check_type === 'BROWSER') {
     const shot = h('div', {});
     detail = h('details', {
@@ -297,6 +301,20 @@ function resultRow(r, check, base) {
     h('td', {}, r.passing === null ? h('span', { class: 'muted' }, '—') : statusBadge(failed ? 'DOWN' : 'UP')),
     h('td', { class: 'num' }, ms(r.response_time_ms)),
     h('td', {}, detail));
+}
+
+// observations are the ping, gRPC and WebSocket results' own fields, in a line.
+function observations(r) {
+  const n = (v) => (typeof v === 'number' ? v.toFixed(1) : '—');
+  if (r.ping_sent != null) {
+    return `${r.ping_received}/${r.ping_sent} replies, ${Math.round(r.ping_loss_percent ?? 0)}% loss` +
+      (r.ping_received ? `, rtt ${n(r.ping_rtt_min_ms)}/${n(r.ping_rtt_avg_ms)}/${n(r.ping_rtt_max_ms)} ms ±${n(r.ping_rtt_stddev_ms)}` : '');
+  }
+  if (r.grpc_status) return r.grpc_status;
+  if (r.websocket_open_ms != null) {
+    return `opened in ${n(r.websocket_open_ms)} ms` + (r.websocket_reply_ms != null ? `, reply after ${n(r.websocket_reply_ms)} ms` : '');
+  }
+  return '';
 }
 
 // failingStep shows the step of a browser script that failed, when the summary names one.

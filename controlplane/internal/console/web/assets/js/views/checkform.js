@@ -1,10 +1,11 @@
-// Create and edit a check of any kind (uptime, browser by URL or script, DNS, TCP) with all of
+// Create and edit a check of any kind (uptime, browser by URL or script, DNS, TCP, ping, gRPC,
+// WebSocket) with all of
 // its fields. The API is the judge of every value: its validation errors are shown next to the
 // field they name, and a browser script's syntax error at its line and column.
 import { h, clear, field, setTitle, showErrors, errorBox, toast, region, kindLabel } from '../ui.js';
 import { scriptEditor } from '../editor.js';
 
-const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp' };
+const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp', PING: 'ping', GRPC: 'grpc', WEBSOCKET: 'websocket' };
 const REGIONS = ['us-east-1', 'us-east-2', 'us-west-1', 'eu-central-1', 'eu-west-2', 'ap-south-1', 'ap-southeast-2', 'ap-northeast-1'].map((r) => `cloud:${r}`);
 const COMPARISONS = ['EQUALS', 'NOT_EQUALS', 'GREATER_THAN', 'LESS_THAN', 'CONTAINS', 'NOT_CONTAINS', 'NULL', 'NOT_NULL', 'EMPTY', 'NOT_EMPTY', 'TRUE', 'FALSE'];
 const ASSERTION_TYPES = {
@@ -81,7 +82,7 @@ export async function render(root, params, ctx) {
   let collectTarget = () => ({});
   const drawTarget = () => {
     clear(targetBox);
-    collectTarget = { UPTIME: httpFields, BROWSER: browserFields, DNS: dnsFields, TCP: tcpFields }[kind](targetBox, c, kind);
+    collectTarget = { UPTIME: httpFields, BROWSER: browserFields, DNS: dnsFields, TCP: tcpFields, PING: pingFields, GRPC: grpcFields, WEBSOCKET: websocketFields }[kind](targetBox, c, kind);
   };
   drawTarget();
 
@@ -279,6 +280,57 @@ function dnsFields(box, c) {
     field('Resolver', resolver, { name: 'dns_resolver', hint: 'host:port; empty for the default resolver.' }), field('Protocol', proto, { name: 'dns_protocol' })),
   assertions.el);
   return () => ({ dns_domain: domain.value.trim(), dns_record_type: type.value, dns_resolver: resolver.value.trim() || null, dns_protocol: proto.value, assertions: assertions.value() });
+}
+
+// Ping, gRPC and WebSocket checks take no assertions: their own fields say what passes.
+function pingFields(box, c) {
+  const host = input({ name: 'ping_hostname', value: c.ping_hostname || '', placeholder: 'gateway.example.com' });
+  const count = input({ type: 'number', min: 1, max: 20, name: 'ping_count', value: c.ping_count ?? 3 });
+  const family = select('ping_ip_family', [['Any', 'Either'], ['IPv4', 'IPv4'], ['IPv6', 'IPv6']], c.ping_ip_family || 'Any');
+  const loss = input({ type: 'number', min: 0, max: 100, name: 'ping_max_loss_percent', value: c.ping_max_loss_percent ?? '' });
+  const rtt = input({ type: 'number', min: 1, name: 'ping_max_avg_rtt_ms', value: c.ping_max_avg_rtt_ms ?? '' });
+  box.append(h('div', { class: 'grid' },
+    field('Host', host, { name: 'ping_hostname' }), field('Echo requests', count, { name: 'ping_count' }), field('IP family', family, { name: 'ping_ip_family' }),
+    field('Max loss (%)', loss, { name: 'ping_max_loss_percent', hint: 'Empty: fails only when no reply comes back.' }),
+    field('Max average round trip (ms)', rtt, { name: 'ping_max_avg_rtt_ms', hint: 'Empty: no bound.' })));
+  return () => ({
+    ping_hostname: host.value.trim(), ping_count: intOr(count.value), ping_ip_family: family.value,
+    ping_max_loss_percent: loss.value === '' ? null : intOr(loss.value), ping_max_avg_rtt_ms: rtt.value === '' ? null : intOr(rtt.value),
+  });
+}
+
+function grpcFields(box, c) {
+  const host = input({ name: 'grpc_hostname', value: c.grpc_hostname || '', placeholder: 'cart.internal.example.com' });
+  const port = input({ type: 'number', min: 1, max: 65535, name: 'grpc_port', value: c.grpc_port ?? '' });
+  const service = input({ name: 'grpc_service', value: c.grpc_service || '', placeholder: 'shop.v1.Cart' });
+  const metadata = keyValues('Metadata', 'grpc_metadata', c.grpc_metadata, 'Name', 'Value');
+  box.append(h('div', { class: 'grid' },
+    field('Host', host, { name: 'grpc_hostname' }), field('Port', port, { name: 'grpc_port' }),
+    field('Health service', service, { name: 'grpc_service', hint: 'Empty: the server as a whole. Passes on SERVING.' })),
+  metadata.el,
+  h('div', { class: 'grid' }, checkbox('Use TLS', 'grpc_tls', c.grpc_tls), checkbox('Verify TLS certificate', 'verify_ssl', c.verify_ssl ?? true)));
+  return () => ({
+    grpc_hostname: host.value.trim(), grpc_port: intOr(port.value), grpc_service: service.value.trim(), grpc_metadata: metadata.value(),
+    grpc_tls: box.querySelector('[name=grpc_tls]').checked, verify_ssl: box.querySelector('[name=verify_ssl]').checked,
+  });
+}
+
+function websocketFields(box, c) {
+  const url = input({ name: 'url', value: c.url || '', placeholder: 'wss://example.com/socket', inputmode: 'url' });
+  const headers = keyValues('Headers', 'headers', c.headers, 'Header', 'Value');
+  const message = h('textarea', { name: 'websocket_message', rows: 2 }, c.websocket_message || '');
+  const expected = input({ name: 'websocket_expected', value: c.websocket_expected ?? '' });
+  const comparison = select('websocket_comparison', [['CONTAINS', 'Contains'], ['EQUALS', 'Equals'], ['MATCHES', 'Matches (regular expression)']], c.websocket_comparison || 'CONTAINS');
+  box.append(field('URL', url, { name: 'url', wide: true }),
+    field('Message to send', message, { name: 'websocket_message', wide: true, hint: 'Sent once the connection is open; optional.' }),
+    h('div', { class: 'grid' }, field('Expected reply', expected, { name: 'websocket_expected', hint: 'Empty: opening is enough.' }),
+      field('Reply', comparison, { name: 'websocket_comparison' })),
+    headers.el, checkbox('Verify TLS certificate', 'verify_ssl', c.verify_ssl ?? true));
+  return () => ({
+    url: url.value.trim(), headers: headers.value(), websocket_message: message.value || null,
+    websocket_expected: expected.value === '' ? null : expected.value, websocket_comparison: comparison.value,
+    verify_ssl: box.querySelector('[name=verify_ssl]').checked,
+  });
 }
 
 function tcpFields(box, c) {
