@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,6 +68,8 @@ type CheckResult struct {
 	// TCP
 	TCPStatus                            *string
 	DNSTimeMs, ConnectTimeMs, DataTimeMs *float64
+	// TLSChain is the certificate chain the attempt was served; nil when it had none.
+	TLSChain *TLSChain
 }
 
 // ListCheckResults returns one page of a check's results with from <= checked_at < to, oldest
@@ -92,6 +96,13 @@ func (s *Store) ListCheckResults(ctx context.Context, orgID, checkID uuid.UUID, 
 			ResponseCode: intPtr(r.ResponseCode), ResultSummary: r.ResultSummary, FailureSource: r.FailureSource,
 			FailureType: r.FailureType, DNSStatus: r.DnsStatus, Resolver: r.Resolver, ParsedResponse: r.ParsedResponse,
 			TCPStatus: r.TcpStatus, DNSTimeMs: r.DnsTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs}
+		if len(r.TlsChain) > 0 && string(r.TlsChain) != "null" {
+			var c TLSChain
+			if err := json.Unmarshal(r.TlsChain, &c); err != nil {
+				return nil, 0, fmt.Errorf("result %s: tls_chain: %w", r.ID, err)
+			}
+			items[i].TLSChain = &c
+		}
 	}
 	return items, total, nil
 }

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -130,7 +131,7 @@ const listCheckResults = `-- name: ListCheckResults :many
 SELECT id, checked_at, region, passing, response_time_ms, attempt_number, is_final_attempt,
     dispatched_at, response_body, body_availability, response_code, result_summary,
     failure_source, failure_type, dns_status, resolver, parsed_response, tcp_status,
-    dns_time_ms, connect_time_ms, data_time_ms
+    dns_time_ms, connect_time_ms, data_time_ms, (details -> 'tls_chain')::jsonb AS tls_chain
 FROM check_results
 WHERE org_id = $1 AND check_id = $2 AND checked_at >= $3 AND checked_at < $4
 ORDER BY checked_at, id
@@ -168,6 +169,7 @@ type ListCheckResultsRow struct {
 	DnsTimeMs        *float64
 	ConnectTimeMs    *float64
 	DataTimeMs       *float64
+	TlsChain         json.RawMessage
 }
 
 // Oldest first (the primary key order).
@@ -209,6 +211,7 @@ func (q *Queries) ListCheckResults(ctx context.Context, arg ListCheckResultsPara
 			&i.DnsTimeMs,
 			&i.ConnectTimeMs,
 			&i.DataTimeMs,
+			&i.TlsChain,
 		); err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ WHERE org_id = @org_id AND check_id = @check_id AND checked_at >= @from_time AND
 SELECT id, checked_at, region, passing, response_time_ms, attempt_number, is_final_attempt,
     dispatched_at, response_body, body_availability, response_code, result_summary,
     failure_source, failure_type, dns_status, resolver, parsed_response, tcp_status,
-    dns_time_ms, connect_time_ms, data_time_ms
+    dns_time_ms, connect_time_ms, data_time_ms, (details -> 'tls_chain')::jsonb AS tls_chain
 FROM check_results
 WHERE org_id = @org_id AND check_id = @check_id AND checked_at >= @from_time AND checked_at < @to_time
 ORDER BY checked_at, id
