@@ -9,7 +9,7 @@ import (
 type DNSSpec struct {
 	Domain     string  `json:"dns_domain" api:"required"`
 	RecordType string  `json:"dns_record_type" api:"required"` // A, AAAA, CNAME, MX, NS, SOA or TXT
-	Resolver   *string `json:"dns_resolver"`                   // "host:port" (IPv6 hosts in brackets); nil = the agent's default resolver
+	Resolver   *string `json:"dns_resolver"`                   // "host:port" (IPv6 hosts in brackets) or a bare IP address (port 53); nil = the agent's default resolver
 	Protocol   string  `json:"dns_protocol"`                   // UDP or TCP
 }
 

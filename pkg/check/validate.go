@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"sort"
@@ -235,9 +236,14 @@ func hostnameProblem(s string, allowIP bool) string {
 
 // resolverProblem judges a custom resolver "host:port"; an IPv6 host is written in brackets.
 func resolverProblem(s string) string {
+	// A bare IP address (v4, or v6 without brackets) means port 53: the reference Terraform
+	// provider sends one, and the prober adds the port. It is stored and answered as given.
+	if ip, err := netip.ParseAddr(s); err == nil && ip.Zone() == "" {
+		return ""
+	}
 	host, port, err := net.SplitHostPort(s)
 	if err != nil || host == "" {
-		return "must be host:port, e.g. 1.1.1.1:53 or [2606:4700:4700::1111]:53"
+		return "must be host:port or an IP address, e.g. 1.1.1.1:53, 1.1.1.1 or [2606:4700:4700::1111]:53"
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 || strconv.Itoa(p) != port {
 		return "must end with a port between 1 and 65535"

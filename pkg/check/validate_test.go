@@ -72,7 +72,8 @@ func TestAddressRules(t *testing.T) {
 	t.Parallel()
 	resolvers := map[string]bool{
 		"1.1.1.1:53": true, "[2606:4700:4700::1111]:53": true, "dns.google:853": true, "localhost:5353": true,
-		"1.1.1.1": false, "2606:4700::1111:53": false, "[::1]": false, ":53": false, "1.1.1.1:0": false,
+		"1.1.1.1": true, "2606:4700:4700::1111": true, "::1": true, // bare addresses mean port 53
+		"dns.google": false, "fe80::1%eth0": false, "[::1]": false, ":53": false, "1.1.1.1:0": false,
 		"1.1.1.1:053": false, "1.1.1.1:dns": false, "[fe80::1%eth0]:53": false, "bad host:53": false,
 	}
 	for in, ok := range resolvers {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/agent/internal/prober"
+	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/agent/internal/worker"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -113,6 +114,7 @@ func Result(r prober.Result) *vantagev1.CheckResult {
 		t := r.CertNotAfter.UnixMilli()
 		out.TlsNotAfterUnixMs = &t
 	}
+	out.TlsChain = tlsChain(r.TLS)
 	for _, o := range r.Assertions {
 		out.Assertions = append(out.Assertions, &vantagev1.AssertionOutcome{
 			Assertion: &vantagev1.Assertion{
@@ -141,4 +143,17 @@ func optString(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// tlsChain is the result's served certificate chain; nil when there was none.
+func tlsChain(c *tlscert.Chain) *vantagev1.TLSChain {
+	if c == nil {
+		return nil
+	}
+	out := &vantagev1.TLSChain{Host: c.Host, Verified: c.Verified, Problem: c.Problem}
+	for _, crt := range c.Certificates {
+		out.Certificates = append(out.Certificates, &vantagev1.TLSCertificate{Subject: crt.Subject, Issuer: crt.Issuer,
+			Sans: crt.SANs, NotBeforeUnixMs: crt.NotBefore.UnixMilli(), NotAfterUnixMs: crt.NotAfter.UnixMilli(), Sha256: crt.SHA256})
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
+	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -35,6 +36,26 @@ func TestResult(t *testing.T) {
 	none := probe.Result(prober.Result{Passing: true, BodyAvailability: prober.BodyNotRecorded})
 	if none.ResponseBody != nil || none.ResponseCode != nil || none.FailureSource != nil || none.TlsNotAfterUnixMs != nil {
 		t.Errorf("unset fields set: %v", none)
+	}
+}
+
+func TestResultTLSChain(t *testing.T) {
+	t.Parallel()
+	nb, na := time.UnixMilli(1_800_000_000_000).UTC(), time.UnixMilli(1_900_000_000_000).UTC()
+	chain := &tlscert.Chain{Host: "shop.example", Verified: false, Problem: "unknown authority", Certificates: []tlscert.Certificate{
+		{Subject: "CN=shop.example", Issuer: "CN=Test CA", SANs: []string{"shop.example", "192.0.2.7"}, NotBefore: nb, NotAfter: na, SHA256: "ab"},
+		{Subject: "CN=Test CA", Issuer: "CN=Test CA", NotBefore: nb, NotAfter: na, SHA256: "cd"},
+	}}
+	got := probe.Result(prober.Result{Passing: true, TLS: chain}).GetTlsChain()
+	leaf := got.GetCertificates()[0]
+	if got.GetHost() != "shop.example" || got.GetVerified() || got.GetProblem() != "unknown authority" || len(got.GetCertificates()) != 2 ||
+		leaf.GetSubject() != "CN=shop.example" || leaf.GetIssuer() != "CN=Test CA" || len(leaf.GetSans()) != 2 ||
+		leaf.GetNotBeforeUnixMs() != nb.UnixMilli() || leaf.GetNotAfterUnixMs() != na.UnixMilli() || leaf.GetSha256() != "ab" ||
+		got.GetCertificates()[1].GetSha256() != "cd" {
+		t.Errorf("TlsChain = %v", got)
+	}
+	if none := probe.Result(prober.Result{Passing: true}); none.TlsChain != nil {
+		t.Errorf("TlsChain = %v without a chain", none.TlsChain)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
@@ -124,6 +125,13 @@ func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 		res.CertNotAfter = unverifiedCertExpiry(err)
 		ft := classify(ctx, err)
 		summary := describe(ft, err)
+		if served := tlscert.Served(err); served != nil {
+			// verify_ssl refused the chain: record it, and let the summary say why.
+			host := failedHost(err, hreq)
+			chain := tlscert.Record(served, host, p.opts.rootCAs, time.Now())
+			res.TLS = &chain
+			summary = fmt.Sprintf("TLS error: %s (certificate %s)", tlscert.Reason(err, host, served[0], time.Now()), served[0].Subject)
+		}
 		if ft == Timeout {
 			summary = strings.TrimSpace(fmt.Sprintf("timed out after %s %s", millis(res.ResponseTime), trace.currentPhase()))
 		}
@@ -135,6 +143,9 @@ func (p *HTTP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, erro
 	res.ResponseCode = resp.StatusCode
 	if resp.TLS != nil && len(resp.TLS.PeerCertificates) > 0 {
 		res.CertNotAfter = resp.TLS.PeerCertificates[0].NotAfter
+		// The final hop's chain, verified here too: expiry is watched even with verify_ssl off.
+		chain := tlscert.Record(resp.TLS.PeerCertificates, resp.Request.URL.Host, p.opts.rootCAs, time.Now())
+		res.TLS = &chain
 	}
 	trace.setPhase("while reading the body")
 	body, truncated, readErr := readAtMost(resp.Body, MaxBodyRead)
@@ -240,6 +251,18 @@ func readAtMost(r io.Reader, limit int64) (body []byte, truncated bool, err erro
 		body = []byte{}
 	}
 	return body, false, err
+}
+
+// failedHost is the host of the hop a request failed on (a redirect's, perhaps), which the
+// TLS handshake verified the certificate for.
+func failedHost(err error, req *http.Request) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+			return u.Host
+		}
+	}
+	return req.URL.Host
 }
 
 // unverifiedCertExpiry returns the expiry of the leaf certificate a failed verification saw.

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vantagehq/vantage/agent/internal/redact"
+	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/wire"
@@ -51,6 +52,9 @@ type Result struct {
 	// CertNotAfter is the expiry of the leaf certificate the server presented (HTTPS only,
 	// recorded even when verification failed); zero when there was none.
 	CertNotAfter time.Time
+	// TLS is the certificate chain the server served and whether it verifies for the host
+	// (whatever verify_ssl says); nil when no handshake got a certificate.
+	TLS *tlscert.Chain
 	// Assertions holds the verdict of each of the check's assertions, in order; empty when
 	// the target could not be reached and so nothing was judged.
 	Assertions []assert.Outcome

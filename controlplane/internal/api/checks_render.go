@@ -1,6 +1,9 @@
 package api
 
 import (
+	"math"
+	"time"
+
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -248,6 +251,48 @@ type httpResultJSON struct {
 	ResponseCode      *int    `json:"response_code"`
 	ResultSummary     *string `json:"result_summary"`
 	HasStoredResponse bool    `json:"has_stored_response"`
+	// TLSCertificate (an extension) is the chain an https: attempt was served; null otherwise.
+	TLSCertificate *tlsCertificateJSON `json:"tls_certificate"`
+}
+
+// tlsCertificateJSON is the certificate chain an attempt was served (an extension): whether
+// it verifies for the host, why not, and each certificate with its days left at the attempt.
+type tlsCertificateJSON struct {
+	Host     string            `json:"host"`
+	Verified bool              `json:"verified"`
+	Problem  *string           `json:"problem"`
+	Chain    []certificateJSON `json:"chain"`
+}
+
+type certificateJSON struct {
+	Subject   string   `json:"subject"`
+	Issuer    string   `json:"issuer"`
+	SANs      []string `json:"sans"`
+	NotBefore string   `json:"not_before"`
+	NotAfter  string   `json:"not_after"`
+	DaysLeft  int      `json:"days_left"`
+	SHA256    string   `json:"sha256_fingerprint"`
+}
+
+// renderTLSChain renders a stored chain; days_left counts whole days from the attempt to
+// each certificate's expiry (negative once expired).
+func renderTLSChain(c *store.TLSChain, checkedAt time.Time) *tlsCertificateJSON {
+	if c == nil {
+		return nil
+	}
+	out := &tlsCertificateJSON{Host: c.Host, Verified: c.Verified, Chain: make([]certificateJSON, len(c.Certificates))}
+	if c.Problem != "" {
+		out.Problem = &c.Problem
+	}
+	for i, crt := range c.Certificates {
+		sans := crt.SANs
+		if sans == nil {
+			sans = []string{}
+		}
+		out.Chain[i] = certificateJSON{Subject: crt.Subject, Issuer: crt.Issuer, SANs: sans, NotBefore: formatTime(crt.NotBefore),
+			NotAfter: formatTime(crt.NotAfter), DaysLeft: int(math.Floor(crt.NotAfter.Sub(checkedAt).Hours() / 24)), SHA256: crt.SHA256}
+	}
+	return out
 }
 
 type dnsResultJSON struct {
@@ -324,5 +369,5 @@ func renderResult(kind check.Kind, r store.CheckResult) any {
 			ResponseCode: r.ResponseCode, WebSocketObservation: r.Observations.WebSocketObservation}
 	}
 	return httpResultJSON{resultCommonJSON: common, ResponseCode: r.ResponseCode, ResultSummary: r.ResultSummary,
-		HasStoredResponse: r.ResponseBody != nil}
+		HasStoredResponse: r.ResponseBody != nil, TLSCertificate: renderTLSChain(r.TLSChain, r.CheckedAt)}
 }

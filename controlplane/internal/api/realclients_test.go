@@ -75,6 +75,26 @@ func TestRealClientEmptyStringAsNull(t *testing.T) {
 	h.spCall(t, http.MethodPost, "/v1/checks/dns", `{"name":"d","dns_domain":"","dns_record_type":"A"}`, http.StatusBadRequest)
 }
 
+// The reference Terraform provider may give dns_resolver as a bare IP address (v4 or v6, no
+// port): it means port 53 and is answered back exactly as given, so a plan sees no change.
+func TestRealClientDNSResolverBareIP(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, ip := range []string{"1.1.1.1", "2606:4700:4700::1111", "::1"} {
+		d := h.spCall(t, http.MethodPost, "/v1/checks/dns", `{"name":"d","dns_domain":"example.com","dns_record_type":"A","dns_resolver":"`+ip+`"}`, http.StatusCreated).Result()
+		if d["dns_resolver"] != ip {
+			t.Fatalf("create dns_resolver %q: answered %v", ip, d["dns_resolver"])
+		}
+		id := d["id"].(string)
+		if got := h.spCall(t, http.MethodGet, "/v1/checks/dns/"+id, nil, http.StatusOK).Result()["dns_resolver"]; got != ip {
+			t.Fatalf("GET dns_resolver %q: answered %v", ip, got)
+		}
+		if got := h.spCall(t, http.MethodPatch, "/v1/checks/dns/"+id, `{"dns_resolver":"`+ip+`","dns_record_type":"AAAA"}`, http.StatusOK).Result()["dns_resolver"]; got != ip {
+			t.Fatalf("PATCH dns_resolver %q: answered %v", ip, got)
+		}
+	}
+}
+
 func TestRealClientTCPFamilyAny(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -146,6 +166,40 @@ func TestRealClientMaintenancePatch(t *testing.T) {
 	inc := h.spCall(t, http.MethodPost, "/v1/status_pages/"+page+"/incidents", map[string]any{"title": "Down", "description": "d",
 		"status": "INVESTIGATING"}, http.StatusCreated).Result()["id"].(string)
 	h.spCall(t, http.MethodPatch, "/v1/status_pages/"+page+"/incidents/"+inc, map[string]any{"title": "x"}, http.StatusBadRequest)
+}
+
+// Status-page incidents and scheduled maintenance answer with their current status and
+// description, which the reference Terraform provider reads back after every apply.
+func TestRealClientIncidentStatusDescription(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	page := h.newPage(t, "tfread")
+	incidents := "/v1/status_pages/" + page + "/incidents"
+	want := func(what string, got map[string]any, status, description string) {
+		t.Helper()
+		if got["status"] != status || got["description"] != description {
+			t.Errorf("%s: status %v, description %v; want %s, %q", what, got["status"], got["description"], status, description)
+		}
+	}
+	created := h.spCall(t, http.MethodPost, incidents, map[string]any{"title": "API errors", "description": "Looking into it",
+		"status": "INVESTIGATING"}, http.StatusCreated).Result()
+	want("incident create", created, "INVESTIGATING", "Looking into it")
+	id := created["id"].(string)
+	want("incident get", h.spCall(t, http.MethodGet, incidents+"/"+id, nil, http.StatusOK).Result(), "INVESTIGATING", "Looking into it")
+	h.spCall(t, http.MethodPost, incidents+"/"+id+"/updates", map[string]any{"status": "MONITORING", "description": "A fix is out"}, http.StatusCreated)
+	want("incident after an update", h.spCall(t, http.MethodGet, incidents+"/"+id, nil, http.StatusOK).Result(), "MONITORING", "A fix is out")
+	want("incident patch", h.spCall(t, http.MethodPatch, incidents+"/"+id, map[string]any{"title": "API errors", "impact": "MAJOR_OUTAGE"},
+		http.StatusOK).Result(), "MONITORING", "A fix is out")
+
+	maint := "/v1/status_pages/" + page + "/scheduled_maintenance"
+	start := time.Now().Add(48 * time.Hour).UTC().Format("2006-01-02T15:04:05.000Z")
+	m := h.spCall(t, http.MethodPost, maint, map[string]any{"title": "Upgrade", "description": "Database upgrade", "start_date": start,
+		"duration_minutes": 30}, http.StatusCreated).Result()
+	want("maintenance create", m, "SCHEDULED", "Database upgrade")
+	mid := m["id"].(string)
+	want("maintenance patch", h.spCall(t, http.MethodPatch, maint+"/"+mid, map[string]any{"description": "Database and cache upgrade"},
+		http.StatusOK).Result(), "SCHEDULED", "Database and cache upgrade")
+	want("maintenance get", h.spCall(t, http.MethodGet, maint+"/"+mid, nil, http.StatusOK).Result(), "SCHEDULED", "Database and cache upgrade")
 }
 
 func TestRealClientWindowStartTimeOfDay(t *testing.T) {

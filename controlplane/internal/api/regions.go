@@ -32,10 +32,18 @@ type checkRegionJSON struct {
 }
 
 type regionResultJSON struct {
-	ID            string  `json:"id"`
-	Passing       bool    `json:"passing"`
-	ResponseTime  *int32  `json:"response_time"`
-	ResultSummary *string `json:"result_summary"`
+	ID            string                 `json:"id"`
+	Passing       bool                   `json:"passing"`
+	ResponseTime  *int32                 `json:"response_time"`
+	ResultSummary *string                `json:"result_summary"`
+	Certificate   *regionCertificateJSON `json:"certificate"`
+}
+
+// regionCertificateJSON is the leaf certificate a region's last result was served: regions
+// that see different certificates (a CDN edge serving an old one) show it here.
+type regionCertificateJSON struct {
+	SHA256   string `json:"sha256_fingerprint"`
+	NotAfter string `json:"not_after"`
 }
 
 // get answers the check's state in each of its test regions, in test_regions order.
@@ -61,6 +69,9 @@ func (h *regionsHandler) get(c *gin.Context) {
 		if res := v.LastResult; res != nil {
 			r.LastResult = &regionResultJSON{ID: res.ID.String(), Passing: res.Passing, ResponseTime: res.ResponseTimeMs,
 				ResultSummary: res.ResultSummary}
+			if crt := res.Certificate; crt != nil {
+				r.LastResult.Certificate = &regionCertificateJSON{SHA256: crt.SHA256, NotAfter: formatTime(crt.NotAfter)}
+			}
 		}
 		out = append(out, r)
 	}

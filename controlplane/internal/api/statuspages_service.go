@@ -38,9 +38,9 @@ type statusPageService interface {
 	CreateIncident(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in statuspage.NewIncident) (statuspage.Incident, error)
 	UpdateIncident(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, title, impact string) (statuspage.Incident, error)
 	DeleteIncident(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, maintenanceOnly bool) error
-	GetMaintenance(ctx context.Context, orgID, pageID, id uuid.UUID) (statuspage.ScheduledMaintenance, error)
-	CreateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in statuspage.NewMaintenance) (statuspage.ScheduledMaintenance, error)
-	UpdateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, p store.MaintenancePatch) (statuspage.ScheduledMaintenance, error)
+	GetMaintenance(ctx context.Context, orgID, pageID, id uuid.UUID) (statuspage.MaintenanceDetail, error)
+	CreateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in statuspage.NewMaintenance) (statuspage.MaintenanceDetail, error)
+	UpdateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, p store.MaintenancePatch) (statuspage.MaintenanceDetail, error)
 	GetStatusPageSummary(ctx context.Context, subdomain string) (statuspage.Summary, error)
 	ListSubscribers(ctx context.Context, orgID, pageID uuid.UUID, search string, limit, offset int64) ([]statuspage.Subscriber, int64, error)
 	CreateSubscriber(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in store.NewSubscriber) (statuspage.Subscriber, error)

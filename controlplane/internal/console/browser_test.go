@@ -206,8 +206,12 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 		dir = "testdata/artifacts"
 	}
 	down := s.createUptime(s.tokenA, "Checkout API", "https://shop.example.com/api/checkout")
+	notAfter := time.Now().Add(40 * 24 * time.Hour).UTC().Format(time.RFC3339)
 	s.ingestHistory(s.orgA, down, history{hours: 24, interval: 10 * time.Minute, baseMs: threeRegions,
-		fails: failingIn(25*time.Minute, "HTTP 503 Service Unavailable", "cloud:eu-central-1", "cloud:ap-south-1")})
+		fails: failingIn(25*time.Minute, "HTTP 503 Service Unavailable", "cloud:eu-central-1", "cloud:ap-south-1"),
+		// One edge still serves the old certificate.
+		certificates: map[string][2]string{"cloud:us-east-1": {"9f86d081884c7d659a2feaa0c55ad015", notAfter},
+			"cloud:eu-central-1": {"9f86d081884c7d659a2feaa0c55ad015", notAfter}, "cloud:ap-south-1": {"2c26b46b68ffc68ff99b453c1d304134", notAfter}}})
 	site := s.createUptime(s.tokenA, "Marketing site", "https://www.example.com/")
 	s.ingestHistory(s.orgA, site, history{hours: 24, interval: 10 * time.Minute, baseMs: map[string]float64{"cloud:us-east-1": 180, "cloud:eu-central-1": 95, "cloud:ap-south-1": 310},
 		fails: outage(7*time.Hour, 6*time.Hour+20*time.Minute, "connection refused")})
@@ -254,6 +258,16 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	incidents := b.text(`section[aria-label="Incidents"]`)
 	if !strings.Contains(regions, "2 failing") || !strings.Contains(incidents, "1 open") {
 		t.Errorf("regions %q; incidents %q", regions, incidents)
+	}
+	if !strings.Contains(regions, "9f86d081884c") || !strings.Contains(regions, "2c26b46b68ff") {
+		t.Errorf("the regions do not show the certificates they were served: %q", regions)
+	}
+	b.waitFor(`document.querySelector('details.certificate summary')`)
+	b.run(chromedp.Click(chromedp.CSS(`details.certificate summary`)))
+	b.waitFor(`document.querySelector('details.certificate').open`)
+	if cert := b.text(`details.certificate`); !strings.Contains(cert, "Certificate valid") || !strings.Contains(cert, "days left") ||
+		!strings.Contains(cert, "CN=Example CA") {
+		t.Errorf("a result's certificate shows %q", cert)
 	}
 	b.run(chromedp.Click(chromedp.Search(`//button[text()="Enable badges"]`)))
 	b.waitFor(`[...document.querySelectorAll('.badges img')].filter(i => i.complete && i.naturalWidth > 0).length === 3`)

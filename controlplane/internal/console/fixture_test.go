@@ -23,6 +23,8 @@ type history struct {
 	fails func(region string, t time.Time) (bool, string)
 	// screenshot, if set, is kept with the newest failed result (a browser run's page).
 	screenshot []byte
+	// certificates, if set, is the leaf certificate each region is served: {fingerprint, not_after}.
+	certificates map[string][2]string
 }
 
 // ingestHistory stores h for a check through evaluator.IngestBatch, run by run, oldest first.
@@ -55,7 +57,8 @@ func (s *site) ingestHistory(org uuid.UUID, checkID string, h history) {
 				Region: region, AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: at, CheckedAt: at.Add(2 * time.Second),
 				Passing: !failed, ResponseTimeMs: ms, ResponseCode: &code, ResultSummary: &summary, BodyAvailability: "NOT_RECORDED",
 				DNSTimeMs: &dns, ConnectTimeMs: &connect, TLSTimeMs: &tls, FirstByteTimeMs: &first,
-				Details: fmt.Appendf(nil, `{"timings": {"dns_ms": %v, "connect_ms": %v, "tls_ms": %v, "first_byte_ms": %v, "total_ms": %v}}`, dns, connect, tls, first, ms)}
+				Details: fmt.Appendf(nil, `{"timings": {"dns_ms": %v, "connect_ms": %v, "tls_ms": %v, "first_byte_ms": %v, "total_ms": %v}%s}`,
+					dns, connect, tls, first, ms, tlsChainJSON(h.certificates, region))}
 			if failed {
 				src, typ := "TRANSPORT", "HTTP_STATUS"
 				row.FailureSource, row.FailureType = &src, &typ
@@ -74,6 +77,17 @@ func (s *site) ingestHistory(org uuid.UUID, checkID string, h history) {
 			s.t.Fatal(err)
 		}
 	}
+}
+
+// tlsChainJSON is the tls_chain member of a result's details for the certificate region is
+// served, as ingest stores it; "" when the history has none.
+func tlsChainJSON(certs map[string][2]string, region string) string {
+	c, ok := certs[region]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(`, "tls_chain": {"host": "shop.example.com", "verified": true, "certificates": [{"subject": "CN=shop.example.com",
+		"issuer": "CN=Example CA", "sans": ["shop.example.com"], "not_before": "2026-01-01T00:00:00Z", "not_after": %q, "sha256": %q}]}`, c[1], c[0])
 }
 
 // failingIn fails the runs of the given regions from since ago until now.

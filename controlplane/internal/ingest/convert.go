@@ -197,6 +197,7 @@ type resultDetails struct {
 	ScheduledAt time.Time          `json:"scheduled_at"`
 	Timings     *resultTimings     `json:"timings,omitempty"`
 	TLSNotAfter *time.Time         `json:"tls_not_after,omitempty"`
+	TLSChain    *store.TLSChain    `json:"tls_chain,omitempty"`
 	Assertions  []assertionOutcome `json:"assertions,omitempty"`
 	// Steps are a scripted browser run's tests and test.steps.
 	Steps []resultStep `json:"steps,omitempty"`
@@ -264,6 +265,7 @@ func details(res *vantagev1.CheckResult, screenshotDropped string, truncated []s
 		t := time.UnixMilli(*res.TlsNotAfterUnixMs).UTC()
 		d.TLSNotAfter = &t
 	}
+	d.TLSChain = tlsChain(res.GetTlsChain())
 	for _, a := range res.GetAssertions() {
 		d.Assertions = append(d.Assertions, assertionOutcome{
 			Type: cleanString(a.GetAssertion().GetType()), Property: cleanString(a.GetAssertion().GetProperty()),
@@ -360,3 +362,37 @@ func uintToInt(p *uint32) *int {
 	v := int(*p)
 	return &v
 }
+
+// tlsChain is the stored form of an attempt's served certificate chain (nil when none), its
+// strings cleaned as every string an agent sends; at most MaxTLSChain certificates and
+// MaxTLSSANs names each are kept.
+func tlsChain(c *vantagev1.TLSChain) *store.TLSChain {
+	if c == nil {
+		return nil
+	}
+	out := &store.TLSChain{Host: cleanString(c.GetHost()), Verified: c.GetVerified(), Problem: cleanString(c.GetProblem()),
+		Certificates: []store.TLSCertificate{}}
+	for i, crt := range c.GetCertificates() {
+		if i == MaxTLSChain {
+			break
+		}
+		sans := make([]string, 0, min(len(crt.GetSans()), MaxTLSSANs))
+		for j, n := range crt.GetSans() {
+			if j == MaxTLSSANs {
+				break
+			}
+			sans = append(sans, cleanString(n))
+		}
+		out.Certificates = append(out.Certificates, store.TLSCertificate{Subject: cleanString(crt.GetSubject()),
+			Issuer: cleanString(crt.GetIssuer()), SANs: sans, NotBefore: time.UnixMilli(crt.GetNotBeforeUnixMs()).UTC(),
+			NotAfter: time.UnixMilli(crt.GetNotAfterUnixMs()).UTC(), SHA256: cleanString(crt.GetSha256())})
+	}
+	return out
+}
+
+// Bounds of a stored certificate chain: an agent is trusted to send what a check saw, not to
+// swell the results table.
+const (
+	MaxTLSChain = 5
+	MaxTLSSANs  = 100
+)

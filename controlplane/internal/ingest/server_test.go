@@ -127,6 +127,9 @@ func TestResultsStoredAndAcked(t *testing.T) {
 	first.Timings = &vantagev1.Timings{DnsMs: &dns, ConnectMs: &connect, DataMs: &data, TotalMs: 190}
 	first.Assertions = []*vantagev1.AssertionOutcome{{Assertion: &vantagev1.Assertion{Type: "STATUS_CODE",
 		Property: "", Comparison: "EQUALS", Expected: "200"}, Passed: false, Actual: "0", Message: "no response"}}
+	first.TlsChain = &vantagev1.TLSChain{Host: "shop.example", Problem: "host mismatch for shop.example", Certificates: []*vantagev1.TLSCertificate{
+		{Subject: "CN=other\x00.example", Issuer: "CN=CA", Sans: []string{"other.example"}, NotBeforeUnixMs: now.UnixMilli(),
+			NotAfterUnixMs: tlsNotAfter, Sha256: "ab12"}}}
 	second := h.result(checkID, job, "cloud:us-east-1", true, now)
 	second.AttemptNumber = 2
 	a.report(first, second)
@@ -153,6 +156,20 @@ func TestResultsStoredAndAcked(t *testing.T) {
 	}
 	if got := h.state(checkID); got != "UP" {
 		t.Fatalf("state %s after a passing final attempt, want UP (the non-final failure is not judged)", got)
+	}
+	// The served chain is read back by the results API as it was stored.
+	items, _, err := h.st.ListCheckResults(context.Background(), h.org, checkID, now.Add(-time.Hour), now.Add(time.Hour), 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 || items[0].TLSChain == nil || items[1].TLSChain != nil {
+		t.Fatalf("stored chains: %+v", items)
+	}
+	c := items[0].TLSChain
+	if c.Host != "shop.example" || c.Verified || c.Problem != "host mismatch for shop.example" || len(c.Certificates) != 1 ||
+		c.Certificates[0].Subject != "CN=other.example" || c.Certificates[0].SHA256 != "ab12" ||
+		!c.Certificates[0].NotAfter.Equal(time.UnixMilli(tlsNotAfter)) || c.Certificates[0].SANs[0] != "other.example" {
+		t.Fatalf("stored chain %+v", c)
 	}
 }
 

@@ -75,7 +75,11 @@ func loadIncident(ctx context.Context, r store.StatusPageReader, orgID, pageID, 
 	if err != nil {
 		return Incident{}, err
 	}
-	return Incident{IncidentSummary: IncidentSummaryOf(inc), Components: refsOf(comps[id]), Updates: updatesOf(updates)}, nil
+	full := Incident{IncidentSummary: IncidentSummaryOf(inc), Components: refsOf(comps[id]), Updates: updatesOf(updates)}
+	if len(updates) > 0 { // the timeline is newest first: the first update is the current one
+		full.Status, full.Description = &updates[0].Status, &updates[0].Description
+	}
+	return full, nil
 }
 
 // ListIncidents returns one page of a page's incidents (scheduled maintenance included),

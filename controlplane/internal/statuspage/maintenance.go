@@ -39,23 +39,40 @@ func MaintenanceOf(inc store.PageIncident, components []store.NamedRef) Schedule
 	return m
 }
 
-func loadMaintenance(ctx context.Context, r store.StatusPageReader, orgID, pageID, id uuid.UUID) (ScheduledMaintenance, error) {
+// loadMaintenance reads a scheduled maintenance with its status and the announcement's text.
+func loadMaintenance(ctx context.Context, r store.StatusPageReader, orgID, pageID, id uuid.UUID) (MaintenanceDetail, error) {
 	inc, err := r.GetIncident(ctx, orgID, pageID, id)
 	if err != nil {
-		return ScheduledMaintenance{}, err
+		return MaintenanceDetail{}, err
 	}
 	if inc.MaintenanceState == nil {
-		return ScheduledMaintenance{}, store.ErrNotFound
+		return MaintenanceDetail{}, store.ErrNotFound
 	}
 	comps, err := r.IncidentComponents(ctx, orgID, id)
 	if err != nil {
-		return ScheduledMaintenance{}, err
+		return MaintenanceDetail{}, err
 	}
-	return MaintenanceOf(inc, comps[id]), nil
+	timeline, err := r.Timeline(ctx, orgID, id)
+	if err != nil {
+		return MaintenanceDetail{}, err
+	}
+	m := MaintenanceOf(inc, comps[id])
+	return MaintenanceDetail{ScheduledMaintenance: m, Status: m.State, Description: announcement(timeline)}, nil
+}
+
+// announcement is the text of a maintenance's first SCHEDULED update (the timeline is newest
+// first): what its creator wrote and PATCH replaces, not the lifecycle's later updates.
+func announcement(timeline []store.IncidentUpdate) string {
+	for i := len(timeline) - 1; i >= 0; i-- {
+		if timeline[i].Status == Scheduled {
+			return timeline[i].Description
+		}
+	}
+	return ""
 }
 
 // GetMaintenance returns a scheduled maintenance of the page.
-func (s *Service) GetMaintenance(ctx context.Context, orgID, pageID, id uuid.UUID) (ScheduledMaintenance, error) {
+func (s *Service) GetMaintenance(ctx context.Context, orgID, pageID, id uuid.UUID) (MaintenanceDetail, error) {
 	return loadMaintenance(ctx, s.st.StatusPages(), orgID, pageID, id)
 }
 
@@ -72,8 +89,8 @@ type NewMaintenance struct {
 // CreateMaintenance schedules a maintenance: an incident with impact MAINTENANCE and a first
 // SCHEDULED update, affecting the given components (which must be on the page). It queues
 // status_page.incident.started and is audited; Run moves it on from there.
-func (s *Service) CreateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in NewMaintenance) (ScheduledMaintenance, error) {
-	var m ScheduledMaintenance
+func (s *Service) CreateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID uuid.UUID, in NewMaintenance) (MaintenanceDetail, error) {
+	var m MaintenanceDetail
 	err := s.st.InStatusPageTx(ctx, func(tx *store.StatusPageTx) error {
 		if _, err := tx.LockStatusPage(ctx, orgID, pageID); err != nil {
 			return err
@@ -112,8 +129,8 @@ func (s *Service) CreateMaintenance(ctx context.Context, actor store.Actor, orgI
 // UpdateMaintenance changes a maintenance that is still SCHEDULED (ErrMaintenanceStarted
 // otherwise), queues status_page.incident.updated and audits it. A new start date re-arms the
 // notice an hour before it.
-func (s *Service) UpdateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, p store.MaintenancePatch) (ScheduledMaintenance, error) {
-	var m ScheduledMaintenance
+func (s *Service) UpdateMaintenance(ctx context.Context, actor store.Actor, orgID, pageID, id uuid.UUID, p store.MaintenancePatch) (MaintenanceDetail, error) {
+	var m MaintenanceDetail
 	err := s.st.InStatusPageTx(ctx, func(tx *store.StatusPageTx) error {
 		inc, err := tx.LockIncident(ctx, orgID, pageID, id)
 		if err != nil {

@@ -130,11 +130,15 @@ type IncidentSummary struct {
 	ScheduledMaintenance *MaintenanceRef `json:"scheduled_maintenance,omitempty"`
 }
 
-// Incident is the full incident (api.md): the summary with its components and timeline.
+// Incident is the full incident (api.md): the summary with its components and timeline, and,
+// beyond the contract, its current status and description (those of its latest update) so that
+// a client that created it with them — the reference Terraform provider — reads them back.
 type Incident struct {
 	IncidentSummary
-	Components []Ref            `json:"components"`
-	Updates    []IncidentUpdate `json:"updates"`
+	Components  []Ref            `json:"components"`
+	Updates     []IncidentUpdate `json:"updates"`
+	Status      *string          `json:"status"`
+	Description *string          `json:"description"`
 }
 
 // StatusChange is one component status change an update made.
@@ -174,6 +178,15 @@ type ScheduledMaintenance struct {
 
 	// State is SCHEDULED, IN_PROGRESS or COMPLETED (kept for the summary, not rendered).
 	State string `json:"-"`
+}
+
+// MaintenanceDetail is a scheduled maintenance as the authenticated API returns it: beyond the
+// contract, with its status (SCHEDULED, IN_PROGRESS or COMPLETED) and description (the
+// announcement's text, which PATCH replaces), which the reference Terraform provider reads back.
+type MaintenanceDetail struct {
+	ScheduledMaintenance
+	Status      string `json:"status"`
+	Description string `json:"description"`
 }
 
 // Subscriber is an e-mail subscriber of a page (api.md).

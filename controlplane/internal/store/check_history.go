@@ -70,6 +70,8 @@ type CheckResult struct {
 	DNSTimeMs, ConnectTimeMs, DataTimeMs *float64
 	// Ping, gRPC and WebSocket, from details.
 	Observations KindObservations
+	// TLSChain is the certificate chain the attempt was served; nil when it had none.
+	TLSChain *TLSChain
 }
 
 // ListCheckResults returns one page of a check's results with from <= checked_at < to, oldest
@@ -97,9 +99,14 @@ func (s *Store) ListCheckResults(ctx context.Context, orgID, checkID uuid.UUID, 
 			FailureType: r.FailureType, DNSStatus: r.DnsStatus, Resolver: r.Resolver, ParsedResponse: r.ParsedResponse,
 			TCPStatus: r.TcpStatus, DNSTimeMs: r.DnsTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs}
 		if len(r.Details) > 0 {
-			if err := json.Unmarshal(r.Details, &items[i].Observations); err != nil {
+			var d struct {
+				KindObservations
+				TLSChain *TLSChain `json:"tls_chain"`
+			}
+			if err := json.Unmarshal(r.Details, &d); err != nil {
 				return nil, 0, fmt.Errorf("decode details of result %s: %w", r.ID, err)
 			}
+			items[i].Observations, items[i].TLSChain = d.KindObservations, d.TLSChain
 		}
 	}
 	return items, total, nil

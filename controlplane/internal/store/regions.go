@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -35,6 +36,8 @@ type RegionResult struct {
 	Passing        bool
 	ResponseTimeMs *int32
 	ResultSummary  *string
+	// Certificate is the leaf certificate the result was served; nil when it had none.
+	Certificate *TLSCertificate
 }
 
 // RegionStaleAfter is how old a region's last final result may be before the region shows
@@ -52,10 +55,10 @@ func (s *Store) CheckRegions(ctx context.Context, c Check) ([]RegionView, error)
 	if err != nil {
 		return nil, fmt.Errorf("read the regional view: %w", err)
 	}
-	return regionViews(c.Spec.TestRegions, c.Spec.TestInterval, rows, s.now()), nil
+	return regionViews(c.Spec.TestRegions, c.Spec.TestInterval, rows, s.now())
 }
 
-func regionViews(regions []string, interval int, rows []dbsqlc.CheckRegionsRow, now time.Time) []RegionView {
+func regionViews(regions []string, interval int, rows []dbsqlc.CheckRegionsRow, now time.Time) ([]RegionView, error) {
 	out := make([]RegionView, 0, len(regions))
 	stale := RegionStaleAfter(interval)
 	for _, region := range regions {
@@ -65,6 +68,13 @@ func regionViews(regions []string, interval int, rows []dbsqlc.CheckRegionsRow, 
 			at := r.CheckedAt
 			v.LastCheckedAt = &at
 			v.LastResult = &RegionResult{ID: r.ResultID, Passing: r.Passing, ResponseTimeMs: r.ResponseTimeMs, ResultSummary: r.ResultSummary}
+			if len(r.TlsLeaf) > 0 && string(r.TlsLeaf) != "null" {
+				var leaf TLSCertificate
+				if err := json.Unmarshal(r.TlsLeaf, &leaf); err != nil {
+					return nil, fmt.Errorf("region %s: certificate of result %s: %w", region, r.ResultID, err)
+				}
+				v.LastResult.Certificate = &leaf
+			}
 			switch {
 			case now.Sub(at) > stale:
 			case r.Passing:
@@ -75,7 +85,7 @@ func regionViews(regions []string, interval int, rows []dbsqlc.CheckRegionsRow, 
 		}
 		out = append(out, v)
 	}
-	return out
+	return out, nil
 }
 
 // saveRegionResults records the batch's final attempts in the regional view, the latest per

@@ -222,9 +222,12 @@ func (s *Store) ChecksOverview(ctx context.Context, org uuid.UUID, ids []uuid.UU
 
 	byID := make(map[uuid.UUID]CheckOverview, len(checks))
 	for _, c := range checks {
+		views, err := regionViews(c.TestRegions, int(c.TestInterval), regionRows[c.ID], now)
+		if err != nil {
+			return nil, err
+		}
 		o := CheckOverview{CheckID: c.ID, Uptime30d: uptime30[c.ID], LastRunAt: c.LastRunAt, StatusSince: c.StatusSince,
-			Regions:   regionViews(c.TestRegions, int(c.TestInterval), regionRows[c.ID], now),
-			Sparkline: make([]SparkPoint, 0, OverviewHours)}
+			Regions: views, Sparkline: make([]SparkPoint, 0, OverviewHours)}
 		var runs, failed int64
 		for t := from; t.Before(to); t = t.Add(RollupBucket) {
 			p := SparkPoint{Start: t}

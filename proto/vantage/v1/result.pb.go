@@ -353,8 +353,11 @@ type CheckResult struct {
 	// connection and from the message sent to the matching reply.
 	WebsocketOpenMs  *float64 `protobuf:"fixed64,48,opt,name=websocket_open_ms,json=websocketOpenMs,proto3,oneof" json:"websocket_open_ms,omitempty"`
 	WebsocketReplyMs *float64 `protobuf:"fixed64,49,opt,name=websocket_reply_ms,json=websocketReplyMs,proto3,oneof" json:"websocket_reply_ms,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The certificate chain a TLS-speaking check was served (uptime checks on https:), recorded
+	// whether or not the check verifies TLS; unset when no TLS handshake got a certificate.
+	TlsChain      *TLSChain `protobuf:"bytes,35,opt,name=tls_chain,json=tlsChain,proto3" json:"tls_chain,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckResult) Reset() {
@@ -674,6 +677,167 @@ func (x *CheckResult) GetWebsocketReplyMs() float64 {
 	return 0
 }
 
+func (x *CheckResult) GetTlsChain() *TLSChain {
+	if x != nil {
+		return x.TlsChain
+	}
+	return nil
+}
+
+// TLSChain is a served certificate chain and whether it verifies for the check's host.
+type TLSChain struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Host          string                 `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`                 // the name it was verified for
+	Certificates  []*TLSCertificate      `protobuf:"bytes,2,rep,name=certificates,proto3" json:"certificates,omitempty"` // leaf first, at most 5
+	Verified      bool                   `protobuf:"varint,3,opt,name=verified,proto3" json:"verified,omitempty"`
+	Problem       string                 `protobuf:"bytes,4,opt,name=problem,proto3" json:"problem,omitempty"` // why it does not verify: "expired on 2026-01-02", "unknown authority", "host mismatch for <host>"
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TLSChain) Reset() {
+	*x = TLSChain{}
+	mi := &file_vantage_v1_result_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TLSChain) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TLSChain) ProtoMessage() {}
+
+func (x *TLSChain) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_result_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TLSChain.ProtoReflect.Descriptor instead.
+func (*TLSChain) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_result_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *TLSChain) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *TLSChain) GetCertificates() []*TLSCertificate {
+	if x != nil {
+		return x.Certificates
+	}
+	return nil
+}
+
+func (x *TLSChain) GetVerified() bool {
+	if x != nil {
+		return x.Verified
+	}
+	return false
+}
+
+func (x *TLSChain) GetProblem() string {
+	if x != nil {
+		return x.Problem
+	}
+	return ""
+}
+
+// TLSCertificate is one certificate of a served chain.
+type TLSCertificate struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Subject         string                 `protobuf:"bytes,1,opt,name=subject,proto3" json:"subject,omitempty"`
+	Issuer          string                 `protobuf:"bytes,2,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	Sans            []string               `protobuf:"bytes,3,rep,name=sans,proto3" json:"sans,omitempty"` // DNS names then IP addresses
+	NotBeforeUnixMs int64                  `protobuf:"varint,4,opt,name=not_before_unix_ms,json=notBeforeUnixMs,proto3" json:"not_before_unix_ms,omitempty"`
+	NotAfterUnixMs  int64                  `protobuf:"varint,5,opt,name=not_after_unix_ms,json=notAfterUnixMs,proto3" json:"not_after_unix_ms,omitempty"`
+	Sha256          string                 `protobuf:"bytes,6,opt,name=sha256,proto3" json:"sha256,omitempty"` // hex SHA-256 fingerprint of the DER certificate
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *TLSCertificate) Reset() {
+	*x = TLSCertificate{}
+	mi := &file_vantage_v1_result_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TLSCertificate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TLSCertificate) ProtoMessage() {}
+
+func (x *TLSCertificate) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_result_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TLSCertificate.ProtoReflect.Descriptor instead.
+func (*TLSCertificate) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_result_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *TLSCertificate) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *TLSCertificate) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *TLSCertificate) GetSans() []string {
+	if x != nil {
+		return x.Sans
+	}
+	return nil
+}
+
+func (x *TLSCertificate) GetNotBeforeUnixMs() int64 {
+	if x != nil {
+		return x.NotBeforeUnixMs
+	}
+	return 0
+}
+
+func (x *TLSCertificate) GetNotAfterUnixMs() int64 {
+	if x != nil {
+		return x.NotAfterUnixMs
+	}
+	return 0
+}
+
+func (x *TLSCertificate) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
 var File_vantage_v1_result_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_result_proto_rawDesc = "" +
@@ -712,7 +876,7 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\tassertion\x18\x01 \x01(\v2\x15.vantage.v1.AssertionR\tassertion\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
 	"\x06actual\x18\x03 \x01(\tR\x06actual\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\x92\x10\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\xc5\x10\n" +
 	"\vCheckResult\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -763,7 +927,8 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\vgrpc_status\x18/ \x01(\tH\x11R\n" +
 	"grpcStatus\x88\x01\x01\x12/\n" +
 	"\x11websocket_open_ms\x180 \x01(\x01H\x12R\x0fwebsocketOpenMs\x88\x01\x01\x121\n" +
-	"\x12websocket_reply_ms\x181 \x01(\x01H\x13R\x10websocketReplyMs\x88\x01\x01B\x10\n" +
+	"\x12websocket_reply_ms\x181 \x01(\x01H\x13R\x10websocketReplyMs\x88\x01\x01\x121\n" +
+	"\ttls_chain\x18# \x01(\v2\x14.vantage.v1.TLSChainR\btlsChainB\x10\n" +
 	"\x0e_response_codeB\x10\n" +
 	"\x0e_response_bodyB\x11\n" +
 	"\x0f_result_summaryB\x11\n" +
@@ -784,7 +949,19 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\x13_ping_rtt_stddev_msB\x0e\n" +
 	"\f_grpc_statusB\x14\n" +
 	"\x12_websocket_open_msB\x15\n" +
-	"\x13_websocket_reply_msB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
+	"\x13_websocket_reply_ms\"\x94\x01\n" +
+	"\bTLSChain\x12\x12\n" +
+	"\x04host\x18\x01 \x01(\tR\x04host\x12>\n" +
+	"\fcertificates\x18\x02 \x03(\v2\x1a.vantage.v1.TLSCertificateR\fcertificates\x12\x1a\n" +
+	"\bverified\x18\x03 \x01(\bR\bverified\x12\x18\n" +
+	"\aproblem\x18\x04 \x01(\tR\aproblem\"\xc6\x01\n" +
+	"\x0eTLSCertificate\x12\x18\n" +
+	"\asubject\x18\x01 \x01(\tR\asubject\x12\x16\n" +
+	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x12\n" +
+	"\x04sans\x18\x03 \x03(\tR\x04sans\x12+\n" +
+	"\x12not_before_unix_ms\x18\x04 \x01(\x03R\x0fnotBeforeUnixMs\x12)\n" +
+	"\x11not_after_unix_ms\x18\x05 \x01(\x03R\x0enotAfterUnixMs\x12\x16\n" +
+	"\x06sha256\x18\x06 \x01(\tR\x06sha256B9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
 
 var (
 	file_vantage_v1_result_proto_rawDescOnce sync.Once
@@ -798,26 +975,30 @@ func file_vantage_v1_result_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_result_proto_rawDescData
 }
 
-var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_vantage_v1_result_proto_goTypes = []any{
 	(*Timings)(nil),          // 0: vantage.v1.Timings
 	(*Step)(nil),             // 1: vantage.v1.Step
 	(*AssertionOutcome)(nil), // 2: vantage.v1.AssertionOutcome
 	(*CheckResult)(nil),      // 3: vantage.v1.CheckResult
-	(*Assertion)(nil),        // 4: vantage.v1.Assertion
-	(CheckKind)(0),           // 5: vantage.v1.CheckKind
+	(*TLSChain)(nil),         // 4: vantage.v1.TLSChain
+	(*TLSCertificate)(nil),   // 5: vantage.v1.TLSCertificate
+	(*Assertion)(nil),        // 6: vantage.v1.Assertion
+	(CheckKind)(0),           // 7: vantage.v1.CheckKind
 }
 var file_vantage_v1_result_proto_depIdxs = []int32{
-	4, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
-	5, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
+	6, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
+	7, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
 	0, // 2: vantage.v1.CheckResult.timings:type_name -> vantage.v1.Timings
 	2, // 3: vantage.v1.CheckResult.assertions:type_name -> vantage.v1.AssertionOutcome
 	1, // 4: vantage.v1.CheckResult.steps:type_name -> vantage.v1.Step
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	4, // 5: vantage.v1.CheckResult.tls_chain:type_name -> vantage.v1.TLSChain
+	5, // 6: vantage.v1.TLSChain.certificates:type_name -> vantage.v1.TLSCertificate
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_result_proto_init() }
@@ -834,7 +1015,7 @@ func file_vantage_v1_result_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_result_proto_rawDesc), len(file_vantage_v1_result_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

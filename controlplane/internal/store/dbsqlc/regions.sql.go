@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,9 +30,12 @@ func (q *Queries) CheckDegraded(ctx context.Context, arg CheckDegradedParams) (b
 }
 
 const checkRegions = `-- name: CheckRegions :many
-SELECT region, passing, checked_at, result_id, response_time_ms, result_summary
-FROM check_regions WHERE org_id = $1 AND check_id = $2
-ORDER BY region
+SELECT g.region, g.passing, g.checked_at, g.result_id, g.response_time_ms, g.result_summary,
+    (r.details -> 'tls_chain' -> 'certificates' -> 0)::jsonb AS tls_leaf
+FROM check_regions g
+LEFT JOIN check_results r ON r.check_id = g.check_id AND r.checked_at = g.checked_at AND r.id = g.result_id AND r.org_id = g.org_id
+WHERE g.org_id = $1 AND g.check_id = $2
+ORDER BY g.region
 `
 
 type CheckRegionsParams struct {
@@ -46,8 +50,11 @@ type CheckRegionsRow struct {
 	ResultID       uuid.UUID
 	ResponseTimeMs *int32
 	ResultSummary  *string
+	TlsLeaf        json.RawMessage
 }
 
+// With the leaf certificate the region's last result was served (by the result's primary key),
+// so that regions seeing different certificates show it.
 func (q *Queries) CheckRegions(ctx context.Context, arg CheckRegionsParams) ([]CheckRegionsRow, error) {
 	rows, err := q.db.Query(ctx, checkRegions, arg.OrgID, arg.CheckID)
 	if err != nil {
@@ -64,6 +71,7 @@ func (q *Queries) CheckRegions(ctx context.Context, arg CheckRegionsParams) ([]C
 			&i.ResultID,
 			&i.ResponseTimeMs,
 			&i.ResultSummary,
+			&i.TlsLeaf,
 		); err != nil {
 			return nil, err
 		}

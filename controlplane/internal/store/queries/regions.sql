@@ -13,9 +13,14 @@ ON CONFLICT (check_id, region) DO UPDATE SET passing = excluded.passing, checked
 WHERE excluded.checked_at >= cr.checked_at;
 
 -- name: CheckRegions :many
-SELECT region, passing, checked_at, result_id, response_time_ms, result_summary
-FROM check_regions WHERE org_id = @org_id AND check_id = @check_id
-ORDER BY region;
+-- With the leaf certificate the region's last result was served (by the result's primary key),
+-- so that regions seeing different certificates show it.
+SELECT g.region, g.passing, g.checked_at, g.result_id, g.response_time_ms, g.result_summary,
+    (r.details -> 'tls_chain' -> 'certificates' -> 0)::jsonb AS tls_leaf
+FROM check_regions g
+LEFT JOIN check_results r ON r.check_id = g.check_id AND r.checked_at = g.checked_at AND r.id = g.result_id AND r.org_id = g.org_id
+WHERE g.org_id = @org_id AND g.check_id = @check_id
+ORDER BY g.region;
 
 -- name: Degradations :many
 SELECT d.* FROM check_degradations d

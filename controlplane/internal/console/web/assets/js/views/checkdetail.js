@@ -234,16 +234,24 @@ async function drawRegions(p, base, ctx) {
     clear(p.extra, down ? h('span', { class: 'badge tone-down' }, `${down} failing`) : null);
     clear(p.slot, list.length ? h('table', { class: 'data' },
       h('caption', { class: 'sr-only' }, 'State per region'),
-      h('thead', {}, h('tr', {}, ['Region', 'Status', 'Last check', 'Response'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('thead', {}, h('tr', {}, ['Region', 'Status', 'Last check', 'Response', 'Certificate'].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, list.map((r) => h('tr', { class: r.status === 'DOWN' ? 'result-fail' : null },
         h('td', { class: 'nowrap' }, h('span', { class: `rdot ${r.status}`, 'aria-hidden': 'true' }), ' ', region(r.region)),
         h('td', {}, r.status === 'NO_DATA' ? h('span', { class: 'muted' }, 'No data') : statusBadge(r.status)),
         h('td', {}, time(r.last_checked_at)),
-        h('td', { title: (r.last_result && r.last_result.result_summary) || '' }, ms(r.last_result && r.last_result.response_time))))))
+        h('td', { title: (r.last_result && r.last_result.result_summary) || '' }, ms(r.last_result && r.last_result.response_time)),
+        h('td', {}, regionCertificate(r.last_result && r.last_result.certificate))))))
       : h('p', { class: 'muted' }, 'No regions.'));
   } catch (err) {
     if (err.name !== 'AbortError') clear(p.slot, errorBox(err));
   }
+}
+
+// regionCertificate is the certificate a region was served: the start of its fingerprint and
+// its expiry, so that a region served another one stands out.
+function regionCertificate(c) {
+  if (!c) return h('span', { class: 'muted' }, '—');
+  return h('span', { title: `SHA-256 ${c.sha256_fingerprint}` }, h('code', {}, c.sha256_fingerprint.slice(0, 12)), ` until ${dateTime(c.not_after)}`);
 }
 
 // ---- results ----
@@ -275,6 +283,25 @@ async function drawResults(p, check, typed, base, ctx) {
   }
 }
 
+// certificateDetails shows the chain an https run was served: the leaf's expiry and days left
+// at the run, whether it verifies for the host and why not, then every certificate.
+function certificateDetails(c) {
+  const leaf = c.chain[0];
+  if (!leaf) return null;
+  const verdict = c.verified ? 'valid' : `not valid: ${c.problem}`;
+  const tone = !c.verified || leaf.days_left < 14 ? 'tone-down' : 'tone-up';
+  return h('details', { class: 'result certificate' },
+    h('summary', {}, h('span', { class: `badge ${tone}` }, `Certificate ${verdict}`), ' ',
+      `expires ${dateTime(leaf.not_after)} (${leaf.days_left} days left)`),
+    h('dl', { class: 'certificate-chain' }, c.chain.flatMap((crt, i) => [
+      h('dt', {}, i === 0 ? `Leaf (for ${c.host})` : `Chain ${i}`),
+      h('dd', {}, crt.subject, h('br'), `issued by ${crt.issuer}`, h('br'),
+        `valid ${dateTime(crt.not_before)} – ${dateTime(crt.not_after)}`,
+        crt.sans.length ? [h('br'), `names: ${crt.sans.join(', ')}`] : null,
+        h('br'), h('code', { title: 'SHA-256 fingerprint' }, crt.sha256_fingerprint)),
+    ])));
+}
+
 function resultRow(r, check, base) {
   const failed = r.passing === false;
   const summary = r.result_summary || r.failure_type || (r.response_code ? `HTTP ${r.response_code}` : '') || r.dns_status || '';
@@ -295,6 +322,7 @@ function resultRow(r, check, base) {
       },
     }, h('summary', {}, summary || 'Failed'), failingStep(r), shot);
   }
+  if (r.tls_certificate) detail = h('div', {}, detail, certificateDetails(r.tls_certificate));
   return h('tr', { class: failed ? 'result-fail' : null },
     h('td', { class: 'nowrap' }, h('time', { datetime: r.checked_at, title: dateTime(r.checked_at) }, new Date(r.checked_at).toLocaleTimeString())),
     h('td', { class: 'nowrap' }, region(r.checked_from)),
