@@ -35,6 +35,7 @@ func (r *run) locatorObject(l *locator) *goja.Object {
 	m["toString"] = func(goja.FunctionCall) goja.Value { return r.vm.ToValue(l.desc) }
 	m["page"] = func(goja.FunctionCall) goja.Value { return r.pageObj }
 	r.addActions(m, l)
+	r.addLocatorScreenshot(m, l)
 	obj := r.object("locator", m)
 	r.locators[obj] = l
 	return obj
