@@ -335,9 +335,15 @@ type CheckResult struct {
 	// so that late runs are shed in rotation over the checks). See pkg/wire NotRun*. Such a result has
 	// attempt_number 1, is_final_attempt, passing false and no probe fields; it is counted as a
 	// skipped run, never judged against the target.
-	NotRunReason  string `protobuf:"bytes,31,opt,name=not_run_reason,json=notRunReason,proto3" json:"not_run_reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	NotRunReason string `protobuf:"bytes,31,opt,name=not_run_reason,json=notRunReason,proto3" json:"not_run_reason,omitempty"`
+	// Scripted browser runs: the files the script kept (screenshots taken with a path,
+	// testInfo.attach()), within the caps of pkg/wire (MaxArtifacts, MaxArtifactsBytes).
+	Artifacts []*Artifact `protobuf:"bytes,32,rep,name=artifacts,proto3" json:"artifacts,omitempty"`
+	// Scripted browser runs: a line for each artifact dropped because of the caps, so that a
+	// missing artifact is never a mystery.
+	ArtifactsDropped []string `protobuf:"bytes,33,rep,name=artifacts_dropped,json=artifactsDropped,proto3" json:"artifacts_dropped,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CheckResult) Reset() {
@@ -587,6 +593,85 @@ func (x *CheckResult) GetNotRunReason() string {
 	return ""
 }
 
+func (x *CheckResult) GetArtifacts() []*Artifact {
+	if x != nil {
+		return x.Artifacts
+	}
+	return nil
+}
+
+func (x *CheckResult) GetArtifactsDropped() []string {
+	if x != nil {
+		return x.ArtifactsDropped
+	}
+	return nil
+}
+
+// Artifact is a file a scripted browser run kept, stored with its result.
+type Artifact struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique within the result: a flattened relative path ("shots-home.png") or an
+	// attachment's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// As the script declared it (or inferred from the name); the control plane serves it as
+	// an attachment whatever it says.
+	ContentType   string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Body          []byte `protobuf:"bytes,3,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Artifact) Reset() {
+	*x = Artifact{}
+	mi := &file_vantage_v1_result_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Artifact) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Artifact) ProtoMessage() {}
+
+func (x *Artifact) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_result_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Artifact.ProtoReflect.Descriptor instead.
+func (*Artifact) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_result_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Artifact) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Artifact) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *Artifact) GetBody() []byte {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
 var File_vantage_v1_result_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_result_proto_rawDesc = "" +
@@ -625,7 +710,7 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\tassertion\x18\x01 \x01(\v2\x15.vantage.v1.AssertionR\tassertion\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
 	"\x06actual\x18\x03 \x01(\tR\x06actual\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\x8f\v\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\xf0\v\n" +
 	"\vCheckResult\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -664,7 +749,9 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\x05steps\x18\x1c \x03(\v2\x10.vantage.v1.StepR\x05steps\x12#\n" +
 	"\rjob_signature\x18\x1d \x01(\fR\fjobSignature\x120\n" +
 	"\x14agent_probes_running\x18\x1e \x01(\rR\x12agentProbesRunning\x12$\n" +
-	"\x0enot_run_reason\x18\x1f \x01(\tR\fnotRunReasonB\x10\n" +
+	"\x0enot_run_reason\x18\x1f \x01(\tR\fnotRunReason\x122\n" +
+	"\tartifacts\x18  \x03(\v2\x14.vantage.v1.ArtifactR\tartifacts\x12+\n" +
+	"\x11artifacts_dropped\x18! \x03(\tR\x10artifactsDroppedB\x10\n" +
 	"\x0e_response_codeB\x10\n" +
 	"\x0e_response_bodyB\x11\n" +
 	"\x0f_result_summaryB\x11\n" +
@@ -674,7 +761,11 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\t_resolverB\x12\n" +
 	"\x10_parsed_responseB\r\n" +
 	"\v_tcp_statusB\x18\n" +
-	"\x16_tls_not_after_unix_msB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
+	"\x16_tls_not_after_unix_ms\"U\n" +
+	"\bArtifact\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04body\x18\x03 \x01(\fR\x04bodyB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
 
 var (
 	file_vantage_v1_result_proto_rawDescOnce sync.Once
@@ -688,26 +779,28 @@ func file_vantage_v1_result_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_result_proto_rawDescData
 }
 
-var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_vantage_v1_result_proto_goTypes = []any{
 	(*Timings)(nil),          // 0: vantage.v1.Timings
 	(*Step)(nil),             // 1: vantage.v1.Step
 	(*AssertionOutcome)(nil), // 2: vantage.v1.AssertionOutcome
 	(*CheckResult)(nil),      // 3: vantage.v1.CheckResult
-	(*Assertion)(nil),        // 4: vantage.v1.Assertion
-	(CheckKind)(0),           // 5: vantage.v1.CheckKind
+	(*Artifact)(nil),         // 4: vantage.v1.Artifact
+	(*Assertion)(nil),        // 5: vantage.v1.Assertion
+	(CheckKind)(0),           // 6: vantage.v1.CheckKind
 }
 var file_vantage_v1_result_proto_depIdxs = []int32{
-	4, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
-	5, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
+	5, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
+	6, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
 	0, // 2: vantage.v1.CheckResult.timings:type_name -> vantage.v1.Timings
 	2, // 3: vantage.v1.CheckResult.assertions:type_name -> vantage.v1.AssertionOutcome
 	1, // 4: vantage.v1.CheckResult.steps:type_name -> vantage.v1.Step
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	4, // 5: vantage.v1.CheckResult.artifacts:type_name -> vantage.v1.Artifact
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_result_proto_init() }
@@ -724,7 +817,7 @@ func file_vantage_v1_result_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_result_proto_rawDesc), len(file_vantage_v1_result_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

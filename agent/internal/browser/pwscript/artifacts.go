@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/dop251/goja"
+
+	"github.com/vantagehq/vantage/pkg/wire"
 )
 
 // Artifact is a file a run kept: a screenshot taken with { path }, or a testInfo.attach().
@@ -26,10 +28,10 @@ type Artifact struct {
 // enough for a screenshot or two per test and a few text attachments, small enough to travel
 // in the result beside the failure screenshot.
 const (
-	DefaultArtifactMaxBytes = 2 << 20
-	DefaultArtifactMaxCount = 20
+	DefaultArtifactMaxBytes = wire.MaxArtifactsBytes
+	DefaultArtifactMaxCount = wire.MaxArtifacts
 	// maxArtifactName bounds a name (in bytes); a longer one keeps its end, where the extension is.
-	maxArtifactName = 120
+	maxArtifactName = wire.MaxArtifactNameBytes
 )
 
 // artifactSet is the artifacts a run kept, and the lines saying which it dropped. It belongs

@@ -51,6 +51,9 @@ type Input struct {
 	HeapLimit uint64 `json:"heap_limit"`
 	// UserAgent replaces the browser's User-Agent in the check's tab; empty keeps it.
 	UserAgent string `json:"user_agent"`
+	// TestTimeoutMs is the check's configured timeout, named by timeout messages
+	// (pwscript.Options.TestTimeout). 0: the time left to the deadline.
+	TestTimeoutMs int64 `json:"test_timeout_ms"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -100,7 +103,7 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
 	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
-		HeapLimit: in.HeapLimit})
+		TestTimeout: time.Duration(in.TestTimeoutMs) * time.Millisecond, HeapLimit: in.HeapLimit})
 	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
 		return 2
