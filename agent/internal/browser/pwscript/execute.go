@@ -225,7 +225,7 @@ func (r *run) fixtures() goja.Value {
 	target := r.vm.NewObject()
 	for k, v := range map[string]any{
 		"page": r.pageObj, "browserName": "chromium", "headless": true, "isMobile": false,
-		"baseURL": goja.Undefined(), "channel": goja.Undefined(),
+		"baseURL": r.baseURLValue(), "channel": goja.Undefined(),
 	} {
 		must(target.Set(k, v))
 	}

@@ -39,7 +39,7 @@ func (r *run) pageObject() *goja.Object {
 		return r.async("page.goto("+jsQuote(target)+")", "pw:api", func(ctx context.Context) (any, error) {
 			ctx, cancel, own := b.bound(ctx)
 			defer cancel()
-			return r.navigate(ctx, b, own, target, state)
+			return r.navigate(ctx, b, own, r.resolveURL(target), state)
 		})
 	}
 	history := func(name string, delta int) func(goja.FunctionCall) goja.Value {

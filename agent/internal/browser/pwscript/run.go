@@ -39,6 +39,9 @@ type Options struct {
 	ViewportWidth, ViewportHeight int
 	// TestIDAttribute is the attribute getByTestId matches. Default "data-testid".
 	TestIDAttribute string
+	// BaseURL is the baseURL fixture: page.goto resolves a relative URL against it, as
+	// Playwright's does. Default "": none (the fixture is undefined).
+	BaseURL string
 	// TestTimeout is the timeout messages name ("Test timeout of 20000ms exceeded.") for a
 	// test that sets none of its own: the check's configured timeout. The tests themselves
 	// end a little earlier (see Timeout), but a message must name what the user configured,

@@ -2,6 +2,7 @@ package pwscript
 
 import (
 	"fmt"
+	"net/url"
 	"path"
 	"regexp"
 	"strings"
@@ -251,4 +252,30 @@ func asTestTimeout(tr *testRun, f *Failure) {
 		return
 	}
 	f.Message = head + "\n\nError: " + f.Message
+}
+
+// resolveURL resolves a page.goto URL against Options.BaseURL, as Playwright does
+// (new URL(url, baseURL)); without a base, or when either does not parse, it is the URL as
+// given.
+func (r *run) resolveURL(target string) string {
+	if r.opts.BaseURL == "" {
+		return target
+	}
+	base, err := url.Parse(r.opts.BaseURL)
+	if err != nil {
+		return target
+	}
+	ref, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	return base.ResolveReference(ref).String()
+}
+
+// baseURLValue is the baseURL fixture.
+func (r *run) baseURLValue() goja.Value {
+	if r.opts.BaseURL == "" {
+		return goja.Undefined()
+	}
+	return r.vm.ToValue(r.opts.BaseURL)
 }

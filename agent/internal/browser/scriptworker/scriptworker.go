@@ -54,6 +54,8 @@ type Input struct {
 	// TestTimeoutMs is the check's configured timeout, named by timeout messages
 	// (pwscript.Options.TestTimeout). 0: the time left to the deadline.
 	TestTimeoutMs int64 `json:"test_timeout_ms"`
+	// BaseURL is the script's baseURL (pwscript.Options.BaseURL); "" for none.
+	BaseURL string `json:"base_url"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -103,7 +105,7 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
 	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
-		TestTimeout: time.Duration(in.TestTimeoutMs) * time.Millisecond, HeapLimit: in.HeapLimit})
+		TestTimeout: time.Duration(in.TestTimeoutMs) * time.Millisecond, HeapLimit: in.HeapLimit, BaseURL: in.BaseURL})
 	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
 		return 2
