@@ -28,7 +28,7 @@ func TestTimeoutMessages(t *testing.T) {
 			name:   "test timeout names the configured timeout",
 			body:   `await page.getByRole('button', { name: 'Add to cart' }).click();`,
 			opts:   Options{Timeout: 4 * time.Second, TestTimeout: 5 * time.Second},
-			want:   []string{"Test timeout of 4000ms exceeded.", "locator.click: Test timeout of 4000ms exceeded.\nCall log:\n  - waiting for getByRole('button', { name: 'Add to cart' })"},
+			want:   []string{"Test timeout of 5000ms exceeded.", "locator.click: Test timeout of 5000ms exceeded.\nCall log:\n  - waiting for getByRole('button', { name: 'Add to cart' })"},
 			status: StatusTimedOut,
 		},
 		{

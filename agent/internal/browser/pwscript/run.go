@@ -66,7 +66,7 @@ func (o *Options) applyDefaults(ctx context.Context, now time.Time) {
 			o.Timeout = d.Sub(now)
 		}
 	}
-	if o.TestTimeout <= 0 || o.TestTimeout > o.Timeout {
+	if o.TestTimeout <= 0 {
 		o.TestTimeout = o.Timeout
 	}
 	if o.ArtifactMaxBytes <= 0 {
