@@ -271,6 +271,11 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	if step := b.text(`details.result`); !strings.Contains(step, "Failing step") {
 		t.Errorf("the failed run shows no failing step: %q", step)
 	}
+	// The run's artifacts: a link to each, the image shown.
+	b.waitFor(`document.querySelector('details.result ul.artifacts img')?.complete && document.querySelector('details.result ul.artifacts img').naturalWidth > 0`)
+	if files := b.text(`details.result ul.artifacts`); !strings.Contains(files, "shots-cart.png") || !strings.Contains(files, "notes.txt") {
+		t.Errorf("the artifacts list shows %q", files)
+	}
 	b.screenshot(dir, "browser-result.png")
 
 	b.run(chromedp.Navigate(b.base + "/console/checks/new"))
