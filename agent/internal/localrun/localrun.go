@@ -203,7 +203,7 @@ func writeFiles(dir string, run *browser.ScriptRun) ([]string, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
 	var written []string
@@ -212,7 +212,7 @@ func writeFiles(dir string, run *browser.ScriptRun) ([]string, error) {
 			return written, fmt.Errorf("artifact name %q is not a file name", f.name)
 		}
 		p := filepath.Join(dir, f.name)
-		if err := os.WriteFile(p, f.body, 0o644); err != nil {
+		if err := os.WriteFile(p, f.body, 0o600); err != nil {
 			return written, err
 		}
 		written = append(written, p)

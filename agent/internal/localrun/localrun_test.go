@@ -31,7 +31,12 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	agentBinary = filepath.Join(dir, "vantage-agent")
 	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", agentBinary, "./cmd/vantage-agent")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "the go command is needed to build vantage-agent:", err)
+		return 1
+	}
+	build := exec.Command(goBin, "build", "-o", agentBinary, "./cmd/vantage-agent")
 	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build vantage-agent: %v\n%s", err, out)
