@@ -74,6 +74,21 @@ const FailureSourceAgent = "AGENT"
 // MaxScreenshotBytes bounds CheckResult.screenshot; the agent drops a larger one.
 const MaxScreenshotBytes = 512 << 10
 
+// Bounds of CheckResult.artifacts, a scripted run's files: the script runtime keeps no more
+// (dropping the rest with a line in artifacts_dropped), and the control plane stores no more
+// whatever an agent sends. With the screenshot they keep a result well inside gRPC's 4 MiB
+// message.
+const (
+	// MaxArtifacts bounds how many artifacts one result carries.
+	MaxArtifacts = 20
+	// MaxArtifactsBytes bounds the total size of a result's artifacts' bodies.
+	MaxArtifactsBytes = 2 << 20
+	// MaxArtifactNameBytes bounds an artifact's name; names are one path segment.
+	MaxArtifactNameBytes = 120
+	// MaxArtifactsDropped bounds CheckResult.artifacts_dropped.
+	MaxArtifactsDropped = 20
+)
+
 // Bounds of a result's free text: the agent cuts what it reports to them, and the control
 // plane cuts what it stores to them again, whatever an agent sends.
 const (

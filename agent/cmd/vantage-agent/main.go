@@ -6,6 +6,7 @@
 //	vantage-agent config          print every VANTAGE_* variable with its default
 //	vantage-agent healthcheck     GET this agent's /healthz (the image's HEALTHCHECK)
 //	vantage-agent browser-worker  run one browser check's script (started by the agent itself)
+//	vantage-agent test FILE       run a browser check's script locally (see `vantage-agent test -h`)
 //
 // SIGINT or SIGTERM stops fetching, lets running jobs finish for VANTAGE_SHUTDOWN_TIMEOUT, and
 // hands the rest back to JetStream for immediate redelivery to another agent of the region.
@@ -38,6 +39,7 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
 	"github.com/vantagehq/vantage/agent/internal/config"
 	"github.com/vantagehq/vantage/agent/internal/jobopen"
+	"github.com/vantagehq/vantage/agent/internal/localrun"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
 	"github.com/vantagehq/vantage/agent/internal/sizing"
@@ -59,6 +61,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == localrun.Command {
+		code := localrun.Main(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "vantage-agent:", err)
 		os.Exit(1)
@@ -85,7 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "healthcheck":
 		return healthcheck(ctx, getenv, stdout)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: vantage-agent [run|config|healthcheck|browser-worker]")
+		fmt.Fprintln(stdout, "usage: vantage-agent [run|config|healthcheck|test|browser-worker]")
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (want run, config or healthcheck)", cmd)

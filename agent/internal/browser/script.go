@@ -29,6 +29,12 @@ type ScriptRequest struct {
 	// UserAgent replaces the browser's on every page of the run (the probes' User-Agent, or
 	// the check's own); empty keeps the browser's.
 	UserAgent string
+	// BaseURL is the script's baseURL (pwscript.Options.BaseURL); "" for none.
+	BaseURL string
+	// Timeout is the check's configured timeout, which "Test timeout of …ms exceeded." names;
+	// ctx's deadline, a little shorter once the job has waited, is what bounds the run.
+	// Zero: the time to ctx's deadline.
+	Timeout time.Duration
 }
 
 // ScriptRun is how a scripted check went.
@@ -87,6 +93,7 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 		BrowserContextID: string(s.id), TargetID: string(s.targetID),
 		Program: scriptworker.Program{Filename: prog.Filename, Code: prog.Code, Imports: prog.Imports},
 		Env:     req.Env, Secrets: req.Secrets, DeadlineUnixMs: deadline.UnixMilli(), UserAgent: req.UserAgent,
+		TestTimeoutMs: req.Timeout.Milliseconds(), BaseURL: req.BaseURL,
 		// Well below the cap: the cap counts all of the worker, whose Go runtime maps about twice
 		// the live heap, and the heap is sampled, not checked on every allocation.
 		HeapLimit: uint64(b.cfg.WorkerMemory) / 4,

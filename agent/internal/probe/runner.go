@@ -85,6 +85,10 @@ func Result(r prober.Result) *vantagev1.CheckResult {
 		},
 		Screenshot: r.Screenshot,
 	}
+	for _, a := range r.Artifacts {
+		out.Artifacts = append(out.Artifacts, &vantagev1.Artifact{Name: a.Name, ContentType: a.ContentType, Body: a.Body})
+	}
+	out.ArtifactsDropped = r.ArtifactsDropped
 	for _, s := range r.Steps {
 		out.Steps = append(out.Steps, &vantagev1.Step{Title: s.Title, Location: s.Location, Depth: uint32(s.Depth),
 			StartMs: ms(s.Start), DurationMs: ms(s.Duration), Passed: s.Passed, Error: s.Error})

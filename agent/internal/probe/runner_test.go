@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
 	"github.com/vantagehq/vantage/agent/internal/tlscert"
@@ -109,5 +110,21 @@ func TestRun(t *testing.T) {
 	cancelNow()
 	if res := r.Run(cancelled, tcpJob, 1); res != nil {
 		t.Errorf("cancelled attempt gave a result: %v", res)
+	}
+}
+
+// A scripted run's artifacts and dropped lines reach the CheckResult as the run kept them.
+func TestResultArtifacts(t *testing.T) {
+	t.Parallel()
+	got := probe.Result(prober.Result{Kind: check.Browser, Passing: true, BodyAvailability: prober.BodyNotRecorded,
+		Artifacts: []pwscript.Artifact{
+			{Name: "shots-home.png", ContentType: "image/png", Body: []byte("\x89PNG")},
+			{Name: "note", ContentType: "text/plain", Body: []byte("hi")},
+		},
+		ArtifactsDropped: []string{`artifact "big.png" dropped: a run keeps at most 20 artifacts`}})
+	a := got.GetArtifacts()
+	if len(a) != 2 || a[0].GetName() != "shots-home.png" || a[0].GetContentType() != "image/png" || string(a[0].GetBody()) != "\x89PNG" ||
+		a[1].GetName() != "note" || string(a[1].GetBody()) != "hi" || len(got.GetArtifactsDropped()) != 1 {
+		t.Errorf("artifacts %v, dropped %q", a, got.GetArtifactsDropped())
 	}
 }

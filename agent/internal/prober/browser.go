@@ -251,6 +251,7 @@ func (p *Browser) script(ctx context.Context, job *vantagev1.CheckJob) (Result, 
 	_, ua := p.headers(job)
 	run, err := p.b.RunScript(ctx, browser.ScriptRequest{
 		Source: job.GetBrowser().GetScript(), Env: job.GetEnv(), Secrets: job.GetRedact(), UserAgent: ua,
+		Timeout: time.Duration(job.GetTimeoutMs()) * time.Millisecond,
 	})
 	if err != nil {
 		return agentFailed(ctx, err)
@@ -260,6 +261,9 @@ func (p *Browser) script(ctx context.Context, job *vantagev1.CheckJob) (Result, 
 	res.Timings.Total = run.Duration
 	res.Screenshot = run.Screenshot
 	rep := run.Report
+	if rep != nil {
+		res.Artifacts, res.ArtifactsDropped = rep.Artifacts, rep.ArtifactsDropped
+	}
 	if rep == nil {
 		ft := ScriptError
 		if run.Problem == browser.ProblemTimeout {

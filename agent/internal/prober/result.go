@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 	"github.com/vantagehq/vantage/agent/internal/redact"
 	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/pkg/assert"
@@ -63,6 +64,11 @@ type Result struct {
 	Screenshot []byte
 	// Steps are a scripted browser check's tests and test.steps.
 	Steps []Step
+	// Artifacts are a scripted browser check's kept files (screenshots taken with a path,
+	// testInfo.attach()), within the caps of pkg/wire; ArtifactsDropped says which the caps
+	// dropped.
+	Artifacts        []pwscript.Artifact
+	ArtifactsDropped []string
 }
 
 // Step is one test, hook or test.step of a scripted browser check.

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/proto"
 
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -99,7 +100,33 @@ func (s *session) send(stream vantagev1.AgentService_ConnectClient, buf []*vanta
 		return nil
 	}
 	// The message is marshalled by Send, before it returns: buf may be reused after.
-	return stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Results{Results: &vantagev1.ResultBatch{Results: buf}}})
+	for _, part := range splitBySize(buf, maxBatchBytes) {
+		if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Results{Results: &vantagev1.ResultBatch{Results: part}}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxBatchBytes bounds a ResultBatch message below gRPC's default 4 MiB receive limit: browser
+// results carry a screenshot and artifacts (up to 2.5 MiB together, see pkg/wire), and a batch
+// of them over the limit would be refused — and sent again after the reconnect, forever.
+const maxBatchBytes = 3 << 20
+
+// splitBySize cuts buf into runs of results whose encoded size stays within limit; a result
+// larger than limit on its own goes alone.
+func splitBySize(buf []*vantagev1.ResultEnvelope, limit int) [][]*vantagev1.ResultEnvelope {
+	var parts [][]*vantagev1.ResultEnvelope
+	start, size := 0, 0
+	for i, e := range buf {
+		n := proto.Size(e)
+		if i > start && size+n > limit {
+			parts = append(parts, buf[start:i])
+			start, size = i, 0
+		}
+		size += n
+	}
+	return append(parts, buf[start:])
 }
 
 // errClosing means the session takes no more results: the next session will.

@@ -22,6 +22,9 @@ func redactResult(r *vantagev1.CheckResult, job *vantagev1.CheckJob) {
 	r.ResponseBody = cleanOpt(r.ResponseBody)
 	r.ResultSummary = cleanOpt(r.ResultSummary)
 	r.ParsedResponse = cleanOpt(r.ParsedResponse)
+	for i, line := range r.GetArtifactsDropped() {
+		r.ArtifactsDropped[i] = clean(line)
+	}
 	for _, s := range r.GetSteps() {
 		s.Title = clean(s.Title)
 		s.Error = clean(s.Error)

@@ -37,7 +37,10 @@ func routes(r *gin.Engine, d Deps) {
 	c.DELETE("/:check_id", checks.removeAny)
 	c.POST("/:check_id/move", limit, projects.moveCheck)
 	c.GET("/:check_id/results/:result_id/screenshot", newScreenshotsHandler(d).get) // extension: openapi/checks-browser.yaml
-	c.GET("/:check_id/regions", newRegionsHandler(d).get)                           // extension: openapi/detection.yaml
+	artifacts := newArtifactsHandler(d)
+	c.GET("/:check_id/results/:result_id/artifacts", artifacts.list)      // extension: openapi/artifacts.yaml
+	c.GET("/:check_id/results/:result_id/artifacts/:name", artifacts.get) // extension: openapi/artifacts.yaml
+	c.GET("/:check_id/regions", newRegionsHandler(d).get)                 // extension: openapi/detection.yaml
 	slaReports := newSLAHandler(d)
 	c.GET("/:check_id/sla", slaReports.check)         // extension: openapi/detection.yaml
 	c.GET("/:check_id/timeseries", series.timeseries) // extension: openapi/console.yaml

@@ -282,11 +282,18 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	b.waitFor(`document.querySelector('.seg button[aria-pressed=true]')?.textContent === '7d' && document.querySelector('svg.chart path.series')`)
 
 	b.run(chromedp.Navigate(b.base + "/console/checks/" + flow))
-	b.waitFor(`document.querySelector('.view[data-ready] details.result summary')`)
-	b.run(chromedp.Click(chromedp.CSS(`details.result summary`)))
-	b.waitFor(`document.querySelector('img.screenshot')?.complete && document.querySelector('img.screenshot').naturalWidth > 0`)
-	if step := b.text(`details.result`); !strings.Contains(step, "Failing step") {
+	// Every browser result opens (a passing run may have kept artifacts too); the failed one
+	// shows its screenshot.
+	b.waitFor(`document.querySelector('.view[data-ready] tr.result-fail details.result summary')`)
+	b.run(chromedp.Click(chromedp.CSS(`tr.result-fail details.result summary`)))
+	b.waitFor(`document.querySelector('tr.result-fail img.screenshot')?.complete && document.querySelector('tr.result-fail img.screenshot').naturalWidth > 0`)
+	if step := b.text(`tr.result-fail details.result`); !strings.Contains(step, "Failing step") {
 		t.Errorf("the failed run shows no failing step: %q", step)
+	}
+	// The run's artifacts: a link to each, the image shown.
+	b.waitFor(`document.querySelector('tr.result-fail ul.artifacts img')?.complete && document.querySelector('tr.result-fail ul.artifacts img').naturalWidth > 0`)
+	if files := b.text(`tr.result-fail ul.artifacts`); !strings.Contains(files, "shots-cart.png") || !strings.Contains(files, "notes.txt") {
+		t.Errorf("the artifacts list shows %q", files)
 	}
 	b.screenshot(dir, "browser-result.png")
 

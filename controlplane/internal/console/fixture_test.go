@@ -72,6 +72,11 @@ func (s *site) ingestHistory(org uuid.UUID, checkID string, h history) {
 		}
 		if lastFailed != nil && at.Equal(now) && h.screenshot != nil {
 			lastFailed.Screenshot = h.screenshot
+			// What the script kept: a screenshot taken with a path and a text attachment.
+			lastFailed.Artifacts = []store.Artifact{
+				{Name: "shots-cart.png", ContentType: "image/png", Body: h.screenshot},
+				{Name: "notes.txt", ContentType: "text/plain", Body: []byte("cart id 42")},
+			}
 		}
 		if _, err := ev.IngestBatch(context.Background(), rows); err != nil {
 			s.t.Fatal(err)

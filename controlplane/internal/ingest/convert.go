@@ -169,7 +169,9 @@ func toRow(res *vantagev1.CheckResult, regions []string) (store.ResultRow, error
 	}
 	shot, dropped := screenshot(res.GetScreenshot())
 	r.Screenshot = shot
-	if r.Details, err = details(res, dropped, truncated); err != nil {
+	var artifactsDropped []string
+	r.Artifacts, artifactsDropped = artifacts(res)
+	if r.Details, err = details(res, dropped, truncated, artifactsDropped); err != nil {
 		return r, err
 	}
 	return r, nil
@@ -203,6 +205,9 @@ type resultDetails struct {
 	Steps []resultStep `json:"steps,omitempty"`
 	// ScreenshotDropped says why a screenshot the agent sent was not stored.
 	ScreenshotDropped string `json:"screenshot_dropped,omitempty"`
+	// ArtifactsDropped says, a line each, which artifacts of a scripted run were not stored
+	// (the run's caps on the agent, or this side's checks).
+	ArtifactsDropped []string `json:"artifacts_dropped,omitempty"`
 	// Truncated names the fields cut to their bound (capped) when stored.
 	Truncated []string `json:"truncated,omitempty"`
 	// The extension kinds' observations, each only on results of its kind.
@@ -243,11 +248,12 @@ type assertionOutcome struct {
 	Message    string `json:"message,omitempty"`
 }
 
-func details(res *vantagev1.CheckResult, screenshotDropped string, truncated []string) ([]byte, error) {
+func details(res *vantagev1.CheckResult, screenshotDropped string, truncated, artifactsDropped []string) ([]byte, error) {
 	d := resultDetails{
 		AgentID:           cleanString(res.GetAgentId()),
 		ScheduledAt:       time.UnixMilli(res.GetScheduledAtUnixMs()).UTC(),
 		ScreenshotDropped: screenshotDropped,
+		ArtifactsDropped:  artifactsDropped,
 		Truncated:         truncated,
 	}
 	if k := res.GetKind(); k != vantagev1.CheckKind_CHECK_KIND_UNSPECIFIED {

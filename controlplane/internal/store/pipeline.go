@@ -49,6 +49,7 @@ type ResultRow struct {
 	FirstByteTimeMs  *float64        // likewise
 	Details          json.RawMessage // timings, TLS expiry, assertion outcomes, agent; nil for NULL
 	Screenshot       []byte          // a browser run's page at the failure (PNG or JPEG); nil for NULL
+	Artifacts        []Artifact      // a scripted browser run's files, in the order it kept them
 	// NotRunReason, when set, says the agent did not run the job and why (SkipExpired,
 	// SkipShutdown, SkipShed), or that its result came too late (SkipLate): the row is
 	// recorded in skipped_runs, not in check_results, and not judged.
@@ -310,6 +311,10 @@ func copyResults(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) error
 	params := make([]dbsqlc.CopyResultsParams, len(rows))
 	for i := range rows {
 		r := &rows[i]
+		index, blob, err := encodeArtifacts(r.Artifacts)
+		if err != nil {
+			return err
+		}
 		params[i] = dbsqlc.CopyResultsParams{ID: r.ID, OrgID: r.OrgID, CheckID: r.CheckID, JobID: r.JobID,
 			Region: r.Region, AttemptNumber: r.AttemptNumber, IsFinalAttempt: r.IsFinalAttempt,
 			CheckedAt: r.CheckedAt, DispatchedAt: r.DispatchedAt, Passing: r.Passing, ResponseTimeMs: r.ResponseTimeMs,
@@ -317,7 +322,7 @@ func copyResults(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) error
 			ResultSummary: r.ResultSummary, FailureSource: r.FailureSource, FailureType: r.FailureType,
 			DnsStatus: r.DNSStatus, Resolver: r.Resolver, ParsedResponse: r.ParsedResponse, TcpStatus: r.TCPStatus,
 			DnsTimeMs: r.DNSTimeMs, ConnectTimeMs: r.ConnectTimeMs, DataTimeMs: r.DataTimeMs, Details: r.Details,
-			Screenshot: r.Screenshot}
+			Screenshot: r.Screenshot, ArtifactIndex: index, Artifacts: blob}
 	}
 	n, err := q.CopyResults(ctx, params)
 	if err != nil {

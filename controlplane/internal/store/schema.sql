@@ -211,7 +211,9 @@ CREATE TABLE public.check_results (
     connect_time_ms double precision,
     data_time_ms double precision,
     details jsonb,
-    screenshot bytea
+    screenshot bytea,
+    artifact_index jsonb,
+    artifacts bytea
 )
 PARTITION BY RANGE (checked_at);
 
@@ -241,7 +243,9 @@ CREATE TABLE public.check_results_default (
     connect_time_ms double precision,
     data_time_ms double precision,
     details jsonb,
-    screenshot bytea
+    screenshot bytea,
+    artifact_index jsonb,
+    artifacts bytea
 );
 
 CREATE TABLE public.check_rollups (

@@ -353,6 +353,12 @@ type CheckResult struct {
 	// connection and from the message sent to the matching reply.
 	WebsocketOpenMs  *float64 `protobuf:"fixed64,48,opt,name=websocket_open_ms,json=websocketOpenMs,proto3,oneof" json:"websocket_open_ms,omitempty"`
 	WebsocketReplyMs *float64 `protobuf:"fixed64,49,opt,name=websocket_reply_ms,json=websocketReplyMs,proto3,oneof" json:"websocket_reply_ms,omitempty"`
+	// Scripted browser runs: the files the script kept (screenshots taken with a path,
+	// testInfo.attach()), within the caps of pkg/wire (MaxArtifacts, MaxArtifactsBytes).
+	Artifacts []*Artifact `protobuf:"bytes,32,rep,name=artifacts,proto3" json:"artifacts,omitempty"`
+	// Scripted browser runs: a line for each artifact dropped because of the caps, so that a
+	// missing artifact is never a mystery.
+	ArtifactsDropped []string `protobuf:"bytes,33,rep,name=artifacts_dropped,json=artifactsDropped,proto3" json:"artifacts_dropped,omitempty"`
 	// The certificate chain a TLS-speaking check was served (uptime checks on https:), recorded
 	// whether or not the check verifies TLS; unset when no TLS handshake got a certificate.
 	TlsChain      *TLSChain `protobuf:"bytes,35,opt,name=tls_chain,json=tlsChain,proto3" json:"tls_chain,omitempty"`
@@ -677,6 +683,20 @@ func (x *CheckResult) GetWebsocketReplyMs() float64 {
 	return 0
 }
 
+func (x *CheckResult) GetArtifacts() []*Artifact {
+	if x != nil {
+		return x.Artifacts
+	}
+	return nil
+}
+
+func (x *CheckResult) GetArtifactsDropped() []string {
+	if x != nil {
+		return x.ArtifactsDropped
+	}
+	return nil
+}
+
 func (x *CheckResult) GetTlsChain() *TLSChain {
 	if x != nil {
 		return x.TlsChain
@@ -838,6 +858,71 @@ func (x *TLSCertificate) GetSha256() string {
 	return ""
 }
 
+// Artifact is a file a scripted browser run kept, stored with its result.
+type Artifact struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique within the result: a flattened relative path ("shots-home.png") or an
+	// attachment's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// As the script declared it (or inferred from the name); the control plane serves it as
+	// an attachment whatever it says.
+	ContentType   string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Body          []byte `protobuf:"bytes,3,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Artifact) Reset() {
+	*x = Artifact{}
+	mi := &file_vantage_v1_result_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Artifact) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Artifact) ProtoMessage() {}
+
+func (x *Artifact) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_result_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Artifact.ProtoReflect.Descriptor instead.
+func (*Artifact) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_result_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Artifact) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Artifact) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *Artifact) GetBody() []byte {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
 var File_vantage_v1_result_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_result_proto_rawDesc = "" +
@@ -876,7 +961,7 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\tassertion\x18\x01 \x01(\v2\x15.vantage.v1.AssertionR\tassertion\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
 	"\x06actual\x18\x03 \x01(\tR\x06actual\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"\xc5\x10\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"\xa6\x11\n" +
 	"\vCheckResult\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -927,7 +1012,9 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\vgrpc_status\x18/ \x01(\tH\x11R\n" +
 	"grpcStatus\x88\x01\x01\x12/\n" +
 	"\x11websocket_open_ms\x180 \x01(\x01H\x12R\x0fwebsocketOpenMs\x88\x01\x01\x121\n" +
-	"\x12websocket_reply_ms\x181 \x01(\x01H\x13R\x10websocketReplyMs\x88\x01\x01\x121\n" +
+	"\x12websocket_reply_ms\x181 \x01(\x01H\x13R\x10websocketReplyMs\x88\x01\x01\x122\n" +
+	"\tartifacts\x18  \x03(\v2\x14.vantage.v1.ArtifactR\tartifacts\x12+\n" +
+	"\x11artifacts_dropped\x18! \x03(\tR\x10artifactsDropped\x121\n" +
 	"\ttls_chain\x18# \x01(\v2\x14.vantage.v1.TLSChainR\btlsChainB\x10\n" +
 	"\x0e_response_codeB\x10\n" +
 	"\x0e_response_bodyB\x11\n" +
@@ -961,7 +1048,11 @@ const file_vantage_v1_result_proto_rawDesc = "" +
 	"\x04sans\x18\x03 \x03(\tR\x04sans\x12+\n" +
 	"\x12not_before_unix_ms\x18\x04 \x01(\x03R\x0fnotBeforeUnixMs\x12)\n" +
 	"\x11not_after_unix_ms\x18\x05 \x01(\x03R\x0enotAfterUnixMs\x12\x16\n" +
-	"\x06sha256\x18\x06 \x01(\tR\x06sha256B9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
+	"\x06sha256\x18\x06 \x01(\tR\x06sha256\"U\n" +
+	"\bArtifact\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04body\x18\x03 \x01(\fR\x04bodyB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
 
 var (
 	file_vantage_v1_result_proto_rawDescOnce sync.Once
@@ -975,7 +1066,7 @@ func file_vantage_v1_result_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_result_proto_rawDescData
 }
 
-var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_vantage_v1_result_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_vantage_v1_result_proto_goTypes = []any{
 	(*Timings)(nil),          // 0: vantage.v1.Timings
 	(*Step)(nil),             // 1: vantage.v1.Step
@@ -983,22 +1074,24 @@ var file_vantage_v1_result_proto_goTypes = []any{
 	(*CheckResult)(nil),      // 3: vantage.v1.CheckResult
 	(*TLSChain)(nil),         // 4: vantage.v1.TLSChain
 	(*TLSCertificate)(nil),   // 5: vantage.v1.TLSCertificate
-	(*Assertion)(nil),        // 6: vantage.v1.Assertion
-	(CheckKind)(0),           // 7: vantage.v1.CheckKind
+	(*Artifact)(nil),         // 6: vantage.v1.Artifact
+	(*Assertion)(nil),        // 7: vantage.v1.Assertion
+	(CheckKind)(0),           // 8: vantage.v1.CheckKind
 }
 var file_vantage_v1_result_proto_depIdxs = []int32{
-	6, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
-	7, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
+	7, // 0: vantage.v1.AssertionOutcome.assertion:type_name -> vantage.v1.Assertion
+	8, // 1: vantage.v1.CheckResult.kind:type_name -> vantage.v1.CheckKind
 	0, // 2: vantage.v1.CheckResult.timings:type_name -> vantage.v1.Timings
 	2, // 3: vantage.v1.CheckResult.assertions:type_name -> vantage.v1.AssertionOutcome
 	1, // 4: vantage.v1.CheckResult.steps:type_name -> vantage.v1.Step
-	4, // 5: vantage.v1.CheckResult.tls_chain:type_name -> vantage.v1.TLSChain
-	5, // 6: vantage.v1.TLSChain.certificates:type_name -> vantage.v1.TLSCertificate
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	6, // 5: vantage.v1.CheckResult.artifacts:type_name -> vantage.v1.Artifact
+	4, // 6: vantage.v1.CheckResult.tls_chain:type_name -> vantage.v1.TLSChain
+	5, // 7: vantage.v1.TLSChain.certificates:type_name -> vantage.v1.TLSCertificate
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_result_proto_init() }
@@ -1015,7 +1108,7 @@ func file_vantage_v1_result_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_result_proto_rawDesc), len(file_vantage_v1_result_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

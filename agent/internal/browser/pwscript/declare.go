@@ -324,30 +324,6 @@ func (r *run) hookFunction(kind string) func(goja.FunctionCall) goja.Value {
 	}
 }
 
-// testInfo is the second argument of a test body and hook, and test.info().
-func (r *run) testInfo() goja.Value {
-	if r.cur == nil {
-		panic(r.typeError("test.info() can only be called while a test is running"))
-	}
-	title, titlePath := "", []any{}
-	if t := r.cur.test; t != nil {
-		title = t.title
-		for _, p := range t.titlePath() {
-			titlePath = append(titlePath, p)
-		}
-	}
-	return r.object("testInfo", map[string]any{
-		"title": title, "titlePath": titlePath, "file": r.prog.Filename, "retry": 0, "repeatEachIndex": 0,
-		"workerIndex": 0, "parallelIndex": 0, "project": r.object("testInfo.project", map[string]any{"name": "chromium"}),
-		"timeout":     r.budget().Milliseconds(),
-		"annotations": r.vm.NewArray(),
-		"setTimeout": func(call goja.FunctionCall) goja.Value {
-			r.cur.setTimeout(time.Duration(call.Argument(0).ToFloat() * float64(time.Millisecond)))
-			return goja.Undefined()
-		},
-	})
-}
-
 func (r *run) fixtureError(name string) string {
 	if ref, ok := browserscript.RefusedObject(name); ok {
 		return ref.Message()

@@ -19,7 +19,7 @@ type testRun struct {
 	start      time.Time
 	deadline   time.Time
 	timeout    time.Duration // the test's time as messages name it: test.setTimeout's, or runTime
-	runTime    time.Duration // the tests' share of the run's time
+	runTime    time.Duration // the run's configured timeout (Options.TestTimeout), which messages name
 	limit      time.Time     // the run's deadline for tests
 	parent     context.Context
 	root       *stepRec
@@ -167,6 +167,7 @@ func (r *run) runTests(rep *Report) {
 		tr.end()
 		r.cur = nil
 		tres := r.testReport(tr, skipped)
+		tres.Annotations = r.annotationsOf(tr)
 		rep.Tests = append(rep.Tests, tres)
 		if tres.Status == StatusFailed || tres.Status == StatusTimedOut {
 			if rep.Failure == nil {
@@ -186,7 +187,7 @@ func (r *run) runTests(rep *Report) {
 }
 
 func (r *run) newTestRun(t *testCase) *testRun {
-	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.testDeadline.Sub(r.start).Round(time.Millisecond), parent: r.pageTab, root: &stepRec{}}
+	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.budget(), parent: r.pageTab, root: &stepRec{}}
 	tr.step = tr.root
 	timeout := t.timeout
 	for s := t.parent; s != nil && timeout == 0; s = s.parent {
@@ -248,7 +249,7 @@ func (r *run) fixtures() goja.Value {
 	target := r.vm.NewObject()
 	for k, v := range map[string]any{
 		"page": r.pageObj, "context": r.contextObj, "browserName": "chromium", "headless": true, "isMobile": false,
-		"baseURL": goja.Undefined(), "channel": goja.Undefined(),
+		"baseURL": r.baseURLValue(), "channel": goja.Undefined(),
 	} {
 		must(target.Set(k, v))
 	}
@@ -312,6 +313,7 @@ func (r *run) fail(tr *testRun, f *Failure) {
 	if f.Step == "" {
 		f.Step = strings.Join(append(tr.test.titlePath(), f.stepPath...), " › ")
 	}
+	asTestTimeout(tr, f)
 	tr.failure = f
 }
 

@@ -147,11 +147,8 @@ func (r *run) webFirst(spec matcherSpec, opts map[string]goja.Value, check webCh
 		if spec.negated {
 			negation = "not "
 		}
-		subject := ""
-		if spec.loc != nil {
-			subject = " " + spec.loc.desc
-		}
-		fmt.Fprintf(&msg, "\nCall log:\n  - Expect \"%s%s\"%s with timeout %dms", negation, spec.name, subject, b.own.Milliseconds())
+		// Playwright's call log names the matcher here and the locator on the next line.
+		fmt.Fprintf(&msg, "\nCall log:\n  - Expect \"%s%s\" with timeout %dms", negation, spec.name, b.own.Milliseconds())
 		if spec.loc != nil {
 			fmt.Fprintf(&msg, "\n  - waiting for %s", spec.loc.desc)
 		}

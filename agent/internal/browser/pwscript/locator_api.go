@@ -38,6 +38,7 @@ func (r *run) locatorObject(l *locator) *goja.Object {
 	r.addActions(m, l)
 	r.addLocatorExtras(m, l)
 	r.addAria(m, l)
+	r.addLocatorScreenshot(m, l)
 	obj := r.object("locator", m)
 	r.locators[obj] = l
 	return obj

@@ -43,7 +43,7 @@ func (r *run) pageObject() *goja.Object {
 		return r.async("page.goto("+jsQuote(target)+")", "pw:api", func(ctx context.Context) (any, error) {
 			ctx, cancel, own := b.bound(ctx)
 			defer cancel()
-			return r.navigate(ctx, b, own, target, state)
+			return r.navigate(ctx, b, own, r.resolveURL(target), state)
 		})
 	}
 	history := func(name string, delta int) func(goja.FunctionCall) goja.Value {
@@ -160,17 +160,8 @@ func (r *run) pageObject() *goja.Object {
 	}
 	m["screenshot"] = func(call goja.FunctionCall) goja.Value {
 		opts := r.options(r.argObject(call, 0, "page.screenshot"), "page.screenshot", "fullPage", "type", "quality", "timeout", "path", "animations", "caret", "scale")
-		if _, ok := opts["path"]; ok {
-			panic(r.notSupported("page.screenshot({ path }) — scripts have no file system; use the returned bytes"))
-		}
 		full := opts["fullPage"] != nil && opts["fullPage"].ToBoolean()
-		format, quality := page.CaptureScreenshotFormatPng, int64(0)
-		if t, ok := opts["type"]; ok && t.String() == "jpeg" {
-			format, quality = page.CaptureScreenshotFormatJpeg, 80
-		}
-		if q, ok := opts["quality"]; ok {
-			quality = q.ToInteger()
-		}
+		format, quality, name := r.screenshotFormat(opts, "page.screenshot")
 		b := r.actionBudget(opts)
 		return r.async("page.screenshot()", "pw:api", func(ctx context.Context) (any, error) {
 			ctx, cancel, own := b.bound(ctx)
@@ -179,7 +170,7 @@ func (r *run) pageObject() *goja.Object {
 			if err != nil {
 				return nil, timedOut(ctx, err, "page.screenshot", b, own)
 			}
-			return bytesResult(img), nil
+			return r.screenshotResult(img, name, format), nil
 		})
 	}
 	m["setViewportSize"] = func(call goja.FunctionCall) goja.Value {

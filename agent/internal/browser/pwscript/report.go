@@ -22,6 +22,11 @@ type Report struct {
 	Screenshot []byte
 	// Summary is one line for the check's result_summary.
 	Summary string
+	// Artifacts are the files the run kept (screenshots taken with a path, testInfo.attach()),
+	// within Options.ArtifactMaxBytes and ArtifactMaxCount; text ones have secrets redacted.
+	Artifacts []Artifact `json:",omitempty"`
+	// ArtifactsDropped says, a line each, which artifacts the caps dropped.
+	ArtifactsDropped []string `json:",omitempty"`
 	// Console holds the script's console output (capped), secrets redacted.
 	Console []string
 	// Duration is the time the whole run took.
@@ -38,6 +43,8 @@ type TestReport struct {
 	Steps []StepReport
 	// Error is the failure message of a failed test.
 	Error string
+	// Annotations are what the test pushed to testInfo.annotations.
+	Annotations []Annotation `json:",omitempty"`
 }
 
 // Status is a test's outcome, with Playwright's names.
@@ -218,5 +225,9 @@ func redactReport(rep *Report, redact func(string) string) {
 		t := &rep.Tests[i]
 		t.Title, t.Error = redact(t.Title), redact(t.Error)
 		steps(t.Steps)
+		for j := range t.Annotations {
+			t.Annotations[j].Type, t.Annotations[j].Description = redact(t.Annotations[j].Type), redact(t.Annotations[j].Description)
+		}
 	}
+	redactArtifacts(rep, redact)
 }

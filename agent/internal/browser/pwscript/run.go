@@ -47,6 +47,19 @@ type Options struct {
 	// so that every test reaches the network under the outbound address policy. Default "":
 	// no proxy.
 	ContextProxy string
+	// BaseURL is the baseURL fixture: page.goto resolves a relative URL against it, as
+	// Playwright's does. Default "": none (the fixture is undefined).
+	BaseURL string
+	// TestTimeout is the timeout messages name ("Test timeout of 20000ms exceeded.") for a
+	// test that sets none of its own: the check's configured timeout. The tests themselves
+	// end a little earlier (see Timeout), but a message must name what the user configured,
+	// not the run's internal deadline. Default: Timeout.
+	TestTimeout time.Duration
+	// ArtifactMaxBytes caps the total size of the run's artifacts (screenshots taken with a
+	// path, testInfo.attach()); ArtifactMaxCount caps their number. An artifact over a cap is
+	// dropped with a line in Report.ArtifactsDropped. Defaults DefaultArtifactMaxBytes and
+	// DefaultArtifactMaxCount.
+	ArtifactMaxBytes, ArtifactMaxCount int
 	// HeapLimit, when set, interrupts the script once the process's Go heap exceeds it, so
 	// that a runaway allocation ends with a clear message. The heap is the whole process's:
 	// set it only where the process runs one script at a time (the agent's script worker,
@@ -64,6 +77,15 @@ func (o *Options) applyDefaults(ctx context.Context, now time.Time) {
 		if d, ok := ctx.Deadline(); ok {
 			o.Timeout = d.Sub(now)
 		}
+	}
+	if o.TestTimeout <= 0 {
+		o.TestTimeout = o.Timeout
+	}
+	if o.ArtifactMaxBytes <= 0 {
+		o.ArtifactMaxBytes = DefaultArtifactMaxBytes
+	}
+	if o.ArtifactMaxCount <= 0 {
+		o.ArtifactMaxCount = DefaultArtifactMaxCount
 	}
 	if o.ExpectTimeout <= 0 {
 		o.ExpectTimeout = 5 * time.Second
@@ -115,6 +137,9 @@ type run struct {
 	unhandled    []*goja.Promise
 	timerSeq     int64
 	jsonParse    goja.Callable
+
+	artifacts artifactSet                 // screenshots with a path, testInfo.attach()
+	infos     map[*testRun]*testInfoState // the testInfo of the tests that asked for it
 }
 
 // Run runs the tests of prog on the page of ctx, a chromedp context for a tab of its own (in
@@ -149,7 +174,9 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 		vm: vm, loop: newLoop(vm), prog: prog, opts: opts, base: opts, redact: redact,
 		tab: tab, start: start, testDeadline: deadline.Add(-reserve),
 		errs: map[*goja.Object]*scriptError{}, fixtureNames: map[string]bool{}, locators: map[*goja.Object]*locator{}, skips: map[*goja.Object]string{},
+		artifacts: artifactSet{maxBytes: opts.ArtifactMaxBytes, maxCount: opts.ArtifactMaxCount},
 	}
+	defer func() { rep.Artifacts, rep.ArtifactsDropped = r.artifacts.kept, r.artifacts.dropped }()
 	// A script stuck in JavaScript (while (true) {}) never yields to the loop: interrupt it
 	// once the tests' time is up, or when the caller ends the run.
 	stopWatch := context.AfterFunc(tab, func() { vm.Interrupt(errInterrupted) })
@@ -290,5 +317,5 @@ func (r *run) failureOfValue(v goja.Value) *Failure {
 	return &Failure{Message: r.format(v), Cause: CauseScript}
 }
 
-// budget is the run's time, as a test timeout in messages.
-func (r *run) budget() time.Duration { return r.opts.Timeout.Round(time.Millisecond) }
+// budget is the run's time, as a test timeout in messages: the configured one.
+func (r *run) budget() time.Duration { return r.opts.TestTimeout.Round(time.Millisecond) }

@@ -59,13 +59,13 @@ func TestSandbox(t *testing.T) {
 			name:    "a timer beyond the deadline",
 			script:  "test('t', async () => {\n  await new Promise((r) => setTimeout(r, 60000))\n})",
 			timeout: 2 * time.Second, within: 2500 * time.Millisecond,
-			message: []string{"Test timeout of 1000ms exceeded.", "Pending timers:", "setTimeout(…, 60000) at sandbox.spec.ts:3:"}, cause: CauseTimeout,
+			message: []string{"Test timeout of 2000ms exceeded.", "Pending timers:", "setTimeout(…, 60000) at sandbox.spec.ts:3:"}, cause: CauseTimeout,
 		},
 		{
 			name:    "an action beyond the deadline",
 			script:  "test('t', async ({ page }) => {\n  await page.goto(process.env.BASE_URL + '/slow?ms=60000')\n})",
 			timeout: 2 * time.Second, within: 2500 * time.Millisecond,
-			message: []string{"page.goto: Test timeout of 1000ms exceeded.", `navigating to "http`}, cause: CauseTimeout,
+			message: []string{"page.goto: Test timeout of 2000ms exceeded.", `navigating to "http`}, cause: CauseTimeout,
 		},
 		{
 			name:    "only the check's variables, secrets redacted",

@@ -53,6 +53,11 @@ type Input struct {
 	// ProxyServer is the egress proxy of the check's browser context, for the browser contexts
 	// the run opens for its later tests (each test gets a fresh one); empty: none.
 	ProxyServer string `json:"proxy_server"`
+	// TestTimeoutMs is the check's configured timeout, named by timeout messages
+	// (pwscript.Options.TestTimeout). 0: the time left to the deadline.
+	TestTimeoutMs int64 `json:"test_timeout_ms"`
+	// BaseURL is the script's baseURL (pwscript.Options.BaseURL); "" for none.
+	BaseURL string `json:"base_url"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -96,7 +101,8 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	defer cancel()
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
 	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
-		HeapLimit: in.HeapLimit, UserAgent: in.UserAgent, ContextProxy: in.ProxyServer})
+		HeapLimit: in.HeapLimit, UserAgent: in.UserAgent, ContextProxy: in.ProxyServer,
+		TestTimeout: time.Duration(in.TestTimeoutMs) * time.Millisecond, BaseURL: in.BaseURL})
 	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
 		return 2

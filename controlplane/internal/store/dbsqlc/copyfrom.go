@@ -55,6 +55,8 @@ func (r iteratorForCopyResults) Values() ([]interface{}, error) {
 		r.rows[0].DataTimeMs,
 		r.rows[0].Details,
 		r.rows[0].Screenshot,
+		r.rows[0].ArtifactIndex,
+		r.rows[0].Artifacts,
 	}, nil
 }
 
@@ -63,5 +65,5 @@ func (r iteratorForCopyResults) Err() error {
 }
 
 func (q *Queries) CopyResults(ctx context.Context, arg []CopyResultsParams) (int64, error) {
-	return q.db.CopyFrom(ctx, []string{"check_results"}, []string{"id", "org_id", "check_id", "job_id", "region", "attempt_number", "is_final_attempt", "checked_at", "dispatched_at", "passing", "response_time_ms", "response_code", "response_body", "body_availability", "result_summary", "failure_source", "failure_type", "dns_status", "resolver", "parsed_response", "tcp_status", "dns_time_ms", "connect_time_ms", "data_time_ms", "details", "screenshot"}, &iteratorForCopyResults{rows: arg})
+	return q.db.CopyFrom(ctx, []string{"check_results"}, []string{"id", "org_id", "check_id", "job_id", "region", "attempt_number", "is_final_attempt", "checked_at", "dispatched_at", "passing", "response_time_ms", "response_code", "response_body", "body_availability", "result_summary", "failure_source", "failure_type", "dns_status", "resolver", "parsed_response", "tcp_status", "dns_time_ms", "connect_time_ms", "data_time_ms", "details", "screenshot", "artifact_index", "artifacts"}, &iteratorForCopyResults{rows: arg})
 }

@@ -198,6 +198,8 @@ type CheckResult struct {
 	DataTimeMs       *float64
 	Details          json.RawMessage
 	Screenshot       []byte
+	ArtifactIndex    json.RawMessage
+	Artifacts        []byte
 }
 
 type CheckResultsDefault struct {

@@ -66,6 +66,8 @@ type CopyResultsParams struct {
 	DataTimeMs       *float64
 	Details          json.RawMessage
 	Screenshot       []byte
+	ArtifactIndex    json.RawMessage
+	Artifacts        []byte
 }
 
 const countVerdicts = `-- name: CountVerdicts :exec

@@ -47,11 +47,13 @@ FOR NO KEY UPDATE OF p SKIP LOCKED;
 INSERT INTO check_results (id, org_id, check_id, job_id, region, attempt_number, is_final_attempt,
     checked_at, dispatched_at, passing, response_time_ms, response_code, response_body,
     body_availability, result_summary, failure_source, failure_type, dns_status, resolver,
-    parsed_response, tcp_status, dns_time_ms, connect_time_ms, data_time_ms, details, screenshot)
+    parsed_response, tcp_status, dns_time_ms, connect_time_ms, data_time_ms, details, screenshot,
+    artifact_index, artifacts)
 VALUES (@id, @org_id, @check_id, @job_id, @region, @attempt_number, @is_final_attempt,
     @checked_at, @dispatched_at, @passing, @response_time_ms, @response_code, @response_body,
     @body_availability, @result_summary, @failure_source, @failure_type, @dns_status, @resolver,
-    @parsed_response, @tcp_status, @dns_time_ms, @connect_time_ms, @data_time_ms, @details, @screenshot);
+    @parsed_response, @tcp_status, @dns_time_ms, @connect_time_ms, @data_time_ms, @details, @screenshot,
+    @artifact_index, @artifacts);
 
 -- name: PendingRuns :many
 SELECT r.* FROM check_runs r

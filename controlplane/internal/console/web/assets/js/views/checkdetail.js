@@ -277,7 +277,7 @@ async function drawResults(p, check, typed, base, ctx) {
     clear(p.slot, h('div', { class: 'table-wrap' }, h('table', { class: 'data results' },
       h('caption', { class: 'sr-only' }, 'Recent results, newest first'),
       h('thead', {}, h('tr', {}, ['Checked', 'Region', 'Result', 'Time', 'Summary'].map((t, i) => h('th', { scope: 'col', class: i === 3 ? 'num' : null }, t)))),
-      h('tbody', {}, list.map((r) => resultRow(r, check, base))))));
+      h('tbody', {}, list.map((r) => resultRow(r, check, base, ctx))))));
   } catch (err) {
     if (err.name !== 'AbortError') clear(p.slot, errorBox(err));
   }
@@ -302,25 +302,30 @@ function certificateDetails(c) {
     ])));
 }
 
-function resultRow(r, check, base) {
+function resultRow(r, check, base, ctx) {
   const failed = r.passing === false;
   const summary = r.result_summary || r.failure_type || (r.response_code ? `HTTP ${r.response_code}` : '') || r.dns_status || '';
   const observed = observations(r);
   let detail = observed ? [summary, ' ', h('span', { class: 'muted' }, observed)] : summary;
-  if (failed && check.check_type === 'BROWSER') {
+  if (check.check_type === 'BROWSER') {
     const shot = h('div', {});
+    const files = h('div', {});
+    const resultBase = `${base}/results/${encodeURIComponent(r.id)}`;
     detail = h('details', {
       class: 'result',
       ontoggle: (e) => {
-        if (!e.target.open || shot.childElementCount) return;
-        const img = h('img', {
-          class: 'screenshot', alt: `The page when the run failed: ${summary}`, loading: 'lazy',
-          src: `${base}/results/${encodeURIComponent(r.id)}/screenshot`,
-        });
-        img.addEventListener('error', () => img.replaceWith(h('p', { class: 'muted' }, 'This run kept no screenshot.')));
-        shot.append(img);
+        if (!e.target.open || shot.childElementCount || files.childElementCount) return;
+        if (failed) {
+          const img = h('img', {
+            class: 'screenshot', alt: `The page when the run failed: ${summary}`, loading: 'lazy',
+            src: `${resultBase}/screenshot`,
+          });
+          img.addEventListener('error', () => img.replaceWith(h('p', { class: 'muted' }, 'This run kept no screenshot.')));
+          shot.append(img);
+        }
+        artifacts(ctx, resultBase, files);
       },
-    }, h('summary', {}, summary || 'Failed'), failingStep(r), shot);
+    }, h('summary', {}, summary || (failed ? 'Failed' : 'Passed')), failingStep(r), shot, files);
   }
   if (r.tls_certificate) detail = h('div', {}, detail, certificateDetails(r.tls_certificate));
   return h('tr', { class: failed ? 'result-fail' : null },
@@ -343,6 +348,27 @@ function observations(r) {
     return `opened in ${n(r.websocket_open_ms)} ms` + (r.websocket_reply_ms != null ? `, reply after ${n(r.websocket_reply_ms)} ms` : '');
   }
   return '';
+}
+
+// artifacts lists the files a scripted run kept (screenshots with a path, testInfo.attach()):
+// a link to each, and the images themselves.
+async function artifacts(ctx, resultBase, slot) {
+  let list;
+  try {
+    list = await ctx.api.get(`${resultBase}/artifacts`, undefined, { signal: ctx.signal });
+  } catch (err) {
+    if (err.name !== 'AbortError') clear(slot, errorBox(err));
+    return;
+  }
+  if (!list || !list.length) return;
+  clear(slot, h('h4', {}, 'Artifacts'), h('ul', { class: 'artifacts' }, list.map((a) => {
+    const href = `${resultBase}/artifacts/${encodeURIComponent(a.name)}`;
+    const image = /^image\/(png|jpeg|gif|webp)$/.test(a.content_type);
+    return h('li', {},
+      h('a', { href, target: '_blank', rel: 'noopener' }, a.name),
+      h('span', { class: 'muted' }, ` ${a.content_type}, ${a.size.toLocaleString()} bytes`),
+      image ? h('img', { class: 'screenshot', alt: `Artifact ${a.name}`, loading: 'lazy', src: href }) : null);
+  })));
 }
 
 // failingStep shows the step of a browser script that failed, when the summary names one.
