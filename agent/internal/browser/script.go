@@ -89,7 +89,8 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 		Env:     req.Env, Secrets: req.Secrets, DeadlineUnixMs: deadline.UnixMilli(), UserAgent: req.UserAgent,
 		// Well below the cap: the cap counts all of the worker, whose Go runtime maps about twice
 		// the live heap, and the heap is sampled, not checked on every allocation.
-		HeapLimit: uint64(b.cfg.WorkerMemory) / 4,
+		HeapLimit:            uint64(b.cfg.WorkerMemory) / 4,
+		AllowPrivateRequests: !b.cfg.BlockPrivateTargets,
 	}
 	var run *ScriptRun
 	if w, err := b.takeWorker(s.inst); err != nil {

@@ -339,5 +339,8 @@ func (r *run) testInfo() goja.Value {
 }
 
 func (r *run) fixtureError(name string) string {
+	if r.opts.RequestOnly {
+		return requestOnlyFixtureError(name)
+	}
 	return fmt.Sprintf("not supported: the %s fixture — a browser check test gets { page } (one page in a fresh browser context)", name)
 }

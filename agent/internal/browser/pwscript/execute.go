@@ -53,21 +53,23 @@ func (t *testRun) end() {
 
 // runTests runs the selected tests in order and fills rep.
 func (r *run) runTests(rep *Report) {
-	bp, err := newBrowserPage(r.tab, r.opts)
-	if err != nil {
-		rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
-		return
-	}
-	defer bp.close()
-	defer func() {
-		// Whatever the tests made of it, a page reaching for the agent's files (or another
-		// non-web URL) fails the run (the agent's browser refused the load).
-		if u := bp.refusal(); u != "" {
-			rep.Refuse(NotAllowed(u))
+	if !r.opts.RequestOnly {
+		bp, err := newBrowserPage(r.tab, r.opts)
+		if err != nil {
+			rep.Failure = &Failure{Message: "the browser page could not be prepared: " + err.Error(), Cause: CauseBrowser}
+			return
 		}
-	}()
-	r.browser = bp
-	r.pageObj = r.pageObject()
+		defer bp.close()
+		defer func() {
+			// Whatever the tests made of it, a page reaching for the agent's files (or another
+			// non-web URL) fails the run (the agent's browser refused the load).
+			if u := bp.refusal(); u != "" {
+				rep.Refuse(NotAllowed(u))
+			}
+		}()
+		r.browser = bp
+		r.pageObj = r.pageObject()
+	}
 
 	focus := r.root.hasOnly()
 	tests := r.root.allTests()
@@ -218,14 +220,18 @@ func (t *testCase) brokenBy(broken map[*suite]*Failure) *Failure {
 	return nil
 }
 
-// fixtures is the first argument of a test body and hook: { page } and the worker fixtures;
-// the other Playwright fixtures fail with a message naming them.
+// fixtures is the first argument of a test body and hook: { page, request } and the worker
+// fixtures; the other Playwright fixtures fail with a message naming them. request is the
+// test's own APIRequestContext (cookies of its own), as in Playwright.
 func (r *run) fixtures() goja.Value {
 	target := r.vm.NewObject()
 	for k, v := range map[string]any{
 		"page": r.pageObj, "browserName": "chromium", "headless": true, "isMobile": false,
-		"baseURL": goja.Undefined(), "channel": goja.Undefined(),
+		"baseURL": r.baseURL(), "channel": goja.Undefined(), "request": r.requestObject(nil),
 	} {
+		if k == "page" && r.opts.RequestOnly {
+			continue
+		}
 		must(target.Set(k, v))
 	}
 	return r.strictWith(target, r.fixtureError)

@@ -34,6 +34,8 @@ func (r *run) expectation(v goja.Value, custom string) goja.Value {
 				r.addLocatorMatchers(m, l, custom, negated)
 			} else if o == r.pageObj {
 				r.addPageMatchers(m, custom, negated)
+			} else if a := r.responseOf(o); a != nil {
+				r.addResponseMatchers(m, a, custom, negated)
 			}
 		}
 		return m

@@ -26,6 +26,7 @@ func (r *run) pageObject() *goja.Object {
 	bp := r.browser
 
 	m["url"] = func(goja.FunctionCall) goja.Value { return r.vm.ToValue(bp.currentURL()) }
+	m["request"] = r.requestObject(browserJar{tab: bp.ctx})
 	m["isClosed"] = func(goja.FunctionCall) goja.Value { return r.vm.ToValue(false) }
 	m["viewportSize"] = func(goja.FunctionCall) goja.Value {
 		w, h := bp.viewport()

@@ -44,6 +44,12 @@ type Options struct {
 	// set it only where the process runs one script at a time (the agent's script worker,
 	// whose address-space rlimit remains the hard cap). Default 0: no limit.
 	HeapLimit uint64
+	// Request configures the request fixture and page.request (request.go).
+	Request RequestOptions
+	// RequestOnly runs the script without a browser (a multistep check): ctx need not be a
+	// tab, and the page, context and browser fixtures fail with a message naming them.
+	// Default false.
+	RequestOnly bool
 }
 
 func (o *Options) applyDefaults(ctx context.Context, now time.Time) {
@@ -93,6 +99,7 @@ type run struct {
 	unhandled []*goja.Promise
 	timerSeq  int64
 	jsonParse goja.Callable
+	req       *requestState // the request fixture's machinery, made on first use
 }
 
 // Run runs the tests of prog on the page of ctx, a chromedp context for a tab of its own (in
@@ -139,6 +146,11 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 		defer stopHeap()
 	}
 
+	defer func() {
+		if r.req != nil {
+			r.req.close()
+		}
+	}()
 	r.install()
 	if f := r.load(); f != nil {
 		rep.Failure = f

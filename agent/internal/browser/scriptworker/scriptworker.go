@@ -51,6 +51,9 @@ type Input struct {
 	HeapLimit uint64 `json:"heap_limit"`
 	// UserAgent replaces the browser's User-Agent in the check's tab; empty keeps it.
 	UserAgent string `json:"user_agent"`
+	// AllowPrivateRequests lets the script's request fixture and page.request reach private
+	// addresses; the worker otherwise refuses them as the agent's egress proxy does the page's.
+	AllowPrivateRequests bool `json:"allow_private_requests"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -100,7 +103,7 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
 	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
-		HeapLimit: in.HeapLimit})
+		HeapLimit: in.HeapLimit, Request: pwscript.RequestOptions{AllowPrivate: in.AllowPrivateRequests, UserAgent: in.UserAgent}})
 	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
 		return 2
