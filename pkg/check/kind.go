@@ -9,21 +9,23 @@ const (
 	Browser Kind = "BROWSER"
 	DNS     Kind = "DNS"
 	TCP     Kind = "TCP"
+	// Multistep is an extension: a Playwright Test file of HTTP calls, run without a browser.
+	Multistep Kind = "MULTISTEP"
 )
 
 // Kinds lists every kind.
-var Kinds = []Kind{Uptime, Browser, DNS, TCP}
+var Kinds = []Kind{Uptime, Browser, DNS, TCP, Multistep}
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case Uptime, Browser, DNS, TCP:
+	case Uptime, Browser, DNS, TCP, Multistep:
 		return true
 	}
 	return false
 }
 
-// PathSegment is the kind's segment in typed routes: /v1/checks/{uptime,browser,dns,tcp}.
+// PathSegment is the kind's segment in typed routes: /v1/checks/{uptime,browser,dns,tcp,multistep}.
 func (k Kind) PathSegment() string {
 	switch k {
 	case Uptime:
@@ -34,6 +36,8 @@ func (k Kind) PathSegment() string {
 		return "dns"
 	case TCP:
 		return "tcp"
+	case Multistep:
+		return "multistep"
 	}
 	return ""
 }

@@ -30,6 +30,8 @@ type Spec struct {
 	HTTP    *HTTPSpec `json:"-"`
 	DNS     *DNSSpec  `json:"-"`
 	TCP     *TCPSpec  `json:"-"`
+	// Multistep is set for MULTISTEP checks (an extension).
+	Multistep *MultistepSpec `json:"-"`
 }
 
 // Alerts are the nine lists of ids notified when the check goes down or recovers.
@@ -106,7 +108,7 @@ func Defaults(k Kind) Spec {
 
 // setKindDefaults gives s the default configuration of its kind, and none of the others.
 func (s *Spec) setKindDefaults() {
-	s.HTTP, s.DNS, s.TCP = nil, nil, nil
+	s.HTTP, s.DNS, s.TCP, s.Multistep = nil, nil, nil, nil
 	switch s.Kind {
 	case Uptime, Browser:
 		s.HTTP = defaultHTTP()
@@ -114,6 +116,8 @@ func (s *Spec) setKindDefaults() {
 		s.DNS = defaultDNS()
 	case TCP:
 		s.TCP = defaultTCP()
+	case Multistep:
+		s.Multistep = defaultMultistep()
 	}
 }
 
@@ -151,6 +155,8 @@ func Example(k Kind) Spec {
 		s.DNS, s.Assertions = exampleDNS(), exampleDNSAssertions()
 	case TCP:
 		s.TCP, s.Assertions = exampleTCP(), exampleTCPAssertions()
+	case Multistep:
+		s.Multistep = exampleMultistep() // its assertions are the script's expect() calls
 	}
 	return s
 }

@@ -21,6 +21,8 @@ func TestDefaultsAreValid(t *testing.T) {
 			s.DNS.Domain, s.DNS.RecordType = "example.com", "A"
 		case TCP:
 			s.TCP.Hostname, s.TCP.Port = "example.com", 443
+		case Multistep:
+			s.Multistep.Script = "import { test } from '@playwright/test'\ntest('x', async ({ request }) => {})"
 		}
 		if fe := s.Validate(); len(fe) != 0 {
 			t.Errorf("%s defaults: %v", k, fe)

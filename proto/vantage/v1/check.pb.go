@@ -30,6 +30,7 @@ const (
 	CheckKind_CHECK_KIND_BROWSER     CheckKind = 2 // scripted or URL browser run
 	CheckKind_CHECK_KIND_DNS         CheckKind = 3 // DNS query
 	CheckKind_CHECK_KIND_TCP         CheckKind = 4 // TCP connect (+ optional exchange)
+	CheckKind_CHECK_KIND_MULTISTEP   CheckKind = 5 // a Playwright Test file of HTTP calls (request fixture), no browser
 )
 
 // Enum value maps for CheckKind.
@@ -40,6 +41,7 @@ var (
 		2: "CHECK_KIND_BROWSER",
 		3: "CHECK_KIND_DNS",
 		4: "CHECK_KIND_TCP",
+		5: "CHECK_KIND_MULTISTEP",
 	}
 	CheckKind_value = map[string]int32{
 		"CHECK_KIND_UNSPECIFIED": 0,
@@ -47,6 +49,7 @@ var (
 		"CHECK_KIND_BROWSER":     2,
 		"CHECK_KIND_DNS":         3,
 		"CHECK_KIND_TCP":         4,
+		"CHECK_KIND_MULTISTEP":   5,
 	}
 )
 
@@ -518,6 +521,52 @@ func (x *BrowserSpec) GetTextToSearchFor() string {
 	return ""
 }
 
+// MultistepSpec is a multistep check: a Playwright Test file that makes HTTP calls with the
+// request fixture and asserts on their answers, run without a browser.
+type MultistepSpec struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Script        string                 `protobuf:"bytes,1,opt,name=script,proto3" json:"script,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MultistepSpec) Reset() {
+	*x = MultistepSpec{}
+	mi := &file_vantage_v1_check_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MultistepSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MultistepSpec) ProtoMessage() {}
+
+func (x *MultistepSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_check_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MultistepSpec.ProtoReflect.Descriptor instead.
+func (*MultistepSpec) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_check_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *MultistepSpec) GetScript() string {
+	if x != nil {
+		return x.Script
+	}
+	return ""
+}
+
 var File_vantage_v1_check_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_check_proto_rawDesc = "" +
@@ -586,13 +635,16 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\x05_bodyB\x10\n" +
 	"\x0e_auth_usernameB\x10\n" +
 	"\x0e_auth_passwordB\x15\n" +
-	"\x13_text_to_search_for*~\n" +
+	"\x13_text_to_search_for\"'\n" +
+	"\rMultistepSpec\x12\x16\n" +
+	"\x06script\x18\x01 \x01(\tR\x06script*\x98\x01\n" +
 	"\tCheckKind\x12\x1a\n" +
 	"\x16CHECK_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CHECK_KIND_UPTIME\x10\x01\x12\x16\n" +
 	"\x12CHECK_KIND_BROWSER\x10\x02\x12\x12\n" +
 	"\x0eCHECK_KIND_DNS\x10\x03\x12\x12\n" +
-	"\x0eCHECK_KIND_TCP\x10\x04B9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
+	"\x0eCHECK_KIND_TCP\x10\x04\x12\x18\n" +
+	"\x14CHECK_KIND_MULTISTEP\x10\x05B9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
 
 var (
 	file_vantage_v1_check_proto_rawDescOnce sync.Once
@@ -607,20 +659,21 @@ func file_vantage_v1_check_proto_rawDescGZIP() []byte {
 }
 
 var file_vantage_v1_check_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_vantage_v1_check_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_vantage_v1_check_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_vantage_v1_check_proto_goTypes = []any{
-	(CheckKind)(0),      // 0: vantage.v1.CheckKind
-	(*Assertion)(nil),   // 1: vantage.v1.Assertion
-	(*HTTPSpec)(nil),    // 2: vantage.v1.HTTPSpec
-	(*DNSSpec)(nil),     // 3: vantage.v1.DNSSpec
-	(*TCPSpec)(nil),     // 4: vantage.v1.TCPSpec
-	(*BrowserSpec)(nil), // 5: vantage.v1.BrowserSpec
-	nil,                 // 6: vantage.v1.HTTPSpec.HeadersEntry
-	nil,                 // 7: vantage.v1.BrowserSpec.HeadersEntry
+	(CheckKind)(0),        // 0: vantage.v1.CheckKind
+	(*Assertion)(nil),     // 1: vantage.v1.Assertion
+	(*HTTPSpec)(nil),      // 2: vantage.v1.HTTPSpec
+	(*DNSSpec)(nil),       // 3: vantage.v1.DNSSpec
+	(*TCPSpec)(nil),       // 4: vantage.v1.TCPSpec
+	(*BrowserSpec)(nil),   // 5: vantage.v1.BrowserSpec
+	(*MultistepSpec)(nil), // 6: vantage.v1.MultistepSpec
+	nil,                   // 7: vantage.v1.HTTPSpec.HeadersEntry
+	nil,                   // 8: vantage.v1.BrowserSpec.HeadersEntry
 }
 var file_vantage_v1_check_proto_depIdxs = []int32{
-	6, // 0: vantage.v1.HTTPSpec.headers:type_name -> vantage.v1.HTTPSpec.HeadersEntry
-	7, // 1: vantage.v1.BrowserSpec.headers:type_name -> vantage.v1.BrowserSpec.HeadersEntry
+	7, // 0: vantage.v1.HTTPSpec.headers:type_name -> vantage.v1.HTTPSpec.HeadersEntry
+	8, // 1: vantage.v1.BrowserSpec.headers:type_name -> vantage.v1.BrowserSpec.HeadersEntry
 	2, // [2:2] is the sub-list for method output_type
 	2, // [2:2] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
@@ -643,7 +696,7 @@ func file_vantage_v1_check_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_check_proto_rawDesc), len(file_vantage_v1_check_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -44,6 +44,7 @@ type CheckJob struct {
 	//	*CheckJob_Dns
 	//	*CheckJob_Tcp
 	//	*CheckJob_Browser
+	//	*CheckJob_Multistep
 	Spec isCheckJob_Spec `protobuf_oneof:"spec"`
 	// Secret variable values used by this job; agents redact them from everything they report.
 	Redact []string `protobuf:"bytes,15,rep,name=redact,proto3" json:"redact,omitempty"`
@@ -215,6 +216,15 @@ func (x *CheckJob) GetBrowser() *BrowserSpec {
 	return nil
 }
 
+func (x *CheckJob) GetMultistep() *MultistepSpec {
+	if x != nil {
+		if x, ok := x.Spec.(*CheckJob_Multistep); ok {
+			return x.Multistep
+		}
+	}
+	return nil
+}
+
 func (x *CheckJob) GetRedact() []string {
 	if x != nil {
 		return x.Redact
@@ -277,6 +287,10 @@ type CheckJob_Browser struct {
 	Browser *BrowserSpec `protobuf:"bytes,14,opt,name=browser,proto3,oneof"`
 }
 
+type CheckJob_Multistep struct {
+	Multistep *MultistepSpec `protobuf:"bytes,21,opt,name=multistep,proto3,oneof"`
+}
+
 func (*CheckJob_Http) isCheckJob_Spec() {}
 
 func (*CheckJob_Dns) isCheckJob_Spec() {}
@@ -285,12 +299,14 @@ func (*CheckJob_Tcp) isCheckJob_Spec() {}
 
 func (*CheckJob_Browser) isCheckJob_Spec() {}
 
+func (*CheckJob_Multistep) isCheckJob_Spec() {}
+
 var File_vantage_v1_job_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_job_proto_rawDesc = "" +
 	"\n" +
 	"\x14vantage/v1/job.proto\x12\n" +
-	"vantage.v1\x1a\x16vantage/v1/check.proto\"\x9b\x06\n" +
+	"vantage.v1\x1a\x16vantage/v1/check.proto\"\xd6\x06\n" +
 	"\bCheckJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -309,7 +325,8 @@ const file_vantage_v1_job_proto_rawDesc = "" +
 	"\x04http\x18\v \x01(\v2\x14.vantage.v1.HTTPSpecH\x00R\x04http\x12'\n" +
 	"\x03dns\x18\f \x01(\v2\x13.vantage.v1.DNSSpecH\x00R\x03dns\x12'\n" +
 	"\x03tcp\x18\r \x01(\v2\x13.vantage.v1.TCPSpecH\x00R\x03tcp\x123\n" +
-	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x12\x16\n" +
+	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x129\n" +
+	"\tmultistep\x18\x15 \x01(\v2\x19.vantage.v1.MultistepSpecH\x00R\tmultistep\x12\x16\n" +
 	"\x06redact\x18\x0f \x03(\tR\x06redact\x12\"\n" +
 	"\fconfirmation\x18\x10 \x01(\bR\fconfirmation\x12/\n" +
 	"\x03env\x18\x11 \x03(\v2\x1d.vantage.v1.CheckJob.EnvEntryR\x03env\x12\x1c\n" +
@@ -335,14 +352,15 @@ func file_vantage_v1_job_proto_rawDescGZIP() []byte {
 
 var file_vantage_v1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_vantage_v1_job_proto_goTypes = []any{
-	(*CheckJob)(nil),    // 0: vantage.v1.CheckJob
-	nil,                 // 1: vantage.v1.CheckJob.EnvEntry
-	(CheckKind)(0),      // 2: vantage.v1.CheckKind
-	(*Assertion)(nil),   // 3: vantage.v1.Assertion
-	(*HTTPSpec)(nil),    // 4: vantage.v1.HTTPSpec
-	(*DNSSpec)(nil),     // 5: vantage.v1.DNSSpec
-	(*TCPSpec)(nil),     // 6: vantage.v1.TCPSpec
-	(*BrowserSpec)(nil), // 7: vantage.v1.BrowserSpec
+	(*CheckJob)(nil),      // 0: vantage.v1.CheckJob
+	nil,                   // 1: vantage.v1.CheckJob.EnvEntry
+	(CheckKind)(0),        // 2: vantage.v1.CheckKind
+	(*Assertion)(nil),     // 3: vantage.v1.Assertion
+	(*HTTPSpec)(nil),      // 4: vantage.v1.HTTPSpec
+	(*DNSSpec)(nil),       // 5: vantage.v1.DNSSpec
+	(*TCPSpec)(nil),       // 6: vantage.v1.TCPSpec
+	(*BrowserSpec)(nil),   // 7: vantage.v1.BrowserSpec
+	(*MultistepSpec)(nil), // 8: vantage.v1.MultistepSpec
 }
 var file_vantage_v1_job_proto_depIdxs = []int32{
 	2, // 0: vantage.v1.CheckJob.kind:type_name -> vantage.v1.CheckKind
@@ -351,12 +369,13 @@ var file_vantage_v1_job_proto_depIdxs = []int32{
 	5, // 3: vantage.v1.CheckJob.dns:type_name -> vantage.v1.DNSSpec
 	6, // 4: vantage.v1.CheckJob.tcp:type_name -> vantage.v1.TCPSpec
 	7, // 5: vantage.v1.CheckJob.browser:type_name -> vantage.v1.BrowserSpec
-	1, // 6: vantage.v1.CheckJob.env:type_name -> vantage.v1.CheckJob.EnvEntry
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	8, // 6: vantage.v1.CheckJob.multistep:type_name -> vantage.v1.MultistepSpec
+	1, // 7: vantage.v1.CheckJob.env:type_name -> vantage.v1.CheckJob.EnvEntry
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_job_proto_init() }
@@ -370,6 +389,7 @@ func file_vantage_v1_job_proto_init() {
 		(*CheckJob_Dns)(nil),
 		(*CheckJob_Tcp)(nil),
 		(*CheckJob_Browser)(nil),
+		(*CheckJob_Multistep)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
