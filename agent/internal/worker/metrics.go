@@ -28,6 +28,7 @@ var kinds = []vantagev1.CheckKind{
 	vantagev1.CheckKind_CHECK_KIND_BROWSER,
 	vantagev1.CheckKind_CHECK_KIND_DNS,
 	vantagev1.CheckKind_CHECK_KIND_TCP,
+	vantagev1.CheckKind_CHECK_KIND_MULTISTEP,
 }
 
 func kindIndex(k vantagev1.CheckKind) int {

@@ -286,6 +286,8 @@ func decodeSpecFields(o *object, s *check.Spec, create bool, handled ...string) 
 		spec = reflect.ValueOf(s.DNS).Elem()
 	case s.TCP != nil:
 		spec = reflect.ValueOf(s.TCP).Elem()
+	case s.Multistep != nil:
+		spec = reflect.ValueOf(s.Multistep).Elem()
 	default:
 		return
 	}

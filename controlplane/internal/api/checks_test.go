@@ -131,6 +131,7 @@ func TestCheckShapesGolden(t *testing.T) {
 		{"check_tcp", "/v1/checks/tcp", "/v1/checks/tcp/", ckWith(ckTCPBody(), "type", "TCP_CHECK", "tcp_ip_family", "IPv6",
 			"tcp_data", "PING\r\n", "tcp_should_fail", true, "project_id", project,
 			"assertions", []any{map[string]any{"type": "TCP_RESPONSE_TIME", "property": "responseTime", "comparison": "LESS_THAN", "expected": "200"}})},
+		{"check_multistep", "/v1/checks/multistep", "/v1/checks/multistep/", ckMultistepBody()},
 	}
 	for _, tc := range cases {
 		r := h.do(http.MethodPost, tc.path, h.tokenA, tc.body)

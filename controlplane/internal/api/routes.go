@@ -206,4 +206,4 @@ func routes(r *gin.Engine, d Deps) {
 }
 
 // kindNoun names each kind in "<noun> not found" messages of the typed routes.
-var kindNoun = map[check.Kind]string{check.Uptime: "uptime check", check.Browser: "browser check", check.DNS: "DNS check", check.TCP: "TCP check"}
+var kindNoun = map[check.Kind]string{check.Uptime: "uptime check", check.Browser: "browser check", check.DNS: "DNS check", check.TCP: "TCP check", check.Multistep: "multistep check"}
