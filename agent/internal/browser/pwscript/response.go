@@ -170,21 +170,33 @@ func (r *run) responseObject(a *apiResponse) goja.Value {
 func (r *run) addResponseMatchers(m map[string]any, a *apiResponse, custom string, negated bool) {
 	m["toBeOK"] = func(goja.FunctionCall) goja.Value {
 		p, resolve, reject := r.vm.NewPromise()
-		if a.ok() != negated {
-			must(resolve(goja.Undefined()))
-			return r.vm.ToValue(p)
-		}
 		not := ""
 		if negated {
 			not = "not."
 		}
-		msg := fmt.Sprintf("expect(response).%stoBeOK()", not)
+		title := fmt.Sprintf("expect(response).%stoBeOK()", not)
+		where := r.callSite()
+		var step *stepRec
+		if r.cur != nil {
+			step = r.beginStep(r.cur, title, "expect", where)
+		}
+		if a.ok() != negated {
+			r.endStep(step, "")
+			must(resolve(goja.Undefined()))
+			return r.vm.ToValue(p)
+		}
+		msg := title
 		if custom != "" {
 			msg = custom + "\n\n" + msg
 		}
 		msg += fmt.Sprintf("\n\nCall log:\n  - → %s %s\n  - ← %d %s", a.method, a.url, a.status, a.statusText)
 		msg += a.textForMessage()
-		must(reject(r.throwable(&scriptError{message: msg, where: r.callSite(), cause: CauseAssertion})))
+		r.endStep(step, msg)
+		se := &scriptError{message: msg, where: where, cause: CauseAssertion}
+		if step != nil {
+			se.step = step.parent // the failure's path is the test.step the assertion was made in
+		}
+		must(reject(r.throwable(se)))
 		return r.vm.ToValue(p)
 	}
 }
