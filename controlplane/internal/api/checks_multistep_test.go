@@ -47,6 +47,18 @@ func TestMultistepChecks(t *testing.T) {
 	r = h.do(http.MethodGet, "/v1/checks/multistep/"+id, h.tokenB, nil)
 	expectStatus(t, r, http.StatusNotFound)
 
+	r = h.do(http.MethodGet, "/v1/checks/multistep/"+id+"/incidents", h.tokenA, nil)
+	expectStatus(t, r, http.StatusOK)
+	r = h.do(http.MethodGet, "/v1/checks/multistep/"+id+"/results?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z", h.tokenA, nil)
+	expectStatus(t, r, http.StatusOK)
+	if r.Result()["check_type"] != "MULTISTEP" {
+		t.Errorf("results page check_type = %v", r.Result()["check_type"])
+	}
+	r = h.do(http.MethodDelete, "/v1/checks/multistep/"+id, h.tokenA, nil)
+	expectStatus(t, r, http.StatusOK)
+	r = h.do(http.MethodGet, "/v1/checks/multistep/"+id, h.tokenA, nil)
+	expectStatus(t, r, http.StatusNotFound)
+
 	bad := []struct {
 		name string
 		body map[string]any

@@ -414,10 +414,11 @@ func TestCheckOrgIsolation(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ids := map[string]string{
-		"uptime":  ckID(t, h, "/v1/checks/uptime", ckUptimeBody()),
-		"browser": ckID(t, h, "/v1/checks/browser", ckBrowserBody()),
-		"dns":     ckID(t, h, "/v1/checks/dns", ckDNSBody()),
-		"tcp":     ckID(t, h, "/v1/checks/tcp", ckTCPBody()),
+		"uptime":    ckID(t, h, "/v1/checks/uptime", ckUptimeBody()),
+		"browser":   ckID(t, h, "/v1/checks/browser", ckBrowserBody()),
+		"dns":       ckID(t, h, "/v1/checks/dns", ckDNSBody()),
+		"tcp":       ckID(t, h, "/v1/checks/tcp", ckTCPBody()),
+		"multistep": ckID(t, h, "/v1/checks/multistep", ckMultistepBody()),
 	}
 	for kind, id := range ids {
 		for _, req := range []struct{ method, path string }{
@@ -447,8 +448,8 @@ func TestCheckOrgIsolation(t *testing.T) {
 	}
 	// Nothing of org A changed.
 	r := h.do(http.MethodGet, "/v1/checks", h.tokenA, nil)
-	if len(r.Items()) != 4 {
-		t.Fatalf("org A has %d checks, want 4", len(r.Items()))
+	if len(r.Items()) != len(ids) {
+		t.Fatalf("org A has %d checks, want %d", len(r.Items()), len(ids))
 	}
 	for _, it := range r.Items() {
 		if it["name"] == "stolen" {
