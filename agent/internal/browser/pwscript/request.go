@@ -365,8 +365,8 @@ func (s *requestState) callError(ctx context.Context, rc *requestCall, err error
 	return opErr(CauseRequest, "%s: %s", fn, netpolicy.Describe(host, err))
 }
 
-// CauseRequest: a call of the request fixture failed to get a response (DNS, connection,
-// TLS, refused by the address policy, too many redirects).
+// CauseRequest is the cause of a call of the request fixture that got no response (DNS,
+// connection, TLS, refused by the address policy, too many redirects).
 const CauseRequest Cause = "request"
 
 // baseURL is the baseURL fixture: Options.Request.BaseURL, or undefined.
