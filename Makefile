@@ -61,8 +61,9 @@ bench-load: build ## whole pipeline at 1k/5k/10k probes/s and 2x saturation per 
 bench-pipeline: ## scheduler publish rate/lateness, ingest results/s, HTTP probes/s vs raw client
 	./deploy/bench-pipeline.sh
 
-bench-agent: ## agent pipeline (fetch, probe, batched results and acks) per HTTP/TCP/DNS/ping/gRPC/WebSocket probe vs a bare loop of the probers
+bench-agent: ## agent pipeline (fetch, probe, batched results and acks) per HTTP/TCP/DNS/ping/gRPC/WebSocket probe vs a bare loop of the probers; multistep checks/s vs a bare Go loop of the same calls
 	$(GO) test -run '^$$' -bench '^BenchmarkPipeline$$' -benchtime $${VANTAGE_BENCH_JOBS:-20000}x -timeout 20m ./agent/internal/worker/
+	$(GO) test -run '^$$' -bench '^BenchmarkMultistep$$' -benchtime $${VANTAGE_BENCH_MULTISTEP:-2000}x -timeout 10m ./agent/internal/prober/
 
 bench-browser: ## browser checks/min (URL, and scripted with two page loads), CPU-s/check, MiB/tab vs raw page loads
 	VANTAGE_BENCH_SECONDS=$${VANTAGE_BENCH_SECONDS:-20} $(GO) test -run '^$$' -bench '^BenchmarkBrowser$$' -benchtime 1x -timeout 10m ./agent/internal/browser/

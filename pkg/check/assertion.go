@@ -30,6 +30,8 @@ var AssertionTypes = map[Kind][]string{
 	Browser: {JSONBody, TextBody, ResponseHeaders, HTMLBody},
 	DNS:     {DNSResponseCode, DNSTextAnswer, DNSJSONAnswer},
 	TCP:     {TCPResponseTime, TCPResponseData},
+	// A multistep check asserts in its script (expect); it takes no assertions of the API's.
+	Multistep: {},
 	// Ping, gRPC and WebSocket checks take no assertions: their own fields say what passes
 	// (ping_max_*, SERVING, websocket_expected).
 	Ping:      {},

@@ -55,6 +55,12 @@ func (s Spec) Job() (*vantagev1.CheckJob, error) {
 		j.Spec = &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{
 			Hostname: t.Hostname, Port: uint32(t.Port), IpFamily: t.IPFamily, Data: t.Data, ShouldFail: t.ShouldFail,
 		}}
+	case Multistep:
+		m := s.Multistep
+		if m == nil {
+			return nil, missing
+		}
+		j.Spec = &vantagev1.CheckJob_Multistep{Multistep: &vantagev1.MultistepSpec{Script: m.Script}}
 	case Ping, GRPC, WebSocket:
 		if err := s.extensionJob(j); err != nil {
 			return nil, err
@@ -92,6 +98,8 @@ func FromJob(j *vantagev1.CheckJob) (Spec, error) {
 	case *vantagev1.CheckJob_Tcp:
 		t := spec.Tcp
 		s.TCP = &TCPSpec{Hostname: t.Hostname, Port: int(t.Port), IPFamily: t.IpFamily, Data: t.Data, ShouldFail: t.ShouldFail}
+	case *vantagev1.CheckJob_Multistep:
+		s.Multistep = &MultistepSpec{Script: spec.Multistep.GetScript()}
 	case *vantagev1.CheckJob_Ping, *vantagev1.CheckJob_Grpc, *vantagev1.CheckJob_Websocket:
 		s.setExtensionOfJob(j)
 	default:
@@ -111,6 +119,8 @@ func JobKind(k Kind) vantagev1.CheckKind {
 		return vantagev1.CheckKind_CHECK_KIND_DNS
 	case TCP:
 		return vantagev1.CheckKind_CHECK_KIND_TCP
+	case Multistep:
+		return vantagev1.CheckKind_CHECK_KIND_MULTISTEP
 	case Ping:
 		return vantagev1.CheckKind_CHECK_KIND_PING
 	case GRPC:

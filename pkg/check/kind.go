@@ -10,25 +10,27 @@ const (
 	DNS     Kind = "DNS"
 	TCP     Kind = "TCP"
 	// Extensions: the public contract has no such kinds.
+	// Multistep is a Playwright Test file of HTTP calls, run without a browser.
+	Multistep Kind = "MULTISTEP"
 	Ping      Kind = "PING"
 	GRPC      Kind = "GRPC"
 	WebSocket Kind = "WEBSOCKET"
 )
 
 // Kinds lists every kind.
-var Kinds = []Kind{Uptime, Browser, DNS, TCP, Ping, GRPC, WebSocket}
+var Kinds = []Kind{Uptime, Browser, DNS, TCP, Multistep, Ping, GRPC, WebSocket}
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case Uptime, Browser, DNS, TCP, Ping, GRPC, WebSocket:
+	case Uptime, Browser, DNS, TCP, Multistep, Ping, GRPC, WebSocket:
 		return true
 	}
 	return false
 }
 
 // PathSegment is the kind's segment in typed routes:
-// /v1/checks/{uptime,browser,dns,tcp,ping,grpc,websocket}.
+// /v1/checks/{uptime,browser,dns,tcp,multistep,ping,grpc,websocket}.
 func (k Kind) PathSegment() string {
 	switch k {
 	case Uptime:
@@ -39,6 +41,8 @@ func (k Kind) PathSegment() string {
 		return "dns"
 	case TCP:
 		return "tcp"
+	case Multistep:
+		return "multistep"
 	case Ping:
 		return "ping"
 	case GRPC:

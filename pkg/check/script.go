@@ -53,8 +53,14 @@ func ScriptProblem(script string) string {
 // resolves them in the check's variable scope, like {{NAME}} references, and the job carries
 // them as the script's process.env. A name without a variable is simply unset, as in Node.
 func (s Spec) EnvRefs() []string {
-	if s.Kind != Browser || s.HTTP == nil || s.HTTP.Script == nil {
+	var script string
+	switch {
+	case s.Kind == Browser && s.HTTP != nil && s.HTTP.Script != nil:
+		script = *s.HTTP.Script
+	case s.Kind == Multistep && s.Multistep != nil:
+		script = s.Multistep.Script
+	default:
 		return nil
 	}
-	return slices.DeleteFunc(browserscript.EnvRefs(*s.HTTP.Script), func(n string) bool { return !VarNamePattern.MatchString(n) })
+	return slices.DeleteFunc(browserscript.EnvRefs(script), func(n string) bool { return !VarNamePattern.MatchString(n) })
 }

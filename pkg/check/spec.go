@@ -30,6 +30,8 @@ type Spec struct {
 	HTTP    *HTTPSpec `json:"-"`
 	DNS     *DNSSpec  `json:"-"`
 	TCP     *TCPSpec  `json:"-"`
+	// Multistep is set for MULTISTEP checks (an extension).
+	Multistep *MultistepSpec `json:"-"`
 	// Extension kinds.
 	Ping      *PingSpec      `json:"-"`
 	GRPC      *GRPCSpec      `json:"-"`
@@ -39,7 +41,7 @@ type Spec struct {
 // onlyKindSpec counts the kinds' specifications s has: a valid check has exactly one.
 func (s Spec) onlyKindSpec() int {
 	n := 0
-	for _, set := range []bool{s.HTTP != nil, s.DNS != nil, s.TCP != nil, s.Ping != nil, s.GRPC != nil, s.WebSocket != nil} {
+	for _, set := range []bool{s.HTTP != nil, s.DNS != nil, s.TCP != nil, s.Ping != nil, s.GRPC != nil, s.WebSocket != nil, s.Multistep != nil} {
 		if set {
 			n++
 		}
@@ -121,7 +123,7 @@ func Defaults(k Kind) Spec {
 
 // setKindDefaults gives s the default configuration of its kind, and none of the others.
 func (s *Spec) setKindDefaults() {
-	s.HTTP, s.DNS, s.TCP, s.Ping, s.GRPC, s.WebSocket = nil, nil, nil, nil, nil, nil
+	s.HTTP, s.DNS, s.TCP, s.Multistep, s.Ping, s.GRPC, s.WebSocket = nil, nil, nil, nil, nil, nil, nil
 	switch s.Kind {
 	case Uptime, Browser:
 		s.HTTP = defaultHTTP()
@@ -129,6 +131,8 @@ func (s *Spec) setKindDefaults() {
 		s.DNS = defaultDNS()
 	case TCP:
 		s.TCP = defaultTCP()
+	case Multistep:
+		s.Multistep = defaultMultistep()
 	case Ping:
 		s.Ping = defaultPing()
 	case GRPC:
@@ -172,6 +176,8 @@ func Example(k Kind) Spec {
 		s.DNS, s.Assertions = exampleDNS(), exampleDNSAssertions()
 	case TCP:
 		s.TCP, s.Assertions = exampleTCP(), exampleTCPAssertions()
+	case Multistep:
+		s.Multistep = exampleMultistep() // its assertions are the script's expect() calls
 	case Ping:
 		s.Ping, s.Assertions = examplePing(), []Assertion{}
 	case GRPC:

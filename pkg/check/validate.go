@@ -34,7 +34,7 @@ func (fe *FieldErrors) add(field, format string, args ...any) {
 func (s Spec) Validate() FieldErrors {
 	var fe FieldErrors
 	if !s.Kind.Valid() {
-		fe.add("check_type", "must be one of UPTIME, BROWSER, DNS, TCP, PING, GRPC, WEBSOCKET")
+		fe.add("check_type", "must be one of UPTIME, BROWSER, DNS, TCP, MULTISTEP, PING, GRPC, WEBSOCKET")
 		return fe
 	}
 	if n := utf8.RuneCountInString(strings.TrimSpace(s.Name)); n == 0 {
@@ -84,6 +84,8 @@ func (s Spec) Validate() FieldErrors {
 		s.validateDNS(&fe)
 	case TCP:
 		s.validateTCP(&fe)
+	case Multistep:
+		s.validateMultistep(&fe)
 	case Ping:
 		s.validatePing(&fe)
 	case GRPC:

@@ -27,6 +27,8 @@ func TestDefaultsAreValid(t *testing.T) {
 			s.GRPC.Hostname, s.GRPC.Port = "example.com", 443
 		case WebSocket:
 			s.WebSocket.URL = "wss://example.com/socket"
+		case Multistep:
+			s.Multistep.Script = "import { test } from '@playwright/test'\ntest('x', async ({ request }) => {})"
 		}
 		if fe := s.Validate(); len(fe) != 0 {
 			t.Errorf("%s defaults: %v", k, fe)

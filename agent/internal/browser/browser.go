@@ -42,6 +42,8 @@ import (
 	"github.com/chromedp/chromedp/remote"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sys/unix"
+
+	"github.com/vantagehq/vantage/pkg/browserscript"
 )
 
 // Config configures a Browser. Zero values take the documented defaults.
@@ -127,7 +129,7 @@ type Browser struct {
 	warm     [2]chan *session // sessions made ahead of the checks, by tabMode (session.go)
 	workers  chan *workerProc // script workers started ahead of the runs (workers.go)
 	demand   chan warmKind    // what keepWarm is to make ahead
-	programs programCache
+	programs browserscript.Cache
 
 	sessionsMu sync.Mutex
 	sessions   map[cdp.BrowserContextID]*session // every open session, by browser context (guard.go)

@@ -3,7 +3,6 @@ package browser
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"os/exec"
@@ -72,7 +71,7 @@ const maxReport = 8 << 20
 // when ctx was cancelled.
 func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun, error) {
 	start := time.Now()
-	prog, err := b.programs.get(req.Filename, req.Source)
+	prog, err := b.programs.Get(req.Filename, req.Source)
 	if err != nil {
 		var se *browserscript.SyntaxError
 		if errors.As(err, &se) {
@@ -96,7 +95,8 @@ func (b *Browser) RunScript(ctx context.Context, req ScriptRequest) (*ScriptRun,
 		TestTimeoutMs: req.Timeout.Milliseconds(), BaseURL: req.BaseURL,
 		// Well below the cap: the cap counts all of the worker, whose Go runtime maps about twice
 		// the live heap, and the heap is sampled, not checked on every allocation.
-		HeapLimit: uint64(b.cfg.WorkerMemory) / 4,
+		HeapLimit:            uint64(b.cfg.WorkerMemory) / 4,
+		AllowPrivateRequests: !b.cfg.BlockPrivateTargets,
 	}
 	if s.proxy != nil {
 		// The script's later tests open browser contexts of their own: behind the same proxy.
@@ -192,45 +192,3 @@ func (c *capped) Bytes() []byte {
 }
 
 func (c *capped) String() string { return string(c.Bytes()) }
-
-// programCache keeps transformed scripts, so a check's script is compiled once per agent, not
-// once per run.
-type programCache struct {
-	mu    sync.Mutex
-	byKey map[[32]byte]*browserscript.Program
-	order [][32]byte
-}
-
-// programCacheSize bounds the cache (a program is about the size of its script).
-const programCacheSize = 512
-
-func (c *programCache) get(filename, source string) (*browserscript.Program, error) {
-	if filename == "" {
-		filename = browserscript.DefaultFilename
-	}
-	key := sha256.Sum256([]byte(filename + "\x00" + source))
-	c.mu.Lock()
-	p, ok := c.byKey[key]
-	c.mu.Unlock()
-	if ok {
-		return p, nil
-	}
-	p, err := browserscript.Transform(filename, source)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byKey == nil {
-		c.byKey = map[[32]byte]*browserscript.Program{}
-	}
-	if _, ok := c.byKey[key]; !ok {
-		c.byKey[key] = p
-		c.order = append(c.order, key)
-		if len(c.order) > programCacheSize {
-			delete(c.byKey, c.order[0])
-			c.order = c.order[1:]
-		}
-	}
-	return p, nil
-}

@@ -51,6 +51,8 @@ type options struct {
 	rootCAs      *x509.CertPool
 	version      string // named by the User-Agent
 	icmpMode     string // ping: ICMPUnprivileged, ICMPRaw or ICMPUnavailable; "" = detect
+	// scriptHeapLimit interrupts multistep scripts once the process's heap passes it.
+	scriptHeapLimit uint64
 }
 
 // Option configures a prober.
@@ -62,6 +64,9 @@ func newOptions(opts []Option) options {
 		resolver:     net.DefaultResolver,
 		resolvConf:   "/etc/resolv.conf",
 		tcpReadIdle:  500 * time.Millisecond,
+		// scriptHeapLimit default: well above an agent's own heap (tens of MiB), well below
+		// the memory of the smallest machine an agent is deployed on.
+		scriptHeapLimit: 512 << 20,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -92,6 +97,11 @@ func WithTCPReadIdle(d time.Duration) Option { return func(o *options) { o.tcpRe
 // certificates, for agents that monitor services of a private CA. Default: the system's.
 func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.rootCAs = pool } }
 
+// WithScriptHeapLimit sets the Go heap size of the agent's process past which running multistep
+// scripts are interrupted ("the script used more than … MiB of memory"), so that a script that
+// allocates without bound fails instead of the agent. Default 512 MiB; 0 turns the watch off.
+func WithScriptHeapLimit(bytes uint64) Option { return func(o *options) { o.scriptHeapLimit = bytes } }
+
 // Runner dispatches each request to the prober of its kind.
 type Runner struct {
 	probers map[check.Kind]Prober
@@ -111,6 +121,8 @@ func New(opts ...Option) *Runner {
 		check.Ping:      NewPing(opts...),
 		check.GRPC:      NewGRPC(opts...),
 		check.WebSocket: NewWebSocket(opts...),
+		// Multistep checks need no browser: every agent runs them.
+		check.Multistep: NewMultistep(opts...),
 	}}
 }
 

@@ -31,6 +31,7 @@ var kinds = []vantagev1.CheckKind{
 	vantagev1.CheckKind_CHECK_KIND_PING,
 	vantagev1.CheckKind_CHECK_KIND_GRPC,
 	vantagev1.CheckKind_CHECK_KIND_WEBSOCKET,
+	vantagev1.CheckKind_CHECK_KIND_MULTISTEP,
 }
 
 func kindIndex(k vantagev1.CheckKind) int {

@@ -292,6 +292,8 @@ func decodeSpecFields(o *object, s *check.Spec, create bool, handled ...string) 
 		spec = reflect.ValueOf(s.GRPC).Elem()
 	case s.WebSocket != nil:
 		spec = reflect.ValueOf(s.WebSocket).Elem()
+	case s.Multistep != nil:
+		spec = reflect.ValueOf(s.Multistep).Elem()
 	default:
 		return
 	}

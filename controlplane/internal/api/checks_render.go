@@ -82,6 +82,14 @@ type websocketCheckJSON struct {
 	*check.WebSocketSpec
 }
 
+// multistepCheckJSON is a multistep check (an extension). Its script is always shown: it is
+// the check's whole configuration.
+type multistepCheckJSON struct {
+	checkCommonJSON
+	URL *string `json:"url"` // always null
+	*check.MultistepSpec
+}
+
 // checkStatus is the status a check shows: PAUSED wins over MAINTENANCE (an active window),
 // which wins over MUTED, which wins over the status machine's state.
 func checkStatus(state string, paused, muted, maintenance bool) string {
@@ -161,6 +169,9 @@ func renderCheck(c store.Check, withScript bool) any {
 	case s.WebSocket != nil:
 		w := *s.WebSocket
 		return websocketCheckJSON{checkCommonJSON: common, WebSocketSpec: &w}
+	case s.Multistep != nil:
+		m := *s.Multistep
+		return multistepCheckJSON{checkCommonJSON: common, MultistepSpec: &m}
 	}
 	var h check.HTTPSpec // a copy: callers may blank fields of the rendering (RenderCheckForWebhook)
 	if s.HTTP != nil {

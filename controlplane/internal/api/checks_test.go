@@ -131,6 +131,7 @@ func TestCheckShapesGolden(t *testing.T) {
 		{"check_tcp", "/v1/checks/tcp", "/v1/checks/tcp/", ckWith(ckTCPBody(), "type", "TCP_CHECK", "tcp_ip_family", "IPv6",
 			"tcp_data", "PING\r\n", "tcp_should_fail", true, "project_id", project,
 			"assertions", []any{map[string]any{"type": "TCP_RESPONSE_TIME", "property": "responseTime", "comparison": "LESS_THAN", "expected": "200"}})},
+		{"check_multistep", "/v1/checks/multistep", "/v1/checks/multistep/", ckMultistepBody()},
 	}
 	for _, tc := range cases {
 		r := h.do(http.MethodPost, tc.path, h.tokenA, tc.body)
@@ -413,10 +414,11 @@ func TestCheckOrgIsolation(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ids := map[string]string{
-		"uptime":  ckID(t, h, "/v1/checks/uptime", ckUptimeBody()),
-		"browser": ckID(t, h, "/v1/checks/browser", ckBrowserBody()),
-		"dns":     ckID(t, h, "/v1/checks/dns", ckDNSBody()),
-		"tcp":     ckID(t, h, "/v1/checks/tcp", ckTCPBody()),
+		"uptime":    ckID(t, h, "/v1/checks/uptime", ckUptimeBody()),
+		"browser":   ckID(t, h, "/v1/checks/browser", ckBrowserBody()),
+		"dns":       ckID(t, h, "/v1/checks/dns", ckDNSBody()),
+		"tcp":       ckID(t, h, "/v1/checks/tcp", ckTCPBody()),
+		"multistep": ckID(t, h, "/v1/checks/multistep", ckMultistepBody()),
 	}
 	for kind, id := range ids {
 		for _, req := range []struct{ method, path string }{
@@ -446,8 +448,8 @@ func TestCheckOrgIsolation(t *testing.T) {
 	}
 	// Nothing of org A changed.
 	r := h.do(http.MethodGet, "/v1/checks", h.tokenA, nil)
-	if len(r.Items()) != 4 {
-		t.Fatalf("org A has %d checks, want 4", len(r.Items()))
+	if len(r.Items()) != len(ids) {
+		t.Fatalf("org A has %d checks, want %d", len(r.Items()), len(ids))
 	}
 	for _, it := range r.Items() {
 		if it["name"] == "stolen" {

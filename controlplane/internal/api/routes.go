@@ -210,4 +210,4 @@ func routes(r *gin.Engine, d Deps) {
 
 // kindNoun names each kind in "<noun> not found" messages of the typed routes.
 var kindNoun = map[check.Kind]string{check.Uptime: "uptime check", check.Browser: "browser check", check.DNS: "DNS check", check.TCP: "TCP check",
-	check.Ping: "ping check", check.GRPC: "gRPC check", check.WebSocket: "WebSocket check"}
+	check.Multistep: "multistep check", check.Ping: "ping check", check.GRPC: "gRPC check", check.WebSocket: "WebSocket check"}

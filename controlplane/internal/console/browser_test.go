@@ -115,6 +115,23 @@ func TestConsoleCheckForm(t *testing.T) {
 	b.run(chromedp.Click(chromedp.Search(`//button[text()="Create check"]`)))
 	b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === 'Sign-up journey'`)
 
+	// A multistep check: a script of HTTP calls, shown as its kind.
+	b.run(chromedp.Navigate(b.base + "/console/checks/new?kind=MULTISTEP"))
+	b.waitFor(`document.querySelector('.view[data-ready] form.check-form .editor')`)
+	b.run(chromedp.SendKeys(chromedp.Search(`//label[text()="Name"]/following-sibling::input`), "Login API"))
+	setScript("import { test } from '@playwright/test'\n\ntest('t', async ({ page }) => {})\n")
+	b.run(chromedp.Click(chromedp.Search(`//button[text()="Create check"]`)))
+	b.waitFor(`document.querySelector('[data-field="script"] .field-error:not([hidden])')`)
+	if msg := b.text(`[data-field="script"] .field-error`); !strings.Contains(msg, "line 3: uses the page fixture") {
+		t.Fatalf("multistep script error %q", msg)
+	}
+	setScript("import { test, expect } from '@playwright/test'\n\ntest('t', async ({ request }) => {\n  await expect(await request.get('https://example.com')).toBeOK()\n})\n")
+	b.run(chromedp.Click(chromedp.Search(`//button[text()="Create check"]`)))
+	b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === 'Login API'`)
+	if eval[string](b, `document.querySelector('.view').textContent`) == "" || !strings.Contains(eval[string](b, `document.querySelector('.view').textContent`), "Multistep") {
+		t.Error("the multistep check's page does not name its kind")
+	}
+
 	// DNS, ping, gRPC, WebSocket and TCP, by their own fields.
 	for _, tc := range []struct{ kind, name, field, value, field2, value2 string }{
 		{"DNS", "DNS apex", "Domain", "example.com", "Resolver", "1.1.1.1:53"},

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -112,6 +113,11 @@ func buildPlan(c store.SchedCheck, guard JobGuard) (*plan, error) {
 	}
 	if sp.Kind == check.Browser && (sp.HTTP == nil || sp.HTTP.URL == nil && sp.HTTP.Script == nil) {
 		return nil, fmt.Errorf("browser check has neither url nor script")
+	}
+	// A multistep check gets an HTTP check's attempts: it runs without a browser, at about
+	// the cost of the HTTP calls it makes.
+	if sp.Kind == check.Multistep && (sp.Multistep == nil || strings.TrimSpace(sp.Multistep.Script) == "") {
+		return nil, fmt.Errorf("multistep check has no script")
 	}
 	job, err := sp.Job()
 	if err != nil {

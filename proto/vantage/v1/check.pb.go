@@ -30,6 +30,7 @@ const (
 	CheckKind_CHECK_KIND_BROWSER     CheckKind = 2 // scripted or URL browser run
 	CheckKind_CHECK_KIND_DNS         CheckKind = 3 // DNS query
 	CheckKind_CHECK_KIND_TCP         CheckKind = 4 // TCP connect (+ optional exchange)
+	CheckKind_CHECK_KIND_MULTISTEP   CheckKind = 5 // a Playwright Test file of HTTP calls (request fixture), no browser
 	CheckKind_CHECK_KIND_PING        CheckKind = 6 // ICMP echo (an extension)
 	CheckKind_CHECK_KIND_GRPC        CheckKind = 7 // grpc.health.v1 Check (an extension)
 	CheckKind_CHECK_KIND_WEBSOCKET   CheckKind = 8 // WebSocket open (+ optional exchange) (an extension)
@@ -43,6 +44,7 @@ var (
 		2: "CHECK_KIND_BROWSER",
 		3: "CHECK_KIND_DNS",
 		4: "CHECK_KIND_TCP",
+		5: "CHECK_KIND_MULTISTEP",
 		6: "CHECK_KIND_PING",
 		7: "CHECK_KIND_GRPC",
 		8: "CHECK_KIND_WEBSOCKET",
@@ -53,6 +55,7 @@ var (
 		"CHECK_KIND_BROWSER":     2,
 		"CHECK_KIND_DNS":         3,
 		"CHECK_KIND_TCP":         4,
+		"CHECK_KIND_MULTISTEP":   5,
 		"CHECK_KIND_PING":        6,
 		"CHECK_KIND_GRPC":        7,
 		"CHECK_KIND_WEBSOCKET":   8,
@@ -774,6 +777,52 @@ func (x *WebSocketSpec) GetVerifySsl() bool {
 	return false
 }
 
+// MultistepSpec is a multistep check: a Playwright Test file that makes HTTP calls with the
+// request fixture and asserts on their answers, run without a browser.
+type MultistepSpec struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Script        string                 `protobuf:"bytes,1,opt,name=script,proto3" json:"script,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MultistepSpec) Reset() {
+	*x = MultistepSpec{}
+	mi := &file_vantage_v1_check_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MultistepSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MultistepSpec) ProtoMessage() {}
+
+func (x *MultistepSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_check_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MultistepSpec.ProtoReflect.Descriptor instead.
+func (*MultistepSpec) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_check_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *MultistepSpec) GetScript() string {
+	if x != nil {
+		return x.Script
+	}
+	return ""
+}
+
 var File_vantage_v1_check_proto protoreflect.FileDescriptor
 
 const file_vantage_v1_check_proto_rawDesc = "" +
@@ -877,13 +926,16 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\n" +
 	"\n" +
 	"\b_messageB\v\n" +
-	"\t_expected*\xc2\x01\n" +
+	"\t_expected\"'\n" +
+	"\rMultistepSpec\x12\x16\n" +
+	"\x06script\x18\x01 \x01(\tR\x06script*\xdc\x01\n" +
 	"\tCheckKind\x12\x1a\n" +
 	"\x16CHECK_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CHECK_KIND_UPTIME\x10\x01\x12\x16\n" +
 	"\x12CHECK_KIND_BROWSER\x10\x02\x12\x12\n" +
 	"\x0eCHECK_KIND_DNS\x10\x03\x12\x12\n" +
-	"\x0eCHECK_KIND_TCP\x10\x04\x12\x13\n" +
+	"\x0eCHECK_KIND_TCP\x10\x04\x12\x18\n" +
+	"\x14CHECK_KIND_MULTISTEP\x10\x05\x12\x13\n" +
 	"\x0fCHECK_KIND_PING\x10\x06\x12\x13\n" +
 	"\x0fCHECK_KIND_GRPC\x10\a\x12\x18\n" +
 	"\x14CHECK_KIND_WEBSOCKET\x10\bB9Z7github.com/vantagehq/vantage/proto/vantage/v1;vantagev1b\x06proto3"
@@ -901,7 +953,7 @@ func file_vantage_v1_check_proto_rawDescGZIP() []byte {
 }
 
 var file_vantage_v1_check_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_vantage_v1_check_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_vantage_v1_check_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_vantage_v1_check_proto_goTypes = []any{
 	(CheckKind)(0),        // 0: vantage.v1.CheckKind
 	(*Assertion)(nil),     // 1: vantage.v1.Assertion
@@ -912,16 +964,17 @@ var file_vantage_v1_check_proto_goTypes = []any{
 	(*PingSpec)(nil),      // 6: vantage.v1.PingSpec
 	(*GRPCSpec)(nil),      // 7: vantage.v1.GRPCSpec
 	(*WebSocketSpec)(nil), // 8: vantage.v1.WebSocketSpec
-	nil,                   // 9: vantage.v1.HTTPSpec.HeadersEntry
-	nil,                   // 10: vantage.v1.BrowserSpec.HeadersEntry
-	nil,                   // 11: vantage.v1.GRPCSpec.MetadataEntry
-	nil,                   // 12: vantage.v1.WebSocketSpec.HeadersEntry
+	(*MultistepSpec)(nil), // 9: vantage.v1.MultistepSpec
+	nil,                   // 10: vantage.v1.HTTPSpec.HeadersEntry
+	nil,                   // 11: vantage.v1.BrowserSpec.HeadersEntry
+	nil,                   // 12: vantage.v1.GRPCSpec.MetadataEntry
+	nil,                   // 13: vantage.v1.WebSocketSpec.HeadersEntry
 }
 var file_vantage_v1_check_proto_depIdxs = []int32{
-	9,  // 0: vantage.v1.HTTPSpec.headers:type_name -> vantage.v1.HTTPSpec.HeadersEntry
-	10, // 1: vantage.v1.BrowserSpec.headers:type_name -> vantage.v1.BrowserSpec.HeadersEntry
-	11, // 2: vantage.v1.GRPCSpec.metadata:type_name -> vantage.v1.GRPCSpec.MetadataEntry
-	12, // 3: vantage.v1.WebSocketSpec.headers:type_name -> vantage.v1.WebSocketSpec.HeadersEntry
+	10, // 0: vantage.v1.HTTPSpec.headers:type_name -> vantage.v1.HTTPSpec.HeadersEntry
+	11, // 1: vantage.v1.BrowserSpec.headers:type_name -> vantage.v1.BrowserSpec.HeadersEntry
+	12, // 2: vantage.v1.GRPCSpec.metadata:type_name -> vantage.v1.GRPCSpec.MetadataEntry
+	13, // 3: vantage.v1.WebSocketSpec.headers:type_name -> vantage.v1.WebSocketSpec.HeadersEntry
 	4,  // [4:4] is the sub-list for method output_type
 	4,  // [4:4] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
@@ -946,7 +999,7 @@ func file_vantage_v1_check_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_check_proto_rawDesc), len(file_vantage_v1_check_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -44,6 +44,7 @@ type CheckJob struct {
 	//	*CheckJob_Dns
 	//	*CheckJob_Tcp
 	//	*CheckJob_Browser
+	//	*CheckJob_Multistep
 	//	*CheckJob_Ping
 	//	*CheckJob_Grpc
 	//	*CheckJob_Websocket
@@ -218,6 +219,15 @@ func (x *CheckJob) GetBrowser() *BrowserSpec {
 	return nil
 }
 
+func (x *CheckJob) GetMultistep() *MultistepSpec {
+	if x != nil {
+		if x, ok := x.Spec.(*CheckJob_Multistep); ok {
+			return x.Multistep
+		}
+	}
+	return nil
+}
+
 func (x *CheckJob) GetPing() *PingSpec {
 	if x != nil {
 		if x, ok := x.Spec.(*CheckJob_Ping); ok {
@@ -307,6 +317,10 @@ type CheckJob_Browser struct {
 	Browser *BrowserSpec `protobuf:"bytes,14,opt,name=browser,proto3,oneof"`
 }
 
+type CheckJob_Multistep struct {
+	Multistep *MultistepSpec `protobuf:"bytes,21,opt,name=multistep,proto3,oneof"`
+}
+
 type CheckJob_Ping struct {
 	Ping *PingSpec `protobuf:"bytes,22,opt,name=ping,proto3,oneof"`
 }
@@ -327,6 +341,8 @@ func (*CheckJob_Tcp) isCheckJob_Spec() {}
 
 func (*CheckJob_Browser) isCheckJob_Spec() {}
 
+func (*CheckJob_Multistep) isCheckJob_Spec() {}
+
 func (*CheckJob_Ping) isCheckJob_Spec() {}
 
 func (*CheckJob_Grpc) isCheckJob_Spec() {}
@@ -338,7 +354,7 @@ var File_vantage_v1_job_proto protoreflect.FileDescriptor
 const file_vantage_v1_job_proto_rawDesc = "" +
 	"\n" +
 	"\x14vantage/v1/job.proto\x12\n" +
-	"vantage.v1\x1a\x16vantage/v1/check.proto\"\xae\a\n" +
+	"vantage.v1\x1a\x16vantage/v1/check.proto\"\xe9\a\n" +
 	"\bCheckJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x19\n" +
 	"\bcheck_id\x18\x02 \x01(\tR\acheckId\x12\x15\n" +
@@ -357,7 +373,8 @@ const file_vantage_v1_job_proto_rawDesc = "" +
 	"\x04http\x18\v \x01(\v2\x14.vantage.v1.HTTPSpecH\x00R\x04http\x12'\n" +
 	"\x03dns\x18\f \x01(\v2\x13.vantage.v1.DNSSpecH\x00R\x03dns\x12'\n" +
 	"\x03tcp\x18\r \x01(\v2\x13.vantage.v1.TCPSpecH\x00R\x03tcp\x123\n" +
-	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x12*\n" +
+	"\abrowser\x18\x0e \x01(\v2\x17.vantage.v1.BrowserSpecH\x00R\abrowser\x129\n" +
+	"\tmultistep\x18\x15 \x01(\v2\x19.vantage.v1.MultistepSpecH\x00R\tmultistep\x12*\n" +
 	"\x04ping\x18\x16 \x01(\v2\x14.vantage.v1.PingSpecH\x00R\x04ping\x12*\n" +
 	"\x04grpc\x18\x17 \x01(\v2\x14.vantage.v1.GRPCSpecH\x00R\x04grpc\x129\n" +
 	"\twebsocket\x18\x18 \x01(\v2\x19.vantage.v1.WebSocketSpecH\x00R\twebsocket\x12\x16\n" +
@@ -394,9 +411,10 @@ var file_vantage_v1_job_proto_goTypes = []any{
 	(*DNSSpec)(nil),       // 5: vantage.v1.DNSSpec
 	(*TCPSpec)(nil),       // 6: vantage.v1.TCPSpec
 	(*BrowserSpec)(nil),   // 7: vantage.v1.BrowserSpec
-	(*PingSpec)(nil),      // 8: vantage.v1.PingSpec
-	(*GRPCSpec)(nil),      // 9: vantage.v1.GRPCSpec
-	(*WebSocketSpec)(nil), // 10: vantage.v1.WebSocketSpec
+	(*MultistepSpec)(nil), // 8: vantage.v1.MultistepSpec
+	(*PingSpec)(nil),      // 9: vantage.v1.PingSpec
+	(*GRPCSpec)(nil),      // 10: vantage.v1.GRPCSpec
+	(*WebSocketSpec)(nil), // 11: vantage.v1.WebSocketSpec
 }
 var file_vantage_v1_job_proto_depIdxs = []int32{
 	2,  // 0: vantage.v1.CheckJob.kind:type_name -> vantage.v1.CheckKind
@@ -405,15 +423,16 @@ var file_vantage_v1_job_proto_depIdxs = []int32{
 	5,  // 3: vantage.v1.CheckJob.dns:type_name -> vantage.v1.DNSSpec
 	6,  // 4: vantage.v1.CheckJob.tcp:type_name -> vantage.v1.TCPSpec
 	7,  // 5: vantage.v1.CheckJob.browser:type_name -> vantage.v1.BrowserSpec
-	8,  // 6: vantage.v1.CheckJob.ping:type_name -> vantage.v1.PingSpec
-	9,  // 7: vantage.v1.CheckJob.grpc:type_name -> vantage.v1.GRPCSpec
-	10, // 8: vantage.v1.CheckJob.websocket:type_name -> vantage.v1.WebSocketSpec
-	1,  // 9: vantage.v1.CheckJob.env:type_name -> vantage.v1.CheckJob.EnvEntry
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	8,  // 6: vantage.v1.CheckJob.multistep:type_name -> vantage.v1.MultistepSpec
+	9,  // 7: vantage.v1.CheckJob.ping:type_name -> vantage.v1.PingSpec
+	10, // 8: vantage.v1.CheckJob.grpc:type_name -> vantage.v1.GRPCSpec
+	11, // 9: vantage.v1.CheckJob.websocket:type_name -> vantage.v1.WebSocketSpec
+	1,  // 10: vantage.v1.CheckJob.env:type_name -> vantage.v1.CheckJob.EnvEntry
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_job_proto_init() }
@@ -427,6 +446,7 @@ func file_vantage_v1_job_proto_init() {
 		(*CheckJob_Dns)(nil),
 		(*CheckJob_Tcp)(nil),
 		(*CheckJob_Browser)(nil),
+		(*CheckJob_Multistep)(nil),
 		(*CheckJob_Ping)(nil),
 		(*CheckJob_Grpc)(nil),
 		(*CheckJob_Websocket)(nil),

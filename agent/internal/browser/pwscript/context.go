@@ -133,6 +133,9 @@ func (r *run) testOptions(co *contextOptions) Options {
 	if co.testIDAttribute != "" {
 		o.TestIDAttribute = co.testIDAttribute
 	}
+	if co.baseURL != "" {
+		o.BaseURL = co.baseURL
+	}
 	o.deviceScaleFactor, o.mobile = co.deviceScaleFactor, co.isMobile
 	return o
 }

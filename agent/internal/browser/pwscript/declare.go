@@ -325,6 +325,9 @@ func (r *run) hookFunction(kind string) func(goja.FunctionCall) goja.Value {
 }
 
 func (r *run) fixtureError(name string) string {
+	if r.opts.RequestOnly {
+		return requestOnlyFixtureError(name)
+	}
 	if ref, ok := browserscript.RefusedObject(name); ok {
 		return ref.Message()
 	}

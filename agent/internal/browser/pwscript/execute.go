@@ -98,7 +98,12 @@ func (r *run) runTests(rep *Report) {
 			refused = u
 		}
 		co, err := r.contextOptions(t.parent.useChain())
-		if err == nil {
+		switch {
+		case err != nil:
+		case r.base.RequestOnly:
+			// No browser (a multistep check): test.use still sets baseURL, timeouts, headers.
+			r.opts, r.useOpts = r.testOptions(co), co
+		default:
 			err = r.openTestPage(r.pageTab == nil, i < len(runnable)-1, co)
 		}
 		if err != nil {
@@ -186,8 +191,17 @@ func (r *run) runTests(rep *Report) {
 	}
 }
 
+// testParent is the context a test's operations run under: its page's tab, or the run's
+// context when there is no browser (a multistep check).
+func (r *run) testParent() context.Context {
+	if r.pageTab != nil {
+		return r.pageTab
+	}
+	return r.tab
+}
+
 func (r *run) newTestRun(t *testCase) *testRun {
-	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.budget(), parent: r.pageTab, root: &stepRec{}}
+	tr := &testRun{test: t, start: time.Now(), limit: r.testDeadline, runTime: r.budget(), parent: r.testParent(), root: &stepRec{}}
 	tr.step = tr.root
 	timeout := t.timeout
 	for s := t.parent; s != nil && timeout == 0; s = s.parent {
@@ -243,14 +257,18 @@ func (t *testCase) brokenBy(broken map[*suite]*Failure) *Failure {
 	return nil
 }
 
-// fixtures is the first argument of a test body and hook: { page } and the worker fixtures;
-// the other Playwright fixtures fail with a message naming them.
+// fixtures is the first argument of a test body and hook: { page, request } and the worker
+// fixtures; the other Playwright fixtures fail with a message naming them. request is the
+// test's own APIRequestContext (cookies of its own), as in Playwright.
 func (r *run) fixtures() goja.Value {
 	target := r.vm.NewObject()
 	for k, v := range map[string]any{
 		"page": r.pageObj, "context": r.contextObj, "browserName": "chromium", "headless": true, "isMobile": false,
-		"baseURL": r.baseURLValue(), "channel": goja.Undefined(),
+		"baseURL": r.baseURLValue(), "channel": goja.Undefined(), "request": r.apiRequestContext(nil),
 	} {
+		if k == "page" && r.opts.RequestOnly {
+			continue
+		}
 		must(target.Set(k, v))
 	}
 	return r.strictWith(target, r.fixtureError)

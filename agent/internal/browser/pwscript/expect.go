@@ -38,6 +38,8 @@ func (r *run) expectation(v goja.Value, custom string) goja.Value {
 				r.addLocatorMatchers(m, l, custom, negated)
 			} else if o == r.pageObj {
 				r.addPageMatchers(m, custom, negated)
+			} else if a := r.apiResponseOf(o); a != nil {
+				r.addResponseMatchers(m, a, custom, negated)
 			}
 		}
 		return m

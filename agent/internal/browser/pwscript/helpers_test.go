@@ -64,6 +64,7 @@ func site(t testing.TB) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata/site")))
+	mux.Handle("/api/", apiSite())
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
 		select {

@@ -27,6 +27,7 @@ func (r *run) pageObject() *goja.Object {
 	bp := r.browser
 
 	m["url"] = func(goja.FunctionCall) goja.Value { return r.vm.ToValue(bp.currentURL()) }
+	m["request"] = r.apiRequestContext(browserJar{tab: bp.ctx})
 	m["isClosed"] = func(goja.FunctionCall) goja.Value { return r.vm.ToValue(false) }
 	m["viewportSize"] = func(goja.FunctionCall) goja.Value {
 		w, h := bp.viewport()
@@ -35,9 +36,6 @@ func (r *run) pageObject() *goja.Object {
 	m["goto"] = func(call goja.FunctionCall) goja.Value {
 		target := r.argString(call, 0, "page.goto", "url")
 		opts := r.options(r.argObject(call, 1, "page.goto"), "page.goto", "waitUntil", "timeout", "referer")
-		if r.useOpts != nil {
-			target = resolveURL(target, r.useOpts.baseURL)
-		}
 		state := r.waitUntil(opts, "page.goto")
 		b := r.navigationBudget(opts)
 		return r.async("page.goto("+jsQuote(target)+")", "pw:api", func(ctx context.Context) (any, error) {

@@ -51,7 +51,8 @@ func TestPlaywrightParity(t *testing.T) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rep := runScript(t, c.name, c.source, Options{Env: env, Secrets: []string{"hunter2-secret"}, Timeout: c.timeout})
+			rep := runScript(t, c.name, c.source, Options{Env: env, Secrets: []string{"hunter2-secret"}, Timeout: c.timeout,
+				Request: RequestOptions{AllowPrivate: true}})
 			mu.Lock()
 			ours[c.name] = rep.Passed
 			mu.Unlock()

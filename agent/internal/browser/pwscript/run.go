@@ -69,6 +69,12 @@ type Options struct {
 	// Set per test from test.use (use.go): the page's scale factor and mobile emulation.
 	deviceScaleFactor float64
 	mobile            bool
+	// Request configures the request fixture and page.request (request.go).
+	Request RequestOptions
+	// RequestOnly runs the script without a browser (a multistep check): ctx need not be a
+	// tab, and the page, context and browser fixtures fail with a message naming them.
+	// Default false.
+	RequestOnly bool
 }
 
 func (o *Options) applyDefaults(ctx context.Context, now time.Time) {
@@ -140,6 +146,7 @@ type run struct {
 
 	artifacts artifactSet                 // screenshots with a path, testInfo.attach()
 	infos     map[*testRun]*testInfoState // the testInfo of the tests that asked for it
+	req       *requestState               // the request fixture's machinery, made on first use
 }
 
 // Run runs the tests of prog on the page of ctx, a chromedp context for a tab of its own (in
@@ -188,6 +195,11 @@ func Run(ctx context.Context, prog *browserscript.Program, opts Options) (rep *R
 		defer stopHeap()
 	}
 
+	defer func() {
+		if r.req != nil {
+			r.req.close()
+		}
+	}()
 	r.install()
 	if f := r.load(); f != nil {
 		rep.Failure = f

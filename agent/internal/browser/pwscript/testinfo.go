@@ -2,7 +2,6 @@ package pwscript
 
 import (
 	"fmt"
-	"net/url"
 	"path"
 	"regexp"
 	"strings"
@@ -258,18 +257,7 @@ func asTestTimeout(tr *testRun, f *Failure) {
 // (new URL(url, baseURL)); without a base, or when either does not parse, it is the URL as
 // given.
 func (r *run) resolveURL(target string) string {
-	if r.opts.BaseURL == "" {
-		return target
-	}
-	base, err := url.Parse(r.opts.BaseURL)
-	if err != nil {
-		return target
-	}
-	ref, err := url.Parse(target)
-	if err != nil {
-		return target
-	}
-	return base.ResolveReference(ref).String()
+	return resolveURL(target, r.opts.BaseURL)
 }
 
 // baseURLValue is the baseURL fixture.

@@ -58,6 +58,9 @@ type Input struct {
 	TestTimeoutMs int64 `json:"test_timeout_ms"`
 	// BaseURL is the script's baseURL (pwscript.Options.BaseURL); "" for none.
 	BaseURL string `json:"base_url"`
+	// AllowPrivateRequests lets the script's request fixture and page.request reach private
+	// addresses; the worker otherwise refuses them as the agent's egress proxy does the page's.
+	AllowPrivateRequests bool `json:"allow_private_requests"`
 }
 
 // Program is a browserscript.Program on the wire.
@@ -102,7 +105,8 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	prog := &browserscript.Program{Filename: in.Program.Filename, Code: in.Program.Code, Imports: in.Program.Imports}
 	rep := pwscript.Run(ctx, prog, pwscript.Options{Env: in.Env, Secrets: in.Secrets, Timeout: time.Until(deadline),
 		HeapLimit: in.HeapLimit, UserAgent: in.UserAgent, ContextProxy: in.ProxyServer,
-		TestTimeout: time.Duration(in.TestTimeoutMs) * time.Millisecond, BaseURL: in.BaseURL})
+		TestTimeout: time.Duration(in.TestTimeoutMs) * time.Millisecond, BaseURL: in.BaseURL,
+		Request: pwscript.RequestOptions{AllowPrivate: in.AllowPrivateRequests, UserAgent: in.UserAgent}})
 	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 		fmt.Fprintln(stderr, "browser-worker: write the report:", err)
 		return 2

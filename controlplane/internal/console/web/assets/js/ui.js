@@ -85,7 +85,7 @@ export function duration(secs) {
 
 export function region(r) { return String(r || '').replace(/^[a-z]+:/, ''); }
 
-const KINDS = { UPTIME: 'HTTP', BROWSER: 'Browser', DNS: 'DNS', TCP: 'TCP', PING: 'Ping', GRPC: 'gRPC', WEBSOCKET: 'WebSocket' };
+const KINDS = { UPTIME: 'HTTP', BROWSER: 'Browser', DNS: 'DNS', TCP: 'TCP', MULTISTEP: 'Multistep', PING: 'Ping', GRPC: 'gRPC', WEBSOCKET: 'WebSocket' };
 export function kindLabel(k) { return KINDS[k] || k || '—'; }
 
 // statusTone is the colour family of a check status.

@@ -4,7 +4,7 @@
 import { h, s, clear, field, setTitle, statusBadge, kindLabel, pct, ms, time, dateTime, duration, region, errorBox, toast, confirmDialog } from '../ui.js';
 import { lineChart, legend, statusStrip } from '../charts.js';
 
-const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp', PING: 'ping', GRPC: 'grpc', WEBSOCKET: 'websocket' };
+const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp', MULTISTEP: 'multistep', PING: 'ping', GRPC: 'grpc', WEBSOCKET: 'websocket' };
 const RANGES = [['1h', '1 hour'], ['24h', '24 hours'], ['7d', '7 days'], ['30d', '30 days']];
 const RANGE_MS = { '1h': 3600e3, '24h': 86400e3, '7d': 7 * 86400e3, '30d': 30 * 86400e3 };
 const POLL_MS = 15000;

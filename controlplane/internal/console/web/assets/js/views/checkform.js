@@ -5,7 +5,7 @@
 import { h, clear, field, setTitle, showErrors, errorBox, toast, region, kindLabel } from '../ui.js';
 import { scriptEditor } from '../editor.js';
 
-const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp', PING: 'ping', GRPC: 'grpc', WEBSOCKET: 'websocket' };
+const SEGMENT = { UPTIME: 'uptime', BROWSER: 'browser', DNS: 'dns', TCP: 'tcp', MULTISTEP: 'multistep', PING: 'ping', GRPC: 'grpc', WEBSOCKET: 'websocket' };
 const REGIONS = ['us-east-1', 'us-east-2', 'us-west-1', 'eu-central-1', 'eu-west-2', 'ap-south-1', 'ap-southeast-2', 'ap-northeast-1'].map((r) => `cloud:${r}`);
 const COMPARISONS = ['EQUALS', 'NOT_EQUALS', 'GREATER_THAN', 'LESS_THAN', 'CONTAINS', 'NOT_CONTAINS', 'NULL', 'NOT_NULL', 'EMPTY', 'NOT_EMPTY', 'TRUE', 'FALSE'];
 const ASSERTION_TYPES = {
@@ -82,7 +82,7 @@ export async function render(root, params, ctx) {
   let collectTarget = () => ({});
   const drawTarget = () => {
     clear(targetBox);
-    collectTarget = { UPTIME: httpFields, BROWSER: browserFields, DNS: dnsFields, TCP: tcpFields, PING: pingFields, GRPC: grpcFields, WEBSOCKET: websocketFields }[kind](targetBox, c, kind);
+    collectTarget = { UPTIME: httpFields, BROWSER: browserFields, DNS: dnsFields, TCP: tcpFields, MULTISTEP: multistepFields, PING: pingFields, GRPC: grpcFields, WEBSOCKET: websocketFields }[kind](targetBox, c, kind);
   };
   drawTarget();
 
@@ -267,6 +267,25 @@ function browserFields(box, c) {
   return () => (mode === 'url'
     ? { url: url.value.trim(), script: null, text_to_search_for: text.value || null }
     : { url: null, script: editor.textarea.value, version: 'NODE24_BROWSER' });
+}
+
+const SAMPLE_MULTISTEP = `import { test, expect } from '@playwright/test'
+
+test('API answers', async ({ request }) => {
+  const r = await request.get('https://example.com/api/health')
+  await expect(r).toBeOK()
+})
+`;
+
+// multistepFields edits a multistep check: a Playwright test that uses only the request fixture.
+function multistepFields(box, c) {
+  const editor = scriptEditor('script', c.script || SAMPLE_MULTISTEP);
+  const part = field('Script', editor.textarea, { name: 'script', wide: true,
+    hint: 'A Playwright test of HTTP calls: its tests get { request } (no page, context or browser).' });
+  part.replaceChild(editor.el, editor.textarea);
+  editor.el.append(editor.textarea);
+  box.append(part);
+  return () => ({ script: editor.textarea.value });
 }
 
 function dnsFields(box, c) {

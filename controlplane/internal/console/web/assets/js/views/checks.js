@@ -6,7 +6,7 @@ import { sparkline } from '../charts.js';
 const PER_PAGE = 50;
 const POLL_MS = 10000;
 const STATUSES = ['UP', 'DOWN', 'PENDING', 'RECOVERING', 'VERIFYING', 'PAUSED', 'MUTED'];
-const KINDS = ['UPTIME', 'BROWSER', 'DNS', 'TCP', 'PING', 'GRPC', 'WEBSOCKET'];
+const KINDS = ['UPTIME', 'BROWSER', 'DNS', 'TCP', 'MULTISTEP', 'PING', 'GRPC', 'WEBSOCKET'];
 
 // state is the view's query: the URL is its one source, so every filter is a deep link.
 function readState() {
