@@ -14,7 +14,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
-	"github.com/vantagehq/vantage/agent/internal/redact"
+	"github.com/vantagehq/vantage/pkg/redact"
 	"github.com/vantagehq/vantage/pkg/browserscript"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vantagehq/vantage/agent/internal/redact"
+	"github.com/vantagehq/vantage/pkg/redact"
 	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/vantagehq/vantage/agent/internal/redact"
+	"github.com/vantagehq/vantage/pkg/redact"
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/wire"
@@ -172,7 +172,7 @@ func assertionSummary(outcomes []assert.Outcome) string {
 }
 
 // finish stores body as the response body (nil: none was recorded), redacts the secrets of job
-// (in every encoding: agent/internal/redact) from every text field, and makes every text field
+// (in every encoding: pkg/redact) from every text field, and makes every text field
 // valid UTF-8 of bounded size. Text is redacted whole, before it is cut.
 func (r *Result) finish(job *vantagev1.CheckJob, body []byte) {
 	hide := redact.ForJob(job).String
