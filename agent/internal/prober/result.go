@@ -14,7 +14,7 @@ import (
 )
 
 // Result is everything an attempt can tell about its target: the fields of a result record
-// (supplement §2.16) that the agent knows. The control plane adds the ids, region, attempt and
+// (api/openapi/checks.yaml) that the agent knows. The control plane adds the ids, region, attempt and
 // timestamps. Empty strings and zero numbers stand for null.
 type Result struct {
 	Kind    check.Kind
@@ -79,13 +79,13 @@ type Timings struct {
 	Total                  time.Duration
 }
 
-// Body availability (supplement §2.16).
+// Body availability (api/openapi/checks.yaml).
 const (
 	BodyAvailable   = "AVAILABLE"    // a response arrived; ResponseBody holds it (possibly "")
 	BodyNotRecorded = "NOT_RECORDED" // no response arrived, or it was not read
 )
 
-// Failure sources (supplement §2.16, a closed set).
+// Failure sources (api/openapi/checks.yaml, a closed set).
 const (
 	SourceTransport = "TRANSPORT" // no usable response: connection, DNS, TLS, timeout, protocol
 	SourceAssertion = "ASSERTION" // a response arrived and was judged a failure

@@ -94,7 +94,7 @@ func templateHost(raw string) string {
 }
 
 // resolveURL substitutes the {{NAME}} references of the URL from the organization's variable
-// pool, now (supplement §2.11), and returns the URL and the values to keep out of error texts.
+// pool, now (api/openapi/environment-variables.yaml), and returns the URL and the values to keep out of error texts.
 func (n *Notifier) resolveURL(ctx context.Context, d store.DueDelivery) (string, []string, error) {
 	raw := d.URL
 	var hidden []string
