@@ -26,7 +26,7 @@ run: build ## run Vantage locally: PostgreSQL, NATS, control plane and one agent
 test: ## run every test against the machine's PostgreSQL, NATS and Chromium
 	$(GO) test -count=1 -timeout 30m $(PKGS)
 
-test-short: ## unit tests only, no services (tests needing PostgreSQL, Chromium or processes skip under -short); about a minute
+test-short: ## unit tests only, no services (tests needing PostgreSQL, Chromium or processes skip under -short)
 	$(GO) test -short -count=1 -timeout 10m $(PKGS)
 
 # The packages whose code runs goroutines that share state: the agent's stream and worker pool,
