@@ -11,7 +11,7 @@ PKGS := $(foreach m,$(MODULES),./$(m)/...)
 DEPLOY_MODULE := deploy/kube
 PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
 
-.PHONY: help build run test console-screenshots test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-console bench-load fuzz tidy clean images test-deploy test-cluster manifests
+.PHONY: help build run test test-short test-race console-screenshots test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-console bench-load fuzz tidy clean images test-deploy test-cluster manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -25,6 +25,18 @@ run: build ## run Vantage locally: PostgreSQL, NATS, control plane and one agent
 
 test: ## run every test against the machine's PostgreSQL, NATS and Chromium
 	$(GO) test -count=1 -timeout 30m $(PKGS)
+
+test-short: ## unit tests only, no services (tests needing PostgreSQL, Chromium or processes skip under -short)
+	$(GO) test -short -count=1 -timeout 10m $(PKGS)
+
+# The packages whose code runs goroutines that share state: the agent's stream and worker pool,
+# the control plane's ingest server, scheduler, evaluator, notifier, fleet and job queue.
+RACE_PKGS := ./controlplane/internal/ingest/... ./agent/internal/uplink/... ./agent/internal/worker/... \
+	./controlplane/internal/scheduler/... ./controlplane/internal/notifier/... \
+	./controlplane/internal/evaluator/... ./controlplane/internal/fleet/... ./controlplane/internal/jobqueue/...
+
+test-race: ## the packages with goroutines under the race detector (RACE_PKGS), with their services
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 
 console-screenshots: ## regenerate docs/console/*.png: the console's main views in real Chromium, on a day of judged results
 	VANTAGE_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run 'TestConsoleViewsWithHistory|TestViews' ./controlplane/internal/console/

@@ -2,7 +2,9 @@
 # Runs Vantage locally (make run): PostgreSQL (the machine's, started or installed when needed),
 # the control plane with an embedded NATS server of its own (loopback, a free port, a password),
 # and one agent serving all eight regions. Prints the API address, a token and a console link
-# that signs in. Ctrl-C stops everything. Secrets for this checkout persist in .vantage/local.env.
+# that signs in. The two processes' JSON logs go to .vantage/controlplane.log and .vantage/agent.log
+# only, so the terminal keeps just that banner. Ctrl-C stops everything and exits 0. Secrets for
+# this checkout persist in .vantage/local.env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./deploy/ensure-services.sh
@@ -47,13 +49,18 @@ CP_METRICS_ADDR=${VANTAGE_METRICS_ADDR:-127.0.0.1:$(free_port 9100)}
 AGENT_METRICS_ADDR=127.0.0.1:$(free_port $((${CP_METRICS_ADDR##*:} + 1)))
 
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT INT TERM
-VANTAGE_METRICS_ADDR="$CP_METRICS_ADDR" ./bin/vantage-controlplane serve 2> >(tee .vantage/controlplane.log >&2) & pids+=($!)
+# stop ends both processes and waits for them. Ctrl-C (SIGINT to the whole process group) or
+# SIGTERM is the ordinary way to stop a local run, so it exits 0; the processes stopping on their
+# own is a failure, reported with the log to read.
+stop() { trap - EXIT INT TERM; kill "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true; }
+trap 'stop' EXIT
+trap 'echo; echo "  Stopping Vantage (logs kept in .vantage/)."; stop; exit 0' INT TERM
+VANTAGE_METRICS_ADDR="$CP_METRICS_ADDR" ./bin/vantage-controlplane serve 2>.vantage/controlplane.log >&2 & pids+=($!)
 for _ in $(seq 1 100); do curl -sf "http://$HTTP_ADDR/readyz" >/dev/null && break; sleep 0.2; done
-curl -sf "http://$HTTP_ADDR/readyz" >/dev/null || { echo "control plane did not become ready; see .vantage/controlplane.log" >&2; exit 1; }
+curl -sf "http://$HTTP_ADDR/readyz" >/dev/null || { echo "control plane did not become ready; see .vantage/controlplane.log" >&2; tail -n 20 .vantage/controlplane.log >&2; exit 1; }
 VANTAGE_CONTROLPLANE_ADDR="$GRPC_ADDR" VANTAGE_REGIONS=all VANTAGE_HTTP_ADDR=127.0.0.1:8081 \
   VANTAGE_NATS_URL="$AGENT_NATS_URL" VANTAGE_METRICS_ADDR="$AGENT_METRICS_ADDR" \
-  ./bin/vantage-agent 2> >(tee .vantage/agent.log >&2) & pids+=($!)
+  ./bin/vantage-agent 2>.vantage/agent.log >&2 & pids+=($!)
 
 # A one-time link that signs the browser in to the console with the token below.
 CONSOLE_LINK=$(VANTAGE_CONSOLE_TOKEN="$VANTAGE_BOOTSTRAP_TOKEN" ./bin/vantage-controlplane admin console-link \
@@ -71,7 +78,14 @@ cat <<MSG
   Try:
     curl -s -H "Authorization: Bearer $VANTAGE_BOOTSTRAP_TOKEN" -H 'Content-Type: application/json' \\
       -d '{"name":"example","url":"https://example.com"}' http://$HTTP_ADDR/v1/checks
-  Logs: .vantage/controlplane.log, .vantage/agent.log. Ctrl-C stops everything.
+  Logs (JSON, not shown here): .vantage/controlplane.log, .vantage/agent.log
+    follow them with: tail -f .vantage/controlplane.log .vantage/agent.log
+  Ctrl-C stops everything.
 
 MSG
+# Runs until Ctrl-C (the INT trap exits 0) or until a process ends on its own, which is a failure.
+set +e
 wait -n "${pids[@]}"
+status=$?
+echo "a Vantage process stopped (status $status); see .vantage/controlplane.log and .vantage/agent.log" >&2
+exit 1

@@ -129,7 +129,7 @@ func TestHTTPCheckEndToEnd(t *testing.T) {
 			t.Errorf("no result checked from %s (got %v)", r, from)
 		}
 	}
-	// Uptime results do not show failure_source/failure_type in the API (supplement §2.16);
+	// Uptime results do not show failure_source/failure_type in the API (api/openapi/checks.yaml);
 	// they are stored.
 	if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND NOT passing
 		AND failure_source = 'ASSERTION' AND failure_type = 'HTTP_STATUS' AND response_code = 500`, id); n != fail {

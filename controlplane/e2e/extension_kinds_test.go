@@ -74,8 +74,8 @@ func TestExtensionKindsEndToEnd(t *testing.T) {
 		return id
 	}
 	checks := []struct {
-		kind         string
-		id           uuid.UUID
+		kind          string
+		id            uuid.UUID
 		breakIt, mend func()
 	}{
 		{"ping", create("/v1/checks/ping", map[string]any{"name": "e2e ping", "ping_hostname": peer, "ping_count": 2}),

@@ -10,6 +10,7 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,6 +36,12 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	// Every test here runs the built binaries against PostgreSQL: none is a unit test.
+	flag.Parse()
+	if testing.Short() {
+		fmt.Fprintln(os.Stderr, "e2e: runs processes against PostgreSQL and NATS; skipped under -short (make test-short)")
+		return 0
+	}
 	dir, err := os.MkdirTemp("", "vantage-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)

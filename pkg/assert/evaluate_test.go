@@ -1,11 +1,13 @@
 package assert
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vantagehq/vantage/pkg/check"
 )
@@ -526,7 +528,10 @@ func TestParseNumber(t *testing.T) {
 }
 
 // FuzzEvaluate feeds arbitrary bodies to every body assertion type and comparison: whatever
-// the target sends, evaluation must give an outcome, never a panic.
+// the target sends, evaluation gives one outcome per assertion, in order, each with a
+// message, never a panic; and on the body's text the verdicts are right: the complementary
+// comparisons (EQUALS and NOT_EQUALS, CONTAINS and NOT_CONTAINS, EMPTY and NOT_EMPTY) disagree,
+// and CONTAINS "1" passes exactly when the body holds a "1".
 func FuzzEvaluate(f *testing.F) {
 	for _, seed := range []string{jsonDoc, htmlDoc, "", "null", "[", `{"a":[1,{"b":null}]}`, "\xff\xfe", `{"a":1e999}`, strings.Repeat("[", 10000)} {
 		f.Add([]byte(seed))
@@ -550,10 +555,28 @@ func FuzzEvaluate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out := EvaluateAll(compiled, HTTPObservation{StatusCode: 200, Header: http.Header{"X-Any": {string(body)}}, Body: body})
-		for _, o := range out {
+		if len(out) != len(compiled) {
+			t.Fatalf("%d outcomes for %d assertions", len(out), len(compiled))
+		}
+		text := map[string]bool{} // TEXT_BODY's verdicts by comparison
+		for i, o := range out {
 			if o.Message == "" {
 				t.Fatalf("no message for %+v", o.Assertion)
 			}
+			if o.Assertion != compiled[i].Assertion {
+				t.Fatalf("outcome %d is of %+v, want %+v", i, o.Assertion, compiled[i].Assertion)
+			}
+			if o.Assertion.Type == check.TextBody {
+				text[o.Assertion.Comparison] = o.Passed
+			}
+		}
+		for _, pair := range [][2]string{{check.Equals, check.NotEquals}, {check.Contains, check.NotContains}, {check.Empty, check.NotEmpty}} {
+			if text[pair[0]] == text[pair[1]] {
+				t.Fatalf("TEXT_BODY %s and %s both %v on %q", pair[0], pair[1], text[pair[0]], body)
+			}
+		}
+		if utf8.Valid(body) && text[check.Contains] != bytes.Contains(body, []byte("1")) {
+			t.Fatalf("TEXT_BODY CONTAINS \"1\" = %v on %q", text[check.Contains], body)
 		}
 	})
 }

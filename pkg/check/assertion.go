@@ -1,6 +1,6 @@
 package check
 
-// Assertion is one rule a probe's observation must satisfy (api.md "assertions"). All four
+// Assertion is one rule a probe's observation must satisfy (api/openapi/checks.yaml). All four
 // fields are required; Property's meaning depends on Type.
 type Assertion struct {
 	Type       string `json:"type"`

@@ -13,7 +13,7 @@ type DNSSpec struct {
 	Protocol   string  `json:"dns_protocol"`                   // UDP or TCP
 }
 
-// defaultDNS: dns_protocol UDP (api.md).
+// defaultDNS: dns_protocol UDP (api/openapi).
 func defaultDNS() *DNSSpec { return &DNSSpec{Protocol: "UDP"} }
 
 // exampleDNS is a DNS check's configuration for Example.

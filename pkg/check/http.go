@@ -22,7 +22,7 @@ type HTTPSpec struct {
 	Script          *string           `json:"script"`        // browser checks only
 }
 
-// defaultHTTP: method GET, follow_redirects and verify_ssl true (api.md).
+// defaultHTTP: method GET, follow_redirects and verify_ssl true (api/openapi).
 func defaultHTTP() *HTTPSpec {
 	return &HTTPSpec{Method: "GET", VerifySSL: true, FollowRedirects: true}
 }

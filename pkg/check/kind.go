@@ -3,7 +3,7 @@ package check
 // Kind is what a check probes. Its values are the API's check_type.
 type Kind string
 
-// The check kinds, as api.md names them.
+// The check kinds, as the public API contract (api/openapi) names them.
 const (
 	Uptime  Kind = "UPTIME"
 	Browser Kind = "BROWSER"
@@ -70,9 +70,9 @@ func KindOfType(typeName string) (Kind, bool) {
 // IsHTTP reports whether the kind is configured by an HTTPSpec (uptime and browser checks).
 func (k Kind) IsHTTP() bool { return k == Uptime || k == Browser }
 
-// Runtime versions (api.md "Runtime version values"). Requests may only ask for
+// Runtime versions (api/openapi/checks-uptime.yaml). Requests may only ask for
 // VersionBrowser; VersionEdge appears in responses only; VersionBrowserRetired is the retired
-// Node-20-generation browser runtime, rejected everywhere (supplement §3.8).
+// Node-20-generation browser runtime, rejected everywhere (api/openapi/checks.yaml).
 const (
 	VersionBrowser        = "NODE24_BROWSER"
 	VersionEdge           = "EDGE_RUNTIME"

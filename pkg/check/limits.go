@@ -1,8 +1,8 @@
 package check
 
-// Limits of check configuration. api.md states test_interval ≥ 30, timeout ≥ 1000,
+// Limits of check configuration. the public API contract (api/openapi) states test_interval ≥ 30, timeout ≥ 1000,
 // confirmation and recovery ≥ 0, reminder ≥ -1, dns_domain and tcp_hostname 1..253, tcp_port
-// 1..65535 and tcp_data ≤ 16384; supplement §3.2 adds text_to_search_for ≤ 4000. Every other
+// 1..65535 and tcp_data ≤ 16384; api/openapi/checks.yaml adds text_to_search_for ≤ 4000. Every other
 // bound is our choice, made so that a stored check is always something a probe can run and a
 // job can carry, and applies to all kinds unless it says otherwise.
 const (

@@ -2,7 +2,7 @@ package check
 
 import "slices"
 
-// Regions are the vantage points a check can run from (api.md "Region values"), in the form
+// Regions are the vantage points a check can run from (api/openapi/checks.yaml), in the form
 // written in requests, responses and results: "cloud:<region>".
 var Regions = []string{
 	"cloud:us-east-1",
@@ -23,7 +23,7 @@ func IsRegion(s string) bool { return slices.Contains(Regions, s) }
 
 // DefaultRegions is where a check runs when its create body names no test_regions: one region
 // per continent group, so that the majority-of-regions verdict (docs/architecture.md, "Verdicts") has three voices.
-// api.md does not state a default; this is our choice.
+// The public API contract does not state a default; this is our choice.
 func DefaultRegions() []string {
 	return []string{"cloud:us-east-1", "cloud:eu-central-1", "cloud:ap-southeast-2"}
 }

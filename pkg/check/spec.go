@@ -68,7 +68,7 @@ type AlertList struct {
 	IDs   *[]string
 }
 
-// Lists returns the nine lists in the order api.md names them, addressable for decoding.
+// Lists returns the nine lists in the order the public API contract (api/openapi) names them, addressable for decoding.
 func (a *Alerts) Lists() []AlertList {
 	return []AlertList{
 		{"user_alerts", &a.User},
@@ -93,7 +93,7 @@ func (a *Alerts) Normalize() {
 }
 
 // Defaults is the configuration of a new check of kind k before its create body is applied.
-// The values api.md states: alert_priority HIGH (LOW for TCP, as api.md's TCP create says),
+// The values the public API contract (api/openapi) states: alert_priority HIGH (LOW for TCP, as the public contract's TCP create says),
 // confirmation 60 s, recovery 180 s, reminders every 1440 min, timeout 10000 ms; the kinds'
 // own defaults are in http.go, dns.go and tcp.go. Our choices where it is silent: test_interval
 // 60 s and DefaultRegions.
@@ -214,8 +214,9 @@ type VarRef struct {
 
 // VarRefs lists the {{NAME}} references the control plane resolves when it builds a job:
 // uptime header values, and the Basic-auth user-id and password of uptime and browser checks
-// (supplement §2.11; browser headers take no references); for the extension kinds, WebSocket
-// header values and gRPC metadata values. Map entries come in name order.
+// (api/openapi/environment-variables.yaml; browser headers take no references); for the
+// extension kinds, WebSocket header values and gRPC metadata values. Map entries come in name
+// order.
 func (s Spec) VarRefs() []VarRef {
 	var refs []VarRef
 	for _, f := range s.varRefFields() {

@@ -15,7 +15,7 @@ type TCPSpec struct {
 // whichever family answers first, IPv6 and IPv4 raced as happy eyeballs (RFC 8305) does.
 const IPFamilyAny = "Any"
 
-// defaultTCP: tcp_ip_family IPv4, tcp_should_fail false (api.md).
+// defaultTCP: tcp_ip_family IPv4, tcp_should_fail false (api/openapi).
 func defaultTCP() *TCPSpec { return &TCPSpec{IPFamily: "IPv4"} }
 
 // exampleTCP is a TCP check's configuration for Example.

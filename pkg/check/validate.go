@@ -158,7 +158,7 @@ func urlProblem(s string) string {
 
 // validateHeaders: at most MaxHeaders entries, RFC 9110 token names (distinct regardless of
 // case), values of at most MaxHeaderValueLength characters without line breaks. Browser
-// checks take no {{NAME}} references in headers (supplement §2.11).
+// checks take no {{NAME}} references in headers (api/openapi/environment-variables.yaml).
 func validateHeaders(fe *FieldErrors, headers map[string]string, browser bool) {
 	if len(headers) > MaxHeaders {
 		fe.add("headers", "must have at most %d entries", MaxHeaders)

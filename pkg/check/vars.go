@@ -2,7 +2,7 @@ package check
 
 import "regexp"
 
-// VarNamePattern is the rule for environment variable names (supplement §2.11).
+// VarNamePattern is the rule for environment variable names (api/openapi/environment-variables.yaml).
 var VarNamePattern = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`)
 
 // varRef finds {{NAME}} references; whitespace inside the braces is tolerated.

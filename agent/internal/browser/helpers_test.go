@@ -16,6 +16,9 @@ import (
 // fails the test) and stops it when t ends.
 func startBrowser(t testing.TB, cfg Config) *Browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped under -short (make test-short)")
+	}
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 2
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
-	"github.com/vantagehq/vantage/agent/internal/redact"
 	"github.com/vantagehq/vantage/pkg/browserscript"
+	"github.com/vantagehq/vantage/pkg/redact"
 )
 
 // ScriptRequest is a scripted check.

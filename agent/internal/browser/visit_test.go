@@ -28,7 +28,10 @@ func TestVisitSmoke(t *testing.T) {
 	}
 }
 
-func TestVisitBlockedSmoke(t *testing.T) {
+// TestVisitBlockedPrivateTargets: with private targets blocked, a page on loopback — over HTTP,
+// over HTTPS, and named as localhost — is refused by the egress proxy: no status, a load
+// error, the proxy's reason naming loopback, and none of the page's content.
+func TestVisitBlockedPrivateTargets(t *testing.T) {
 	b := startBrowser(t, Config{BlockPrivateTargets: true})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<html><body>secret</body></html>`))
@@ -45,6 +48,9 @@ func TestVisitBlockedSmoke(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: status %d load error %q blocked %q html %q", u, p.Status, p.LoadError, p.Blocked, p.HTML)
+		if p.Status != 0 || p.LoadError == "" || !strings.Contains(p.Blocked, "loopback") || strings.Contains(p.HTML, "secret") {
+			t.Errorf("%s: status %d, load error %q, blocked %q, html %q; want it refused as loopback, its content unseen",
+				u, p.Status, p.LoadError, p.Blocked, p.HTML)
+		}
 	}
 }

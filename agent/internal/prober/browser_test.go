@@ -30,6 +30,9 @@ var browsers struct {
 
 func testBrowser(t *testing.T, blockPrivate bool) *browser.Browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped under -short (make test-short)")
+	}
 	browsers.Lock()
 	defer browsers.Unlock()
 	if b := browsers.byBlock[blockPrivate]; b != nil {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vantagehq/vantage/agent/internal/redact"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/redact"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 

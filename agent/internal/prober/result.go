@@ -7,16 +7,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
-	"github.com/vantagehq/vantage/agent/internal/redact"
 	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/redact"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // Result is everything an attempt can tell about its target: the fields of a result record
-// (supplement §2.16) that the agent knows. The control plane adds the ids, region, attempt and
+// (api/openapi/checks.yaml) that the agent knows. The control plane adds the ids, region, attempt and
 // timestamps. Empty strings and zero numbers stand for null.
 type Result struct {
 	Kind    check.Kind
@@ -98,13 +98,13 @@ type Timings struct {
 	Total                  time.Duration
 }
 
-// Body availability (supplement §2.16).
+// Body availability (api/openapi/checks.yaml).
 const (
 	BodyAvailable   = "AVAILABLE"    // a response arrived; ResponseBody holds it (possibly "")
 	BodyNotRecorded = "NOT_RECORDED" // no response arrived, or it was not read
 )
 
-// Failure sources (supplement §2.16, a closed set).
+// Failure sources (api/openapi/checks.yaml, a closed set).
 const (
 	SourceTransport = "TRANSPORT" // no usable response: connection, DNS, TLS, timeout, protocol
 	SourceAssertion = "ASSERTION" // a response arrived and was judged a failure
@@ -195,7 +195,7 @@ func assertionSummary(outcomes []assert.Outcome) string {
 }
 
 // finish stores body as the response body (nil: none was recorded), redacts the secrets of job
-// (in every encoding: agent/internal/redact) from every text field, and makes every text field
+// (in every encoding: pkg/redact) from every text field, and makes every text field
 // valid UTF-8 of bounded size. Text is redacted whole, before it is cut.
 func (r *Result) finish(job *vantagev1.CheckJob, body []byte) {
 	hide := redact.ForJob(job).String

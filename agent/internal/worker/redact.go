@@ -1,12 +1,12 @@
 package worker
 
 import (
-	"github.com/vantagehq/vantage/agent/internal/redact"
+	"github.com/vantagehq/vantage/pkg/redact"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // redactResult replaces the secret values of job, in every encoding the agent or its target
-// can produce (agent/internal/redact), in the free-text fields of r. Probers redact what they
+// can produce (pkg/redact), in the free-text fields of r. Probers redact what they
 // produce; this is the last line before a result leaves the agent, so a prober that forgets a
 // field cannot leak a secret. (A browser run's screenshot is an image: text on it cannot be
 // redacted.)

@@ -33,6 +33,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -53,6 +54,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == serveTargetsArg {
+		if err := serveTargets(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-load targets:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-load:", err)
 		os.Exit(1)
@@ -398,13 +406,13 @@ func (b *bench) createChecks(kind, region string, n int) ([]uuid.UUID, error) {
 			"confirmation_period_seconds": 0, "recovery_period_seconds": 0, "reminder_alert_interval_minutes": -1}
 		switch kind {
 		case "tcp":
-			common["tcp_hostname"], common["tcp_port"] = "127.0.0.1", b.tg.tcpPort
+			common["tcp_hostname"], common["tcp_port"] = "127.0.0.1", b.tg.TCPPort
 			return "/v1/checks/tcp", common
 		case "dns":
-			common["dns_domain"], common["dns_record_type"], common["dns_resolver"], common["dns_protocol"] = "load.example.", "A", b.tg.dnsAddr, "UDP"
+			common["dns_domain"], common["dns_record_type"], common["dns_resolver"], common["dns_protocol"] = "load.example.", "A", b.tg.DNSAddr, "UDP"
 			return "/v1/checks/dns", common
 		}
-		common["url"] = b.tg.httpURL
+		common["url"] = b.tg.HTTPURL
 		return "/v1/checks", common
 	}
 	ids := make([]uuid.UUID, n)
@@ -501,12 +509,12 @@ func rssMiB(pid int) float64 {
 
 // ceiling makes the kind's probe against the same target in a bare loop for 5s (64
 // goroutines, a new connection per probe as the agent makes) and returns probes/s and CPU
-// seconds per probe of this process.
+// seconds per probe of this process, which serves no target (they run in their own process).
 func (b *bench) ceiling(kind string) (float64, float64) {
 	probe := func() error {
 		switch kind {
 		case "tcp":
-			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", b.tg.tcpPort), 5*time.Second)
+			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", b.tg.TCPPort), 5*time.Second)
 			if err == nil {
 				c.Close()
 			}
@@ -514,11 +522,11 @@ func (b *bench) ceiling(kind string) (float64, float64) {
 		case "dns":
 			m := new(dns.Msg)
 			m.SetQuestion("load.example.", dns.TypeA)
-			_, err := dns.Exchange(m, b.tg.dnsAddr)
+			_, err := dns.Exchange(m, b.tg.DNSAddr)
 			return err
 		}
 		tr := &http.Transport{DisableKeepAlives: true}
-		resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get(b.tg.httpURL)
+		resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get(b.tg.HTTPURL)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
@@ -550,34 +558,62 @@ func (b *bench) ceiling(kind string) (float64, float64) {
 	return float64(n.Load()) / secs, cpu / float64(n.Load())
 }
 
-// targets are the local HTTP, TCP and DNS servers the checks probe.
+// targets are the local HTTP, TCP and DNS servers the checks probe. They run in a process of
+// their own (this binary, re-executed with serveTargetsArg), so that the CPU this process
+// measures for the ceiling loop is the loop's alone, as the agent's CPU is the agent's alone.
 type targets struct {
-	httpURL string
-	tcpPort int
-	dnsAddr string
-	closers []func()
+	HTTPURL string `json:"http_url"`
+	TCPPort int    `json:"tcp_port"`
+	DNSAddr string `json:"dns_addr"`
+	proc    *exec.Cmd
 }
+
+// serveTargetsArg is the argument that makes this binary the targets' process.
+const serveTargetsArg = "serve-targets"
 
 func (t *targets) close() {
-	for _, c := range t.closers {
-		c()
-	}
+	_ = t.proc.Process.Signal(syscall.SIGTERM)
+	_ = t.proc.Wait()
 }
 
+// startTargets starts the targets' process and reads their addresses from its first line.
 func startTargets() (*targets, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, serveTargetsArg) //nolint:gosec // this binary, re-executed
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the targets' process: %w", err)
+	}
+	t := &targets{proc: cmd}
+	if err := json.NewDecoder(out).Decode(t); err != nil {
+		t.close()
+		return nil, fmt.Errorf("the targets' process gave no addresses: %w", err)
+	}
+	return t, nil
+}
+
+// serveTargets is the targets' process: it serves HTTP, TCP and DNS on loopback, prints their
+// addresses as one JSON line and serves until SIGTERM or SIGINT.
+func serveTargets() error {
 	t := &targets{}
 	hl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }),
 		ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(hl) //nolint:errcheck // ends when closed
-	t.httpURL = "http://" + hl.Addr().String() + "/"
-	t.closers = append(t.closers, func() { _ = srv.Close() })
+	go srv.Serve(hl) //nolint:errcheck // ends with the process
+	t.HTTPURL = "http://" + hl.Addr().String() + "/"
 	tl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	go func() {
 		for {
@@ -588,11 +624,10 @@ func startTargets() (*targets, error) {
 			c.Close()
 		}
 	}()
-	t.tcpPort = tl.Addr().(*net.TCPAddr).Port
-	t.closers = append(t.closers, func() { tl.Close() })
+	t.TCPPort = tl.Addr().(*net.TCPAddr).Port
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ds := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
 		m := new(dns.Msg)
@@ -603,10 +638,15 @@ func startTargets() (*targets, error) {
 		}
 		_ = w.WriteMsg(m)
 	})}
-	go ds.ActivateAndServe() //nolint:errcheck // ends when shut down
-	t.dnsAddr = pc.LocalAddr().String()
-	t.closers = append(t.closers, func() { _ = ds.Shutdown() })
-	return t, nil
+	go ds.ActivateAndServe() //nolint:errcheck // ends with the process
+	t.DNSAddr = pc.LocalAddr().String()
+	if err := json.NewEncoder(os.Stdout).Encode(t); err != nil {
+		return err
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	<-stop
+	return nil
 }
 
 type proc struct{ cmd *exec.Cmd }

@@ -62,6 +62,9 @@ func testServeEnv(t *testing.T, overrides map[string]string) map[string]string {
 // was logged by then. It stops the control plane when the test ends.
 func startServe(t *testing.T, env map[string]string, want ...string) *served {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the control plane process and PostgreSQL; skipped under -short (make test-short)")
+	}
 	if len(want) == 0 {
 		want = []string{"http", "ping", "grpc"}
 	}

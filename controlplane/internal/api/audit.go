@@ -18,7 +18,7 @@ type auditStore interface {
 
 var _ auditStore = (*store.Store)(nil)
 
-// auditHandler serves GET /v1/audit_logs (supplement §2.2).
+// auditHandler serves GET /v1/audit_logs (api/openapi/audit-logs.yaml).
 type auditHandler struct{ store auditStore }
 
 func newAuditHandler(d Deps) *auditHandler { return &auditHandler{store: d.Store} }

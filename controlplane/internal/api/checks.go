@@ -27,8 +27,8 @@ type checkStore interface {
 
 var _ checkStore = (*store.Store)(nil)
 
-// checksHandler serves /v1/checks: the generic routes of api.md ("Checks") and the typed
-// routes of every kind (/v1/checks/{uptime,browser,dns,tcp}, supplement §2.14–2.16).
+// checksHandler serves /v1/checks: the generic routes of api/openapi/checks.yaml and the typed
+// routes of every kind (/v1/checks/{uptime,browser,dns,tcp}, api/openapi/checks-*.yaml).
 type checksHandler struct {
 	st      checkStore
 	changed func(uuid.UUID)
@@ -71,7 +71,7 @@ func (h *checksHandler) list(c *gin.Context) {
 }
 
 // checkListStatus maps the list's filter to a status to match. NA, omitted and unrecognized
-// values leave the status unfiltered (api.md); values are matched case-insensitively.
+// values leave the status unfiltered (api/openapi); values are matched case-insensitively.
 func checkListStatus(filter string) string {
 	switch f := strings.ToUpper(strings.TrimSpace(filter)); f {
 	case "DOWN", "MUTED", "PAUSED", "PENDING", "RECOVERING", "UP", "VERIFYING":
@@ -196,7 +196,7 @@ func (h *checksHandler) removeCheck(c *gin.Context, k check.Kind) {
 // historyCheck reads the path id of an incident or result list and makes sure the check is
 // one of this organization's checks of kind k.
 func (h *checksHandler) historyCheck(c *gin.Context, k check.Kind) (uuid.UUID, error) {
-	// Incident and result lists take check ids of one character or more (supplement §1.4);
+	// Incident and result lists take check ids of one character or more (api/openapi/openapi.yaml);
 	// every other route takes minPathIDLen.
 	id, err := pathID(c, "check_id", 1)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 // checkBody says which route a check body was sent to, and so which fields it accepts.
 //
-// Every check body is strict: a property the route does not accept is a 400. api.md states it
+// Every check body is strict: a property the route does not accept is a 400. The public API contract (api/openapi) states it
 // for the DNS and TCP bodies; we apply it to uptime and browser bodies too, so that a typo such
 // as "verifySsl" is an error instead of a silently kept default.
 type checkBody struct {

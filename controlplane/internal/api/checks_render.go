@@ -10,7 +10,7 @@ import (
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
-// Response shapes of checks (api.md "Check", supplement §2.15). Every field is always present;
+// Response shapes of checks (api/openapi/checks.yaml, api/openapi/checks-uptime.yaml). Every field is always present;
 // pointers and nil maps/slices are the contract's nulls, so null versus empty is decided here
 // and nowhere else.
 
@@ -228,7 +228,7 @@ type checkIncidentJSON struct {
 	CausedBy  *string `json:"caused_by"` // extension (docs/detection.md)
 }
 
-// resultPageJSON is a check's result page (supplement §2.16): its result_info sits inside the
+// resultPageJSON is a check's result page (api/openapi/checks.yaml): its result_info sits inside the
 // result, not in the envelope.
 type resultPageJSON struct {
 	CheckID    string     `json:"check_id"`

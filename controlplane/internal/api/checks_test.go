@@ -494,8 +494,8 @@ func TestCheckPermissions(t *testing.T) {
 	}
 }
 
-// TestCheckKindRoutes: typed routes serve their kind only (supplement §2.14 [I]), and path ids
-// follow §1.4.
+// TestCheckKindRoutes: typed routes serve their kind only (api/openapi/checks-tcp.yaml [I]), and path ids
+// follow api/openapi/openapi.yaml.
 func TestCheckKindRoutes(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

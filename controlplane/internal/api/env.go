@@ -24,7 +24,7 @@ type envStore interface {
 
 var _ envStore = (*store.Store)(nil)
 
-// envHandler serves /v1/env, the {{NAME}} environment variables (supplement §2.11).
+// envHandler serves /v1/env, the {{NAME}} environment variables (api/openapi/environment-variables.yaml).
 type envHandler struct {
 	st      envStore
 	changed func(uuid.UUID)

@@ -21,7 +21,7 @@ type errorItem struct {
 	Type    *string `json:"type"`
 }
 
-// envelope is the response shape of every /v1 route (api.md "Response envelope").
+// envelope is the response shape of every /v1 route (api/openapi/openapi.yaml).
 type envelope struct {
 	Success    bool        `json:"success"`
 	Result     any         `json:"result"`

@@ -28,7 +28,7 @@ type heartbeatStore interface {
 
 var _ heartbeatStore = (*store.Store)(nil)
 
-// heartbeatsHandler serves /v1/heartbeats (supplement §2.3) and the heartbeat move (§2.13).
+// heartbeatsHandler serves /v1/heartbeats (api/openapi/heartbeats.yaml) and the heartbeat move (api/openapi/projects.yaml).
 // The public ping endpoint is heartbeat.PingHandler, on its own listener.
 type heartbeatsHandler struct {
 	st  heartbeatStore

@@ -28,7 +28,7 @@ type windowStore interface {
 
 var _ windowStore = (*store.Store)(nil)
 
-// windowsHandler serves /v1/maintenance-windows (supplement §2.4).
+// windowsHandler serves /v1/maintenance-windows (api/openapi/maintenance-windows.yaml).
 type windowsHandler struct {
 	st  windowStore
 	now func() time.Time

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// extensionsPage is the page that lists what the API offers beyond api.md and the supplement.
+// extensionsPage is the page that lists what the API offers beyond the public API contract.
 const extensionsPage = "../../../docs/api-extensions.md"
 
 // TestOpenAPIExtensionsDocumented compares the places the OpenAPI document marks with

@@ -160,12 +160,12 @@ func (c *openAPIChecker) check(req *http.Request, status int, header http.Header
 	return problems
 }
 
-// knownDeviations are mismatches where the API, not the document, departs from api.md and the
-// supplement, keyed by the problem line check reports. They are listed for a decision on the
+// knownDeviations are mismatches where the API, not the document, departs from the public API
+// contract, keyed by the problem line check reports. They are listed for a decision on the
 // behaviour; until then they do not fail the tests. Each value says why.
 var knownDeviations = map[string]string{
 	// A check stored without a timeout (a legacy row; the API itself always stores one) is
-	// rendered with timeout null, which api.md allows for browser checks only.
+	// rendered with timeout null, which the public API contract (api/openapi) allows for browser checks only.
 	"getCheck 200: response body /result/timeout: got null, want integer":       "legacy uptime check without a timeout",
 	"getUptimeCheck 200: response body /result/timeout: got null, want integer": "legacy uptime check without a timeout",
 }

@@ -25,7 +25,7 @@ type projectStore interface {
 
 var _ projectStore = (*store.Store)(nil)
 
-// projectsHandler serves /v1/projects (supplement §2.12) and the check move (api.md, §2.13).
+// projectsHandler serves /v1/projects (api/openapi/projects.yaml) and the check move (api/openapi/projects.yaml).
 type projectsHandler struct {
 	st      projectStore
 	changed func(uuid.UUID)
@@ -37,7 +37,7 @@ func newProjectsHandler(d Deps) *projectsHandler {
 
 // projectJSON is the project record.
 //
-// is_default is always false: Vantage keeps api.md's "Unassigned" model (supplement §3.1), where
+// is_default is always false: Vantage keeps the public contract's "Unassigned" model (api/openapi/projects.yaml), where
 // a resource without a project is Unassigned rather than in an organization's Default project.
 // The field stays because the project record of the contract carries it, and clients key on it.
 type projectJSON struct {
@@ -56,7 +56,7 @@ func toProjectJSON(p store.Project) projectJSON {
 // maxProjectName is the longest project name, in characters.
 const maxProjectName = 255
 
-// projectIDShape is the contract's project id format (supplement §1.4): 16–128 letters, digits
+// projectIDShape is the contract's project id format (api/openapi/openapi.yaml): 16–128 letters, digits
 // and hyphens, at least one of them a letter or a hyphen. (RE2 has no lookahead; the "at least
 // one" part is projectIDHasLetter.)
 var (

@@ -94,7 +94,7 @@ type timeRange struct {
 	From, To *time.Time // nil when not given (optional ranges)
 }
 
-// maxResultsRange is the longest results window (api.md Limits).
+// maxResultsRange is the longest results window (api/openapi/openapi.yaml).
 const maxResultsRange = 7 * 24 * time.Hour
 
 // parseRange reads from (inclusive) and to (exclusive). With required, both must be given and

@@ -14,7 +14,7 @@ import (
 // The API's rate limits. Their buckets are shared by every replica (package ratelimit).
 const (
 	// Per-organization request rate of the routes whose contract documents 429 (environment
-	// variables, projects, moves; supplement §3.7). The contract states no thresholds: these are
+	// variables, projects, moves; api/openapi/openapi.yaml). The contract states no thresholds: these are
 	// generous defaults that only stop runaway scripts.
 	orgRateEvery = time.Second / 20 // 20 requests per second, sustained
 	orgRateBurst = 100              // requests at once

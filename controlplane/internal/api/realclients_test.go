@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// The shapes the reference Terraform provider sends that api.md does not state (issue 13,
-// "Real clients"): each is accepted with its evident meaning, and only these.
+// The shapes the reference Terraform provider sends that the public API contract does not
+// state: each is accepted with its evident meaning, and only these.
 
 func TestRealClientTypeOnTypedPatch(t *testing.T) {
 	t.Parallel()

@@ -21,7 +21,7 @@ func routes(r *gin.Engine, d Deps) {
 	v1.GET("/openapi.json", serveOpenAPI)
 	v1.GET("/openapi.yaml", serveOpenAPIYAML)
 
-	// Token introspection: a bearer token, no area, no organization selection (supplement §2.1).
+	// Token introspection: a bearer token, no area, no organization selection (api/openapi/tokens.yaml).
 	v1.GET("/tokens/verify", tokens.verify)
 	v1.GET("/tokens/permissions", tokens.permissions)
 

@@ -453,7 +453,7 @@ func orgID(c *gin.Context) uuid.UUID { return principal(c).OrgID }
 // actor is the caller as the audit log records it.
 func actor(c *gin.Context) store.Actor { return principal(c).Actor(c.ClientIP()) }
 
-// minPathIDLen is the contract's minimum length of a path id (supplement §1.4).
+// minPathIDLen is the contract's minimum length of a path id (api/openapi/openapi.yaml).
 const minPathIDLen = 8
 
 // pathID reads a path id with the contract's minimum length; a value that is not one of our ids

@@ -19,8 +19,8 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// statusPagesHandler serves status pages and every sub-resource (supplement §2.6–2.10, api.md
-// "Status page incidents" and "Status page subscribers"), and the public summary.
+// statusPagesHandler serves status pages and every sub-resource (api/openapi/status-page*.yaml),
+// and the public summary.
 type statusPagesHandler struct {
 	pages statusPageService
 }
@@ -63,7 +63,7 @@ func spIDs(c *gin.Context, names ...string) ([]uuid.UUID, error) {
 	return out, nil
 }
 
-// subdomainPattern is the subdomain rule of supplement §2.6.
+// subdomainPattern is the subdomain rule of api/openapi/status-pages.yaml.
 var subdomainPattern = regexp.MustCompile(`^\w(?:[\w-]{0,61}\w)?$`)
 
 // hostPattern is a DNS host name with at least two labels.

@@ -155,7 +155,7 @@ func (h *statusPagesHandler) getIncident(c *gin.Context) {
 	ok(c, http.StatusOK, inc)
 }
 
-// patchIncident takes title and impact, both required (supplement §3.6).
+// patchIncident takes title and impact, both required (api/openapi/status-page-incidents.yaml).
 func (h *statusPagesHandler) patchIncident(c *gin.Context) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
 	if err != nil {

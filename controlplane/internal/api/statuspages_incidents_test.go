@@ -257,7 +257,7 @@ func TestStatusPageSubscribers(t *testing.T) {
 	list := h.spCall(t, http.MethodGet, base+"?search=ops", nil, http.StatusOK)
 	golden(t, "status_page_subscriber_list", list.Raw)
 
-	// Another organization's page: 403 on list, create and delete (api.md); a missing page: 404.
+	// Another organization's page: 403 on list, create and delete (api/openapi); a missing page: 404.
 	subPath := base + "/" + sub["id"].(string)
 	for _, tc := range []struct {
 		name, method, path string

@@ -13,7 +13,7 @@ import (
 )
 
 // subscriberPage reads the page id of a subscriber route. A page of another organization is
-// 403 here (api.md, supplement §3.7), unlike the other sub-resources where it is 404.
+// 403 here (the public API contract), unlike the other sub-resources where it is 404.
 func (h *statusPagesHandler) subscriberPage(c *gin.Context) (uuid.UUID, error) {
 	id, err := pageParam(c)
 	if err != nil {

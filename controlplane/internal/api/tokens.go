@@ -26,7 +26,7 @@ type tokenStore interface {
 
 var _ tokenStore = (*store.Store)(nil)
 
-// tokensHandler serves /v1/tokens (supplement §2.1). Token records use camelCase, unlike the rest
+// tokensHandler serves /v1/tokens (api/openapi/tokens.yaml). Token records use camelCase, unlike the rest
 // of the API, because the contract says so.
 type tokensHandler struct {
 	store tokenStore
@@ -47,7 +47,7 @@ const (
 	tokenNameMaxLen         = 255
 	tokenDefaultLifetime    = 365 * 24 * time.Hour // expiresAt omitted on create
 	tokenSearchMaxLen       = 255
-	tokenListDefaultPerPage = 10 // GET /v1/tokens, unlike other lists (supplement §1.2)
+	tokenListDefaultPerPage = 10 // GET /v1/tokens, unlike other lists (api/openapi/openapi.yaml)
 )
 
 var tokenPages = pageRules{DefaultPerPage: tokenListDefaultPerPage, MaxPerPage: 100}
@@ -340,7 +340,7 @@ type tokenStatusJSON struct {
 	Status string `json:"status"`
 }
 
-// verify reports whether the bearer token is usable (supplement §2.1): 401 only when no token
+// verify reports whether the bearer token is usable (api/openapi/tokens.yaml): 401 only when no token
 // is sent; an unknown or expired one is a failure envelope with HTTP 200.
 func (h *tokensHandler) verify(c *gin.Context) {
 	cred, good := h.introspect(c)

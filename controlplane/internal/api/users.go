@@ -24,7 +24,7 @@ type peopleStore interface {
 
 var _ peopleStore = (*store.Store)(nil)
 
-// peopleHandler serves users and invitations (supplement §2.5; PEOPLE area). Seats: see
+// peopleHandler serves users and invitations (api/openapi/people.yaml; PEOPLE area). Seats: see
 // seatLimit.
 type peopleHandler struct {
 	st   peopleStore

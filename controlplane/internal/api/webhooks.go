@@ -32,13 +32,13 @@ type webhookStore interface {
 
 var _ webhookStore = (*store.Store)(nil)
 
-// webhooksHandler serves /v1/webhooks (api.md "Webhooks", supplement §3.5) and the delivery
+// webhooksHandler serves /v1/webhooks (api/openapi/webhooks.yaml) and the delivery
 // log of each webhook.
 type webhooksHandler struct{ st webhookStore }
 
 func newWebhooksHandler(d Deps) *webhooksHandler { return &webhooksHandler{st: d.Store} }
 
-// webhookEvents are the event types a webhook may subscribe to (api.md "Events"), and the
+// webhookEvents are the event types a webhook may subscribe to (api/openapi/webhooks.yaml), and the
 // agent region events (a Vantage extension: runs of a region no agent serves go nowhere), and
 // regional degradation (an extension, docs/detection.md), and the custom domain events (an
 // extension: a page lost its claim of a domain, or its verification).
@@ -189,7 +189,7 @@ func webhookIDList(o *object, name, resource string) []uuid.UUID {
 
 // checkURL accepts an absolute http(s) URL, or a template whose {{NAME}} references all name
 // variables of the organization pool and which is such a URL once they are substituted
-// (supplement §3.5). Values are looked up to validate only; the stored URL keeps the references.
+// (api/openapi/webhooks.yaml). Values are looked up to validate only; the stored URL keeps the references.
 func (h *webhooksHandler) checkURL(c *gin.Context, raw string) error {
 	if utf8.RuneCountInString(raw) > maxWebhookURL {
 		return badRequest("must be at most %d characters", maxWebhookURL)

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Area is a permission area (supplement §1.3).
+// Area is a permission area (api/openapi/openapi.yaml).
 type Area string
 
 // The permission areas. PROJECTS is the candidate contract's tenth area.

@@ -10,7 +10,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// The API's response envelope (api.md "Response envelope"), for the session routes' JSON.
+// The API's response envelope (api/openapi/openapi.yaml), for the session routes' JSON.
 type envelope struct {
 	Success  bool        `json:"success"`
 	Result   any         `json:"result"`

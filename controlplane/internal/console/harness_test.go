@@ -176,6 +176,9 @@ type tab struct {
 
 func chromiumPath(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped under -short (make test-short)")
+	}
 	for _, p := range []string{"/usr/bin/chromium-headless-shell", "/usr/bin/chromium"} {
 		if _, err := os.Stat(p); err == nil {
 			return p

@@ -10,7 +10,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// Outbox event types (api.md "Events"). A reminder is an uptime.down with "reminder": true.
+// Outbox event types (api/openapi/webhooks.yaml). A reminder is an uptime.down with "reminder": true.
 const (
 	EventUptimeDown = event.TypeUptimeDown
 	EventUptimeUp   = event.TypeUptimeUp

@@ -32,7 +32,7 @@ type Event interface {
 	event()
 }
 
-// Event types (api.md "Events", and the e-mail flows no webhook can subscribe to).
+// Event types (api/openapi/webhooks.yaml, and the e-mail flows no webhook can subscribe to).
 const (
 	TypeUptimeDown             = "uptime.down"
 	TypeUptimeUp               = "uptime.up"

@@ -1,4 +1,4 @@
-// Package heartbeat runs heartbeats (supplement §2.3): push monitors that the monitored job
+// Package heartbeat runs heartbeats (api/openapi/heartbeats.yaml): push monitors that the monitored job
 // pings. It has three parts:
 //
 //   - schedule.go: when the next ping is due (a period in seconds, or a cron expression in a

@@ -15,7 +15,7 @@ import (
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
-// Outbox event types (api.md "Events"). A reminder is a heartbeat.down with "reminder": true.
+// Outbox event types (api/openapi/webhooks.yaml). A reminder is a heartbeat.down with "reminder": true.
 const (
 	EventDown = event.TypeHeartbeatDown
 	EventUp   = event.TypeHeartbeatUp

@@ -50,7 +50,7 @@ type PingDeps struct {
 	Registerer prometheus.Registerer
 }
 
-// PingHandler is the public ping endpoint (supplement §2.3), served on its own listener:
+// PingHandler is the public ping endpoint (api/openapi/heartbeats.yaml), served on its own listener:
 //
 //	GET|POST /{heartbeat_id}         the job ran (success)
 //	GET|POST /{heartbeat_id}/start   the job started

@@ -6,7 +6,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// Record is a heartbeat as the API returns it (the expanded heartbeat of supplement §2.3) and
+// Record is a heartbeat as the API returns it (the expanded heartbeat of api/openapi/heartbeats.yaml) and
 // as alerts carry it. last_duration_ms is Vantage's addition: the last run's duration from a
 // /start ping to the success or /fail ping that completed it.
 type Record struct {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,41 +161,49 @@ func TestResultRefusals(t *testing.T) {
 		g.Sign(j)
 		r.JobSignature = j.Signature
 	}
+	// The refusal reasons the agent reads in its ack: a missing signature, a signature that
+	// matches no job published to the stream's regions, a region the stream did not register.
+	const (
+		unsigned   = "the result carries no job signature"
+		noSuchJob  = "the job signature does not match the result: no such job was published to this region"
+		notEnabled = `region "cloud:us-east-1" is not one this agent registered for`
+	)
 	tests := []struct {
 		name   string
 		result func() *vantagev1.CheckResult
+		reason string
 	}{
 		{"unsigned", func() *vantagev1.CheckResult {
 			return h.result(euCheck, uuid.New(), "cloud:eu-west-2", false, now)
-		}},
+		}, unsigned},
 		{"forged check id", func() *vantagev1.CheckResult { // a job of its own check, reported for another check
 			r := h.result(euCheck, uuid.New(), "cloud:eu-west-2", false, now)
 			h.sign(r)
 			r.CheckId = usCheck.String()
 			return r
-		}},
+		}, noSuchJob},
 		{"tampered job", func() *vantagev1.CheckResult { // the signed job's scheduled time moved
 			r := h.result(euCheck, uuid.New(), "cloud:eu-west-2", false, now)
 			h.sign(r)
 			r.ScheduledAtUnixMs += 60_000
 			return r
-		}},
+		}, noSuchJob},
 		{"job of another region", func() *vantagev1.CheckResult { // a us-east-1 job, reported as eu-west-2's
 			r := h.result(usCheck, uuid.New(), "cloud:us-east-1", false, now)
 			h.sign(r)
 			r.Region = "cloud:eu-west-2"
 			return r
-		}},
+		}, noSuchJob},
 		{"region the stream does not serve", func() *vantagev1.CheckResult { // a genuine us-east-1 job
 			r := h.result(usCheck, uuid.New(), "cloud:us-east-1", false, now)
 			h.sign(r)
 			return r
-		}},
+		}, notEnabled},
 		{"signed by another deployment", func() *vantagev1.CheckResult {
 			r := h.result(euCheck, uuid.New(), "cloud:eu-west-2", false, now)
 			signedBy(otherKey, r)
 			return r
-		}},
+		}, noSuchJob},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,7 +212,9 @@ func TestResultRefusals(t *testing.T) {
 			if ack.GetStored() {
 				t.Fatal("stored")
 			}
-			t.Logf("refused: %s", ack.GetError())
+			if !strings.Contains(ack.GetError(), tc.reason) {
+				t.Errorf("refused with %q, want the reason %q", ack.GetError(), tc.reason)
+			}
 		})
 	}
 	if n := h.count(`SELECT count(*) FROM check_results`); n != 0 {

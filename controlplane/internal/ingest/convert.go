@@ -18,7 +18,7 @@ import (
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-// bodyAvailabilities is the complete list of body_availability values (supplement §2.16).
+// bodyAvailabilities is the complete list of body_availability values (api/openapi/checks.yaml).
 var bodyAvailabilities = []string{"AVAILABLE", "NOT_RECORDED", "EXPIRED", "TRACE_ONLY"}
 
 // How far a result may stray from its job's signed bounds (jobguard.Bounds).

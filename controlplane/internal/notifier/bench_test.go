@@ -80,12 +80,15 @@ func BenchmarkLatency1000Webhooks(b *testing.B) {
 	b.ReportMetric(pct(0), "first_ms")
 }
 
-// TestIntegrationAlertLatency measures the time from a check's DOWN transition (the evaluator's
-// commit) to the Slack message arriving at a local fake, over 60 alerts one after another,
-// with its ceiling measured in the same run: a bare Go client POSTing the same fake.
+// BenchmarkIntegrationAlertLatency measures the time from a check's DOWN transition (the
+// evaluator's commit) to the Slack message arriving at a local fake, over 60 alerts one after
+// another, with its ceiling measured in the same run: a bare Go client POSTing the same fake.
+// (It was a test with a wall-clock bound; the figure is a benchmark's, and the tests hold the
+// properties: every alert delivered, in order.)
 //
-//	go test ./controlplane/internal/notifier/ -run TestIntegrationAlertLatency -v
-func TestIntegrationAlertLatency(t *testing.T) {
+//	go test ./controlplane/internal/notifier/ -run '^$' -bench BenchmarkIntegrationAlertLatency -benchtime 1x
+func BenchmarkIntegrationAlertLatency(b *testing.B) {
+	t := b
 	e := newEnv(t)
 	fake := providerCaseOf(t, integration.Slack).fake(t)
 	id := e.newIntegration(integration.Slack, integration.Settings{"webhook_url": fake.URL + "/services/T000/B000/XXXX"})
@@ -122,9 +125,9 @@ func TestIntegrationAlertLatency(t *testing.T) {
 		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 		return s[min(len(s)-1, int(q*float64(len(s))))]
 	}
-	t.Logf("DOWN → message at the fake over %d alerts: p50 %s, p99 %s; bare POST ceiling p50 %s, p99 %s",
-		alerts, p(lat, .5), p(lat, .99), p(bare, .5), p(bare, .99))
-	if p(lat, .99) > 2*time.Second {
-		t.Fatalf("p99 %s: an alert should leave within a second or two", p(lat, .99))
-	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(p(lat, .5)), "p50_ms")
+	b.ReportMetric(ms(p(lat, .99)), "p99_ms")
+	b.ReportMetric(ms(p(bare, .99)), "ceiling_p99_ms")
+	b.ReportMetric(float64(p(lat, .99))/float64(max(p(bare, .99), time.Microsecond)), "p99_vs_ceiling")
 }

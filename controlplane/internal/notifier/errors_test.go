@@ -17,6 +17,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/redact"
 )
 
 // addressPattern finds an IPv4 or IPv6 address, or a port, in an error text.
@@ -96,7 +97,7 @@ func TestShortSecretsRedactedAsWholeTokensOnly(t *testing.T) {
 	}
 	res := n.TestIntegration(context.Background(), integration.Pushover, integration.Settings{
 		"app_token": "at", "user_key": "uQiRzpo4DXghDmr9QzzfQu27cmVRsG", "api_url": echo.URL}, "phone")
-	want := `token [redacted] is not private, start again`
+	want := "token " + redact.Marker + " is not private, start again"
 	if !strings.Contains(res.Body, want) || !strings.Contains(res.Error, want) {
 		t.Fatalf("body %q, error %q: want %q", res.Body, res.Error, want)
 	}

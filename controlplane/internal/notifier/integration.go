@@ -59,17 +59,17 @@ func (n *Notifier) call(ctx context.Context, typ string, set integration.Setting
 	secrets := integration.Secrets(typ, set)
 	req, err := p.Request(ctx, set, m)
 	if err != nil {
-		return nil, errors.New(redact(err.Error(), secrets))
+		return nil, errors.New(redactSecrets(err.Error(), secrets))
 	}
 	req.Header.Set("User-Agent", "Vantage-Integrations/1.0")
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return nil, errors.New(redact(netpolicy.Describe(req.URL.Host, err), secrets))
+		return nil, errors.New(redactSecrets(netpolicy.Describe(req.URL.Host, err), secrets))
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseRead))
-	a := &answer{Status: resp.StatusCode, Body: redact(string(body), secrets)}
+	a := &answer{Status: resp.StatusCode, Body: redactSecrets(string(body), secrets)}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		a.RetryAfter = min(provider.RetryAfter(resp.Header, body, n.now()), maxRetryAfter)
 	}

@@ -14,12 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/netpolicy"
+	"github.com/vantagehq/vantage/pkg/redact"
 )
 
 // SecretPrefix starts every webhook signing secret.
@@ -66,13 +65,13 @@ func (n *Notifier) sendWebhook(ctx context.Context, d store.DueDelivery, at time
 	req.Header.Set("webhook-signature", sig)
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return nil, errors.New(redact(netpolicy.Describe(templateHost(d.URL), err), secrets))
+		return nil, errors.New(redactSecrets(netpolicy.Describe(templateHost(d.URL), err), secrets))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseRead))
 	code := resp.StatusCode
 	if code < 200 || code > 299 {
-		return &code, fmt.Errorf("%s: the receiver answered HTTP %d", redact(templateHost(d.URL), secrets), code)
+		return &code, fmt.Errorf("%s: the receiver answered HTTP %d", redactSecrets(templateHost(d.URL), secrets), code)
 	}
 	return &code, nil
 }
@@ -95,7 +94,7 @@ func templateHost(raw string) string {
 }
 
 // resolveURL substitutes the {{NAME}} references of the URL from the organization's variable
-// pool, now (supplement §2.11), and returns the URL and the values to keep out of error texts.
+// pool, now (api/openapi/environment-variables.yaml), and returns the URL and the values to keep out of error texts.
 func (n *Notifier) resolveURL(ctx context.Context, d store.DueDelivery) (string, []string, error) {
 	raw := d.URL
 	var hidden []string
@@ -122,51 +121,10 @@ func (n *Notifier) resolveURL(ctx context.Context, d store.DueDelivery) (string,
 	return raw, hidden, nil
 }
 
-// redacted replaces a secret in error texts and answers.
-const redacted = "[redacted]"
-
-// wholeTokenBelow is the length under which a secret is redacted only where it stands as a
-// whole token: a two-character Pushover token would otherwise turn "private" into
-// "priv[redacted]e", which hides nothing and garbles the text.
-const wholeTokenBelow = 8
-
-// redact replaces secret values in s.
-func redact(s string, secrets []string) string {
-	for _, v := range secrets {
-		switch {
-		case v == "":
-		case utf8.RuneCountInString(v) < wholeTokenBelow:
-			s = redactWholeTokens(s, v)
-		default:
-			s = strings.ReplaceAll(s, v, redacted)
-		}
-	}
-	return s
-}
-
-// redactWholeTokens replaces the occurrences of v in s that no letter, digit or '_' adjoins.
-func redactWholeTokens(s, v string) string {
-	var b strings.Builder
-	written := 0 // s[written:] is not in b yet
-	for from := 0; ; {
-		i := strings.Index(s[from:], v)
-		if i < 0 {
-			break
-		}
-		start, end := from+i, from+i+len(v)
-		before, _ := utf8.DecodeLastRuneInString(s[:start])
-		after, _ := utf8.DecodeRuneInString(s[end:])
-		if !isWordRune(before) && !isWordRune(after) {
-			b.WriteString(s[written:start])
-			b.WriteString(redacted)
-			written = end
-		}
-		from = end
-	}
-	b.WriteString(s[written:])
-	return b.String()
-}
-
-func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+// redactSecrets replaces secret values in error texts and answers with redact.Marker, in every
+// encoding a receiver may echo them; one under redact.MinSubstring characters only as a whole
+// token, so that a two-character Pushover token does not garble "private". The agent hides job
+// secrets in results by the same rule (pkg/redact).
+func redactSecrets(s string, secrets []string) string {
+	return redact.New(secrets).String(s)
 }

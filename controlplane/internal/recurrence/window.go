@@ -1,4 +1,4 @@
-// Package recurrence is the model of a maintenance window's schedule (supplement §2.4): a window
+// Package recurrence is the model of a maintenance window's schedule (api/openapi/maintenance-windows.yaml): a window
 // recurs on some weekdays, starting each time at the time of day of its start date in its own
 // time zone, and lasts a number of minutes. It is pure — no I/O, no clock of its own — and a
 // leaf: the store answers "is this check in maintenance at t" with it, the API validates with

@@ -12,7 +12,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// The incident lifecycle (api.md, supplement §2.9): an incident opens with its first update,
+// The incident lifecycle (api/openapi/status-page-incidents.yaml): an incident opens with its first update,
 // takes the worst status it sets on its components as its impact, ends with the latest update
 // when that is RESOLVED or COMPLETED (and opens again when a later update is not), and every
 // change is announced — status_page.incident.* to webhooks, and, when asked, an e-mail to the

@@ -11,7 +11,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// The scheduled-maintenance lifecycle (supplement §2.10):
+// The scheduled-maintenance lifecycle (api/openapi/status-page-maintenance.yaml):
 //
 //	SCHEDULED   → IN_PROGRESS at start_date: an IN_PROGRESS update, started set, the affected
 //	              components set to MAINTENANCE (their status kept to restore), .updated queued

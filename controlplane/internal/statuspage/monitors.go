@@ -11,7 +11,7 @@ type Monitor struct {
 }
 
 // FromMonitors is the status of a component that follows its linked checks and heartbeat
-// (supplement §2.7 [I]). Paused monitors and monitors without a verdict yet (PENDING) give no
+// (api/openapi/status-page-components.yaml [I]). Paused monitors and monitors without a verdict yet (PENDING) give no
 // signal; among the others:
 //
 //	every one DOWN                         → MAJOR_OUTAGE

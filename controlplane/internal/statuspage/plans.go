@@ -9,7 +9,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// Plan limits of status page features. The supplement makes custom domains and private pages
+// Plan limits of status page features. The public API contract makes custom domains and private pages
 // (a password or allowed_ips) paid-plan features (custom_domain_entitled,
 // private_status_page_entitled); it states no subscriber limit, so Vantage sets one for free
 // organizations (FreeSubscribersPerPage, docs/api-extensions.md).

@@ -5,7 +5,7 @@
 // them, and what the public summary and public page show.
 package statuspage
 
-// Component statuses (supplement §2.7).
+// Component statuses (api/openapi/status-page-components.yaml).
 const (
 	Operational         = "OPERATIONAL"
 	MajorOutage         = "MAJOR_OUTAGE"
@@ -18,10 +18,10 @@ const (
 // ComponentStatuses are the six component statuses, in the contract's order.
 var ComponentStatuses = []string{Operational, MajorOutage, PartialOutage, DegradedPerformance, Maintenance, NoImpact}
 
-// Impacts are the incident impact values (api.md).
+// Impacts are the incident impact values (api/openapi).
 var Impacts = []string{MajorOutage, PartialOutage, DegradedPerformance, NoImpact, Maintenance}
 
-// Incident update statuses (api.md, supplement §2.9).
+// Incident update statuses (api/openapi/status-page-incidents.yaml).
 const (
 	Investigating = "INVESTIGATING"
 	Identified    = "IDENTIFIED"
@@ -43,7 +43,7 @@ var UpdateStatuses = []string{Investigating, Identified, Monitoring, Resolved, U
 // IsFinal reports whether an update status ends its incident (RESOLVED, COMPLETED).
 func IsFinal(status string) bool { return status == Resolved || status == Completed }
 
-// Overall page statuses (supplement §2.6).
+// Overall page statuses (api/openapi/status-pages.yaml).
 const (
 	AllSystemsOperational    = "ALL_SYSTEMS_OPERATIONAL"
 	PartiallyDegradedService = "PARTIALLY_DEGRADED_SERVICE"
@@ -72,7 +72,7 @@ func Worst(statuses ...string) string {
 	return worst
 }
 
-// Overall derives a page's status (supplement §2.6 [I]) from the worst of its component
+// Overall derives a page's status (api/openapi/status-pages.yaml [I]) from the worst of its component
 // statuses, the impacts of its active (unresolved, not maintenance) incidents, and MAINTENANCE
 // when a scheduled maintenance is in progress:
 //

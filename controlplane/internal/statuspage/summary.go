@@ -5,7 +5,7 @@ type SummaryStatus struct {
 	Description string `json:"description"`
 }
 
-// Summary is the public JSON summary of a page (supplement §2.6).
+// Summary is the public JSON summary of a page (api/openapi/status-pages.yaml).
 type Summary struct {
 	Status               SummaryStatus          `json:"status"`
 	StatusPage           Identity               `json:"status_page"`

@@ -35,7 +35,7 @@ type NewIncidentUpdate struct {
 	Components        []store.ComponentChange
 }
 
-// CreateIncidentUpdate appends an update (supplement §2.9): its component changes are applied
+// CreateIncidentUpdate appends an update (api/openapi/status-page-incidents.yaml): its component changes are applied
 // and recorded, the end follows the latest update, status_page.incident.resolved (a RESOLVED
 // update) or .updated is queued (and the subscribers' e-mail when asked), and it is audited.
 func (s *Service) CreateIncidentUpdate(ctx context.Context, actor store.Actor, orgID, pageID, incidentID uuid.UUID, in NewIncidentUpdate) (IncidentUpdate, error) {

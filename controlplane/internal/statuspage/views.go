@@ -39,7 +39,7 @@ type Identity struct {
 	CustomDomain *string `json:"custom_domain,omitempty"`
 }
 
-// Page is the full status page record (supplement §2.6).
+// Page is the full status page record (api/openapi/status-pages.yaml).
 type Page struct {
 	ID                    string   `json:"id"`
 	Name                  string   `json:"name"`
@@ -63,7 +63,7 @@ func (p Page) Identity() Identity {
 	return Identity{ID: p.ID, Name: p.Name, Subdomain: p.Subdomain, CustomDomain: p.CustomDomain}
 }
 
-// Component is a status page component (supplement §2.7), as the public summary shows it.
+// Component is a status page component (api/openapi/status-page-components.yaml), as the public summary shows it.
 type Component struct {
 	ID                  string  `json:"id"`
 	Name                string  `json:"name"`
@@ -86,7 +86,7 @@ type ComponentDetail struct {
 	OverrideStatus bool     `json:"override_status"`
 }
 
-// Group is a component group (supplement §2.8).
+// Group is a component group (api/openapi/status-page-components.yaml).
 type Group struct {
 	ID          string  `json:"id"`
 	Name        string  `json:"name"`
@@ -123,14 +123,14 @@ type MaintenanceRef struct {
 	NotifySubscribersAtEnd   bool   `json:"notify_subscribers_at_end"`
 }
 
-// IncidentSummary is an incident as lists show it (api.md).
+// IncidentSummary is an incident as lists show it (api/openapi).
 type IncidentSummary struct {
 	IncidentBase
 	LatestUpdate         *LatestUpdate   `json:"latest_update,omitempty"`
 	ScheduledMaintenance *MaintenanceRef `json:"scheduled_maintenance,omitempty"`
 }
 
-// Incident is the full incident (api.md): the summary with its components and timeline, and,
+// Incident is the full incident (api/openapi): the summary with its components and timeline, and,
 // beyond the contract, its current status and description (those of its latest update) so that
 // a client that created it with them — the reference Terraform provider — reads them back.
 type Incident struct {
@@ -149,7 +149,7 @@ type StatusChange struct {
 	NewStatus string  `json:"new_status"`
 }
 
-// IncidentUpdate is one entry of an incident's timeline (supplement §2.9).
+// IncidentUpdate is one entry of an incident's timeline (api/openapi/status-page-incidents.yaml).
 type IncidentUpdate struct {
 	ID           string         `json:"id"`
 	IncidentID   string         `json:"incident_id"`
@@ -168,7 +168,7 @@ type Notifications struct {
 	AtEnd        bool `json:"at_end"`
 }
 
-// ScheduledMaintenance is the scheduled maintenance record (supplement §2.10).
+// ScheduledMaintenance is the scheduled maintenance record (api/openapi/status-page-maintenance.yaml).
 type ScheduledMaintenance struct {
 	IncidentBase
 	StartDate       Time          `json:"start_date"`
@@ -189,7 +189,7 @@ type MaintenanceDetail struct {
 	Description string `json:"description"`
 }
 
-// Subscriber is an e-mail subscriber of a page (api.md).
+// Subscriber is an e-mail subscriber of a page (api/openapi).
 type Subscriber struct {
 	ID                        string   `json:"id"`
 	EmailAddress              string   `json:"email_address"`

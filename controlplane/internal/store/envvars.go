@@ -20,7 +20,7 @@ const (
 	EnvVarSecret = "secret" // write-only; redacted from stored results
 )
 
-// Environment variable limits (supplement §2.11).
+// Environment variable limits (api/openapi/environment-variables.yaml).
 const (
 	MaxEnvVarsPerOrg    = 1000
 	MaxEnvVarValueBytes = 8192

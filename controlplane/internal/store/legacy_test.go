@@ -33,6 +33,9 @@ var legacyVersions = []struct {
 // test ends.
 func legacyDatabase(t *testing.T) (*pgxpool.Pool, string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL; skipped under -short (make test-short)")
+	}
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, storetest.ServerURL())
 	if err != nil {

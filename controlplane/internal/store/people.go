@@ -13,7 +13,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// People: the members of an organization and the invitations to it (supplement §2.5).
+// People: the members of an organization and the invitations to it (api/openapi/people.yaml).
 
 // People errors; the API renders each as its own 400 or 403.
 var (

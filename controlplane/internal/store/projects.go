@@ -24,7 +24,7 @@ const ProjectConflictCode = 10010
 
 // Project groups resources of an organization.
 //
-// Vantage keeps api.md's "Unassigned" model (supplement §3.1): a resource without a project is
+// Vantage keeps the public contract's "Unassigned" model (api/openapi/projects.yaml): a resource without a project is
 // Unassigned, and there is no Default project. IsDefault exists because the project record of
 // the contract carries is_default; every project Vantage creates has it false, and the rules
 // that protect a Default project (it cannot be deleted) are still honoured should a row ever

@@ -12,7 +12,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// The persistence of status pages (supplement §2.6–2.10): pages, groups, components, incidents
+// The persistence of status pages (api/openapi/status-page*.yaml): pages, groups, components, incidents
 // and their timelines, scheduled maintenance, subscribers. Package statuspage owns what they
 // mean — status derivation, the incident and maintenance lifecycles, components that follow
 // their monitors — and reads and writes through StatusPageReader (on the pool) and
@@ -141,7 +141,7 @@ func (r StatusPageReader) StatusPageByHost(ctx context.Context, subdomain, custo
 
 // StatusPageInOtherOrg reports whether a page with this id exists in another organization than
 // orgID. It is the one status page query that looks across organizations: the subscriber routes
-// answer 403 rather than 404 for such a page (api.md).
+// answer 403 rather than 404 for such a page (api/openapi).
 func (r StatusPageReader) StatusPageInOtherOrg(ctx context.Context, orgID, id uuid.UUID) (bool, error) {
 	ok, err := r.q.StatusPageInOtherOrg(ctx, dbsqlc.StatusPageInOtherOrgParams{OrgID: orgID, ID: id})
 	return ok, translate(err)
@@ -159,7 +159,7 @@ func (r StatusPageReader) StatusPageExists(ctx context.Context, orgID, id uuid.U
 	return nil
 }
 
-// StatusPageInput is the body shared by page create and update (supplement §2.6). On update,
+// StatusPageInput is the body shared by page create and update (api/openapi/status-pages.yaml). On update,
 // nil optional fields keep their value.
 type StatusPageInput struct {
 	Name      string

@@ -12,7 +12,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 )
 
-// Webhook is a webhook subscription (api.md "Webhook"). The signing secret is sealed at rest and
+// Webhook is a webhook subscription (api/openapi/webhooks.yaml). The signing secret is sealed at rest and
 // leaves the store only through NewWebhook's caller (once, at creation) and the deliveries.
 type Webhook struct {
 	ID          uuid.UUID

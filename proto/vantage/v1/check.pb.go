@@ -89,7 +89,7 @@ func (CheckKind) EnumDescriptor() ([]byte, []int) {
 	return file_vantage_v1_check_proto_rawDescGZIP(), []int{0}
 }
 
-// One assertion, exactly as the API stores it (api.md "assertions").
+// One assertion, exactly as the API stores it (api/openapi/checks.yaml).
 type Assertion struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`             // JSON_BODY, TEXT_BODY, RESPONSE_HEADERS, HTML_BODY, DNS_*, TCP_*

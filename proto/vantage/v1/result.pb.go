@@ -285,7 +285,7 @@ func (x *AssertionOutcome) GetMessage() string {
 	return ""
 }
 
-// CheckResult is one attempt of one job from one region (supplement §2.16 plus what the
+// CheckResult is one attempt of one job from one region (api/openapi/checks.yaml plus what the
 // evaluator needs).
 type CheckResult struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vantagehq/vantage/agent/internal/redact"
+	"github.com/vantagehq/vantage/pkg/redact"
 )
 
 // Report is the outcome of one run.
@@ -201,7 +201,7 @@ func plural(n int, word string) string {
 }
 
 // redactor returns a function replacing every secret, in every encoding a report can hold
-// it in (agent/internal/redact).
+// it in (pkg/redact).
 func redactor(secrets []string) func(string) string { return redact.New(secrets).String }
 
 // redactReport applies redact to every text of the report (a last pass: messages are

@@ -16,6 +16,9 @@ import (
 // chromiumPath is Debian's headless shell, or the full browser. Missing Chromium fails the test.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped under -short (make test-short)")
+	}
 	for _, p := range []string{"/usr/bin/chromium-headless-shell", "/usr/bin/chromium"} {
 		if _, err := os.Stat(p); err == nil {
 			return p

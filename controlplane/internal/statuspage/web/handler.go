@@ -310,7 +310,7 @@ func (h *Handler) methods(req *request, fn func(*request), allowed ...string) {
 	http.Error(req.w, "method not allowed", http.StatusMethodNotAllowed)
 }
 
-// validSubdomain is the subdomain rule of supplement §2.6.
+// validSubdomain is the subdomain rule of api/openapi/status-pages.yaml.
 func validSubdomain(s string) bool {
 	if s == "" || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
 		return false

@@ -548,7 +548,7 @@ type StatusPageInOtherOrgParams struct {
 }
 
 // The one status page query that looks across organizations: the subscriber routes answer 403
-// rather than 404 for a page of another organization (api.md).
+// rather than 404 for a page of another organization (api/openapi).
 func (q *Queries) StatusPageInOtherOrg(ctx context.Context, arg StatusPageInOtherOrgParams) (bool, error) {
 	row := q.db.QueryRow(ctx, statusPageInOtherOrg, arg.ID, arg.OrgID)
 	var exists bool

@@ -103,7 +103,7 @@ RETURNING name, custom_domain_missing_since AS missing_since, (custom_domain_ver
 
 -- name: StatusPageInOtherOrg :one
 -- The one status page query that looks across organizations: the subscriber routes answer 403
--- rather than 404 for a page of another organization (api.md).
+-- rather than 404 for a page of another organization (api/openapi).
 SELECT EXISTS (SELECT 1 FROM status_pages WHERE id = @id AND org_id <> @org_id);
 
 -- name: StatusPageExists :one

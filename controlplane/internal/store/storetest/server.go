@@ -38,6 +38,9 @@ type Server struct {
 // binaries fail the test.
 func NewServer(t testing.TB) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL binaries (a server of its own); skipped under -short (make test-short)")
+	}
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(bins) == 0 {
 		t.Fatal("storetest: no /usr/lib/postgresql/*/bin/initdb: install PostgreSQL")

@@ -42,6 +42,9 @@ var (
 // NewDatabase creates an empty, migrated database for this test and returns its URL.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL; skipped under -short (make test-short)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(ctx) })
