@@ -80,3 +80,15 @@ func ProtocolOf(cs Capabilities) uint32 {
 	}
 	return v
 }
+
+// Reasons an agent reports itself unhealthy (CanaryReport.agent_unhealthy_reason).
+const (
+	// AgentUnhealthyClock: its clock is off the control plane's beyond its bound. The control
+	// plane leaves the agent's results out of verdicts at once: the measure is against the
+	// control plane's own clock, so no misconfiguration can make every agent claim it.
+	AgentUnhealthyClock = "clock"
+	// AgentUnhealthyDNS: every DNS canary failed, it cannot resolve names.
+	AgentUnhealthyDNS = "dns"
+	// AgentUnhealthyRoute: every canary failed, it reaches nothing.
+	AgentUnhealthyRoute = "route"
+)

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/agent/internal/prober"
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -256,9 +257,9 @@ func (r *Runner) setHealth(healthy bool, reason string) {
 
 // Reasons an agent is unhealthy (CanaryReport.agent_unhealthy_reason).
 const (
-	ReasonClock = "clock" // its clock is off the control plane's beyond MaxClockSkew
-	ReasonDNS   = "dns"   // every DNS canary failed: it cannot resolve names
-	ReasonRoute = "route" // every canary failed: it reaches nothing
+	ReasonClock = wire.AgentUnhealthyClock // its clock is off the control plane's beyond MaxClockSkew
+	ReasonDNS   = wire.AgentUnhealthyDNS   // every DNS canary failed: it cannot resolve names
+	ReasonRoute = wire.AgentUnhealthyRoute // every canary failed: it reaches nothing
 )
 
 // Health is the agent's verdict on itself from a round's results and its measured clock

@@ -76,6 +76,7 @@ type unhealthyRegionJSON struct {
 	Region         string  `json:"region"`
 	UnhealthySince *string `json:"unhealthy_since"`
 	Reason         string  `json:"reason"`
+	Cause          string  `json:"cause"`
 }
 
 // unhealthyRegions is GET /v1/regions/unhealthy (an operators' extension, docs/detection.md):
@@ -89,7 +90,7 @@ func unhealthyRegions(st regionHealthStore) gin.HandlerFunc {
 		}
 		out := make([]unhealthyRegionJSON, len(rs))
 		for i, r := range rs {
-			out[i] = unhealthyRegionJSON{Region: r.Region, UnhealthySince: formatTimePtr(r.UnhealthySince), Reason: r.Reason}
+			out[i] = unhealthyRegionJSON{Region: r.Region, UnhealthySince: formatTimePtr(r.UnhealthySince), Reason: r.Reason, Cause: r.Cause}
 		}
 		ok(c, http.StatusOK, out)
 	}
