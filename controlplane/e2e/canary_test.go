@@ -64,11 +64,18 @@ func (s *canaryStack) agent(t *testing.T, name, region string, env map[string]st
 	return s.startAgentWith(t, name, full, region)
 }
 
-// healthyAgents starts a working agent in every region but the broken one.
+// healthyAgents starts a working agent in every region but the broken one, and waits for
+// their first canary rounds: a fleet that runs, where a location then breaks.
 func (s *canaryStack) healthyAgents(t *testing.T) {
 	t.Helper()
 	s.agent(t, "agent-us", "cloud:us-east-1", nil)
 	s.agent(t, "agent-eu", "cloud:eu-west-2", nil)
+	checkFor(t, 3*canaryInterval, 100*time.Millisecond, func() error {
+		if n := s.count(t, `SELECT count(*) FROM agent_canaries WHERE failing = 0 AND agent_healthy`); n != 2 {
+			return fmt.Errorf("%d passing canary rounds, want 2", n)
+		}
+		return nil
+	})
 }
 
 // waitUnhealthy waits until region is marked unhealthy and returns the mark's since and cause.
@@ -129,7 +136,6 @@ func TestCanaryNoFalseAlert(t *testing.T) {
 	target := newHTTPTarget(t, true)
 	sink := newWebhookSink(t)
 	s.healthyAgents(t)
-	s.mustCall(t, http.MethodPost, "/v1/webhooks", map[string]any{"url": sink.URL, "events": []string{"uptime.down"}}, nil)
 	s.agent(t, "agent-ap-cut", brokenRegion, map[string]string{"VANTAGE_ALLOW_PRIVATE_TARGETS": "false"})
 	broke := time.Now()
 	var ids []uuid.UUID
@@ -143,6 +149,12 @@ func TestCanaryNoFalseAlert(t *testing.T) {
 	}
 	s.setIntervals(t, ids, fastInterval)
 	created := time.Now()
+	idStrings := make([]string, len(ids))
+	for i, id := range ids {
+		idStrings[i] = id.String()
+	}
+	s.mustCall(t, http.MethodPost, "/v1/webhooks", map[string]any{"url": sink.URL, "events": []string{"uptime.down"},
+		"check_ids": idStrings}, nil)
 	since, cause, _ := s.waitUnhealthy(t, brokenRegion, 3*canaryInterval)
 	if !created.Before(since) {
 		t.Fatalf("the checks were created (%s) after the region was judged (%s): the test proves nothing", created, since)

@@ -18,7 +18,7 @@ import (
 type HoldInput struct {
 	Fails         bool      // the run's verdict fails as it stands
 	FailedRegions int       // how many regions failed it
-	Canaries      bool      // the failing region's agents report canaries (recently)
+	Canaries      bool      // the fleet reports canaries (some region's agents did, recently)
 	HeldSince     time.Time // when the run began to wait; zero: not yet
 	CanaryAt      time.Time // when the failing region's last canary round was received
 	Now           time.Time
@@ -65,8 +65,12 @@ func (e *Evaluator) holdOff(c *store.PipelineCheck, runs []*pendingRun, n int, n
 	for i, r := range runs[:n] {
 		in := HoldInput{Fails: !verdictOf(c, &r.Run).Passing, FailedRegions: len(r.FailedRegions), Now: now,
 			HeldSince: deref(r.HeldSince), HoldOff: e.opts.HoldOff}
+		// A region whose agents have not sent a round yet (an agent just started, or one
+		// just broke before its first round) is waited for too, while the fleet sends
+		// canaries: its first round settles it, or the bound.
+		in.Canaries = len(canaryAt) > 0
 		if len(r.FailedRegions) == 1 {
-			in.CanaryAt, in.Canaries = canaryAt[r.FailedRegions[0]]
+			in.CanaryAt = canaryAt[r.FailedRegions[0]]
 		}
 		switch StepHold(in) {
 		case Hold:

@@ -18,7 +18,7 @@ func TestStepHold(t *testing.T) {
 		{"a passing run is never held", HoldInput{Fails: false, FailedRegions: 1, Canaries: true}, Judge},
 		{"two regions confirm the failure: never held", HoldInput{Fails: true, FailedRegions: 2, Canaries: true}, Judge},
 		{"three regions confirm it", HoldInput{Fails: true, FailedRegions: 3, Canaries: true}, Judge},
-		{"one region, whose agents send no canaries: nothing to wait for", HoldInput{Fails: true, FailedRegions: 1}, Judge},
+		{"no region sends canaries: nothing to wait for", HoldInput{Fails: true, FailedRegions: 1}, Judge},
 		{"one region with canaries: the hold begins", HoldInput{Fails: true, FailedRegions: 1, Canaries: true, Now: t0}, Hold},
 		{"held, no canary round since: still held", HoldInput{Fails: true, FailedRegions: 1, Canaries: true, HeldSince: t0,
 			CanaryAt: t0.Add(-time.Second), Now: t0.Add(3 * time.Second)}, Hold},
