@@ -56,15 +56,22 @@ func StepHold(in HoldInput) HoldDecision {
 }
 
 // holdOff applies StepHold to the runs about to be judged (runs[:n], in order) and returns
-// how many of them are judged now: those before the first held run. A held run gets its
-// held_since and a deadline HoldOff later, so the sweep judges it then at the latest (or as
-// soon as its region's canaries report, store.LockChecksWithDueRuns). A run released once its
-// region is unhealthy loses that region's failure, as if the region had not reported.
+// how many of them are judged now: those before the first held run. A run's wait counts from
+// its first result's arrival (first_result_at), so one canary round of the region received
+// after it settles every run that failed before it, and the bound runs from the failure, not
+// from the first look. A held run keeps that time as held_since and gets a deadline HoldOff
+// after it, so the sweep judges it then at the latest (or as soon as its region's canaries
+// report, store.LockChecksWithDueRuns). A run released once its region is unhealthy loses
+// that region's failure, as if the region had not reported.
 func (e *Evaluator) holdOff(c *store.PipelineCheck, runs []*pendingRun, n int, now time.Time, unhealthy map[string]bool,
 	canaryAt map[string]time.Time, out *outcome) int {
 	for i, r := range runs[:n] {
+		since := deref(r.HeldSince)
+		if since.IsZero() {
+			since = r.FirstResultAt
+		}
 		in := HoldInput{Fails: !verdictOf(c, &r.Run).Passing, FailedRegions: len(r.FailedRegions), Now: now,
-			HeldSince: deref(r.HeldSince), HoldOff: e.opts.HoldOff}
+			HeldSince: since, HoldOff: e.opts.HoldOff}
 		// A region whose agents have not sent a round yet (an agent just started, or one
 		// just broke before its first round) is waited for too, while the fleet sends
 		// canaries: its first round settles it, or the bound.
@@ -75,14 +82,16 @@ func (e *Evaluator) holdOff(c *store.PipelineCheck, runs []*pendingRun, n int, n
 		switch StepHold(in) {
 		case Hold:
 			if r.HeldSince == nil {
-				r.HeldSince = &now
-				r.Deadline = now.Add(e.opts.HoldOff)
+				r.HeldSince = &since
+				r.Deadline = since.Add(e.opts.HoldOff)
 				r.dirty = true
 				out.held++
 			}
 			return i
 		case JudgeAfterCanary, JudgeAfterTimeout:
-			out.released++
+			if r.HeldSince != nil {
+				out.released++
+			}
 			if region := r.FailedRegions[0]; unhealthy[region] {
 				r.FailedRegions = slices.DeleteFunc(r.FailedRegions, func(s string) bool { return s == region })
 				out.excluded++
