@@ -29,14 +29,14 @@ type HoldInput struct {
 type HoldDecision int
 
 const (
-	// Judge: judge the run now.
+	// Judge means: judge the run now.
 	Judge HoldDecision = iota
-	// Hold: the run waits (it starts waiting when HeldSince is zero).
+	// Hold means the run waits (it starts waiting when HeldSince is zero).
 	Hold
-	// JudgeAfterCanary: the run waited, and the region's canaries have reported since: judge
+	// JudgeAfterCanary means the run waited, and the region's canaries have reported since: judge
 	// it with the region's health known.
 	JudgeAfterCanary
-	// JudgeAfterTimeout: the run waited HoldOff and no canary round came: judge it as it is.
+	// JudgeAfterTimeout means the run waited HoldOff and no canary round came: judge it as it is.
 	JudgeAfterTimeout
 )
 

@@ -8,8 +8,9 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// brokenRegion is why a region is judged broken.
-type brokenRegion struct{ cause, reason string }
+// BrokenRegion is why a region is judged broken: the cause (CauseCanary, CauseChecks) and
+// a sentence for people.
+type BrokenRegion struct{ Cause, Reason string }
 
 // canaryFails reports whether an agent's canary round says its location is broken: the
 // agent judged itself unhealthy (no resolver, no route, a skewed clock), or more than half of
@@ -23,7 +24,7 @@ func canaryFails(r store.CanaryReport) bool {
 // is broken when every agent that reported for it failed its round while some agent of
 // another region passed its own. When every region fails, the canaries (or the network they
 // share) are the problem, and nothing is marked.
-func CanaryBroken(reports []store.CanaryReport) map[string]brokenRegion {
+func CanaryBroken(reports []store.CanaryReport) map[string]BrokenRegion {
 	type tally struct {
 		pass, fail int
 		why        []string
@@ -53,7 +54,7 @@ func CanaryBroken(reports []store.CanaryReport) map[string]brokenRegion {
 		names = append(names, region)
 	}
 	slices.Sort(names)
-	out := map[string]brokenRegion{}
+	out := map[string]BrokenRegion{}
 	for region, t := range regions {
 		if t.pass > 0 || t.fail == 0 {
 			continue
@@ -61,7 +62,7 @@ func CanaryBroken(reports []store.CanaryReport) map[string]brokenRegion {
 		for _, other := range names {
 			if other != region && regions[other].pass > 0 {
 				slices.Sort(t.why)
-				out[region] = brokenRegion{cause: CauseCanary, reason: fmt.Sprintf(
+				out[region] = BrokenRegion{Cause: CauseCanary, Reason: fmt.Sprintf(
 					"its canaries fail while %s's pass: %s", other, strings.Join(t.why, "; "))}
 				break
 			}

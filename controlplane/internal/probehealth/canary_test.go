@@ -51,8 +51,8 @@ func TestCanaryBroken(t *testing.T) {
 			got := CanaryBroken(tc.reports)
 			var regions []string
 			for r, b := range got {
-				if b.cause != CauseCanary || b.reason == "" {
-					t.Errorf("%s: cause %q reason %q", r, b.cause, b.reason)
+				if b.Cause != CauseCanary || b.Reason == "" {
+					t.Errorf("%s: cause %q reason %q", r, b.Cause, b.Reason)
 				}
 				regions = append(regions, r)
 			}

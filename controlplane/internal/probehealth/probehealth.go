@@ -151,7 +151,7 @@ func (m *Monitor) Round(ctx context.Context) error {
 	broken := CanaryBroken(canaries)
 	for _, s := range stats {
 		if _, ok := broken[s.Region]; !ok && Broken(s, m.t) {
-			broken[s.Region] = brokenRegion{cause: CauseChecks, reason: fmt.Sprintf(
+			broken[s.Region] = BrokenRegion{Cause: CauseChecks, Reason: fmt.Sprintf(
 				"%d of the %d checks it probed in the last %s failed there while another region passed them (%d organizations)",
 				s.Lone, s.Checks, m.t.Window, s.Orgs)}
 		}
@@ -159,7 +159,7 @@ func (m *Monitor) Round(ctx context.Context) error {
 	for region, b := range broken {
 		m.calm[region] = 0
 		if !isUnhealthy[region] {
-			if err := m.set(ctx, region, true, b.cause, b.reason); err != nil {
+			if err := m.set(ctx, region, true, b.Cause, b.Reason); err != nil {
 				return err
 			}
 		}
@@ -227,7 +227,7 @@ func (m *Monitor) Canary(ctx context.Context, r store.CanaryReport) error {
 			continue
 		}
 		m.calm[region] = 0
-		if err := m.set(ctx, region, true, b.cause, b.reason); err != nil {
+		if err := m.set(ctx, region, true, b.Cause, b.Reason); err != nil {
 			return err
 		}
 	}
