@@ -19,7 +19,8 @@ type HoldInput struct {
 	Fails         bool      // the run's verdict fails as it stands
 	FailedRegions int       // how many regions failed it
 	Canaries      bool      // the fleet reports canaries (some region's agents did, recently)
-	HeldSince     time.Time // when the run began to wait; zero: not yet
+	Waiting       bool      // the run is held already (check_runs.held_since is set)
+	HeldSince     time.Time // what the wait counts from: the run's first result; zero: now
 	CanaryAt      time.Time // when the failing region's last canary round was received
 	Now           time.Time
 	HoldOff       time.Duration // the longest wait
@@ -43,7 +44,7 @@ const (
 // StepHold is the pure hold-off rule.
 func StepHold(in HoldInput) HoldDecision {
 	switch {
-	case !in.Fails, in.FailedRegions != 1, !in.Canaries && in.HeldSince.IsZero():
+	case !in.Fails, in.FailedRegions != 1, !in.Canaries && !in.Waiting:
 		return Judge
 	case in.HeldSince.IsZero():
 		return Hold
@@ -71,7 +72,7 @@ func (e *Evaluator) holdOff(c *store.PipelineCheck, runs []*pendingRun, n int, n
 			since = r.FirstResultAt
 		}
 		in := HoldInput{Fails: !verdictOf(c, &r.Run).Passing, FailedRegions: len(r.FailedRegions), Now: now,
-			HeldSince: since, HoldOff: e.opts.HoldOff}
+			Waiting: r.HeldSince != nil, HeldSince: since, HoldOff: e.opts.HoldOff}
 		// A region whose agents have not sent a round yet (an agent just started, or one
 		// just broke before its first round) is waited for too, while the fleet sends
 		// canaries: its first round settles it, or the bound.
