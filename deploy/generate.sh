@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every piece of committed generated code:
-#   - protobuf Go code from proto/vantage/v1/*.proto (Debian's protoc, pinned Go plugins);
+#   - protobuf Go code from proto/vantage/v1/*.proto (pinned protoc, deploy/protoc-version.sh,
+#     and pinned Go plugins);
 #   - the query layer controlplane/internal/store/dbsqlc from the migrations and
 #     controlplane/internal/store/queries/*.sql (pinned sqlc).
 # CI runs it and fails when it leaves a diff (`git diff --exit-code`).
@@ -9,10 +10,7 @@ cd "$(dirname "$0")/.."
 PROTOC_GEN_GO=v1.36.12     # keep equal to google.golang.org/protobuf in go.mod
 PROTOC_GEN_GO_GRPC=v1.5.1
 SQLC=v1.31.1
-if ! command -v protoc >/dev/null; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq protobuf-compiler >/dev/null
-fi
+. deploy/protoc-version.sh
 bin="$PWD/.vantage/tools"
 mkdir -p "$bin"
 install() { # binary, module@version: go install only when the pinned version is not there yet

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make lint`: golangci-lint (.golangci.yml: the architecture's fences, errcheck, staticcheck,
 # gosec, revive, …) over the product modules and over the deployment module (its own go.mod).
-# The linter is pinned and built into .vantage/tools on first use.
+# The linter is pinned and built into .vantage/tools on first use. Then the .proto files are
+# checked for breaking changes against the main branch (deploy/protobreak.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOLANGCI_LINT=v2.15.0
@@ -16,3 +17,4 @@ fi
 # The cluster test is behind a build tag (make test-cluster).
 "$bin/golangci-lint" run --build-tags cluster ./controlplane/e2e/cluster/...
 (cd deploy/kube && GOWORK=off "$bin/golangci-lint" run --config ../../.golangci.yml ./...)
+./deploy/protobreak.sh

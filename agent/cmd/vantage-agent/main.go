@@ -37,6 +37,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/browser"
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
+	"github.com/vantagehq/vantage/agent/internal/canary"
 	"github.com/vantagehq/vantage/agent/internal/config"
 	"github.com/vantagehq/vantage/agent/internal/jobopen"
 	"github.com/vantagehq/vantage/agent/internal/localrun"
@@ -48,6 +49,7 @@ import (
 	"github.com/vantagehq/vantage/pkg/httpserve"
 	"github.com/vantagehq/vantage/pkg/tlsfiles"
 	"github.com/vantagehq/vantage/pkg/wire"
+	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 var (
@@ -174,11 +176,26 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	up, err := uplink.New(uplink.Config{
+	// Canaries go through the checks' own prober and outbound policy, on their own
+	// concurrency; the uplink, built after, sends their rounds.
+	var up *uplink.Client
+	canaries, err := canary.New(canary.Config{Targets: cfg.CanaryTargets, Interval: cfg.CanaryInterval,
+		MaxClockSkew: cfg.MaxClockSkew, ClockSkew: cfg.TestClockSkew},
+		canary.Deps{Prober: prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version)),
+			Send: func(r *vantagev1.CanaryReport) bool { return up.SendCanary(r) }, Logger: logger, Registerer: reg})
+	if err != nil {
+		return err
+	}
+	up, err = uplink.New(uplink.Config{
 		Addr: cfg.ControlPlaneAddr, Token: cfg.AgentToken,
 		AgentID: cfg.AgentID, Hostname: hostname, Version: version, Regions: cfg.Regions, Capacity: cfg.Concurrency,
 		Capabilities: capabilities,
-	}, uplink.Deps{Logger: logger, Registerer: reg, TransportCredentials: creds, OnRegistered: runner.Registered})
+	}, uplink.Deps{Logger: logger, Registerer: reg, TransportCredentials: creds,
+		OnRegistered: func(r *vantagev1.Registered) {
+			runner.Registered(r)
+			canaries.Registered(r)
+		},
+		OnServerTime: canaries.ServerTime})
 	if err != nil {
 		return err
 	}
@@ -208,7 +225,8 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		"regions", cfg.Regions, "concurrency", cfg.Concurrency, "controlplane_addr", cfg.ControlPlaneAddr,
 		"controlplane_tls", cfg.ControlPlaneTLS, "client_certificate", cfg.TLSCert != "",
 		"http_addr", lis.Addr().String(), "metrics_addr", metricsLis.Addr().String(), "allow_private_targets", cfg.AllowPrivateTargets,
-		"browser", br != nil, "browser_concurrency", browserConcurrency)
+		"browser", br != nil, "browser_concurrency", browserConcurrency, "canary_targets", len(cfg.CanaryTargets),
+		"canary_interval", cfg.CanaryInterval, "test_clock_skew", cfg.TestClockSkew)
 
 	g, gctx := errgroup.WithContext(ctx)
 	// The uplink outlives the worker: jobs finishing during the drain still need their acks.
@@ -219,6 +237,7 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return w.Run(gctx)
 	})
 	g.Go(func() error { return up.Run(upCtx) })
+	g.Go(func() error { return canaries.Run(gctx) })
 	if br != nil {
 		// Like the uplink, the browser serves the jobs that finish during the drain.
 		g.Go(func() error { return br.Run(upCtx) })

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vantagehq/vantage/agent/internal/canary"
 	"github.com/vantagehq/vantage/agent/internal/sizing"
 	"github.com/vantagehq/vantage/pkg/check"
 )
@@ -65,6 +66,18 @@ type Config struct {
 	// TLSCert and TLSKey are VANTAGE_AGENT_TLS_CERT and VANTAGE_AGENT_TLS_KEY: the client
 	// certificate presented to a control plane that requires one (mutual TLS).
 	TLSCert, TLSKey string
+
+	// CanaryTargets is VANTAGE_CANARY_TARGETS: the operator's canary targets, probed besides
+	// the control plane's endpoint (docs/detection.md "Canaries").
+	CanaryTargets []canary.Target
+	// CanaryInterval is VANTAGE_CANARY_INTERVAL: the time between canary rounds.
+	CanaryInterval time.Duration
+	// MaxClockSkew is VANTAGE_MAX_CLOCK_SKEW: how far the agent's clock may be off the
+	// control plane's before it calls itself unhealthy.
+	MaxClockSkew time.Duration
+	// TestClockSkew is VANTAGE_TEST_CLOCK_SKEW, for tests only: shifts the clock the agent
+	// compares with the control plane's.
+	TestClockSkew time.Duration
 }
 
 // Defaults. Load starts from these; Vars documents them.
@@ -114,6 +127,10 @@ var Vars = []Var{
 	{"VANTAGE_CONTROLPLANE_SERVER_NAME", "(host of VANTAGE_CONTROLPLANE_ADDR)", "the name (or IP) the control plane's certificate must be valid for"},
 	{"VANTAGE_AGENT_TLS_CERT", "(none)", "PEM client certificate presented to a control plane that requires one (mutual TLS); needs TLS; reloaded when the file changes"},
 	{"VANTAGE_AGENT_TLS_KEY", "(none)", "PEM private key of VANTAGE_AGENT_TLS_CERT"},
+	{"VANTAGE_CANARY_TARGETS", "(none)", "comma-separated canary targets probed every canary interval besides the control plane's endpoint: http(s)://host[:port][/path], tcp://host:port, dns://name[@resolver[:port]]; they go through the outbound address policy like checks"},
+	{"VANTAGE_CANARY_INTERVAL", canary.DefaultInterval.String(), "time between canary rounds, from 1s to 1m"},
+	{"VANTAGE_MAX_CLOCK_SKEW", canary.DefaultMaxClockSkew.String(), "how far the agent's clock may be off the control plane's before the agent reports itself unhealthy, from 1s to 30s"},
+	{"VANTAGE_TEST_CLOCK_SKEW", "0s", "FOR TESTS ONLY: shifts the clock the agent compares with the control plane's by this duration (may be negative)"},
 }
 
 // Load reads the configuration through getenv and validates it.
@@ -239,6 +256,7 @@ func Load(getenv func(string) string) (Config, error) {
 		c.BrowserWorkerMemory = int64(n) << 20
 	}
 	loadChannel(getenv, &c, bad)
+	loadCanaries(getenv, &c, bad)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("invalid configuration:%w", joinIndented(errs))
 	}
@@ -282,6 +300,34 @@ func loadChannel(getenv func(string) string, c *Config, bad func(name, format st
 	}
 	if c.ControlPlaneServerName = getenv("VANTAGE_CONTROLPLANE_SERVER_NAME"); c.ControlPlaneServerName == "" {
 		c.ControlPlaneServerName, _, _ = net.SplitHostPort(c.ControlPlaneAddr)
+	}
+}
+
+// loadCanaries reads the canaries and the clock bounds.
+func loadCanaries(getenv func(string) string, c *Config, bad func(name, format string, args ...any)) {
+	c.CanaryInterval, c.MaxClockSkew = canary.DefaultInterval, canary.DefaultMaxClockSkew
+	targets, err := canary.ParseTargets(getenv("VANTAGE_CANARY_TARGETS"))
+	if err != nil {
+		bad("VANTAGE_CANARY_TARGETS", "%v", err)
+	}
+	c.CanaryTargets = targets
+	for _, d := range []struct {
+		name     string
+		dst      *time.Duration
+		min, max time.Duration
+	}{{"VANTAGE_CANARY_INTERVAL", &c.CanaryInterval, time.Second, time.Minute},
+		{"VANTAGE_MAX_CLOCK_SKEW", &c.MaxClockSkew, time.Second, 30 * time.Second},
+		{"VANTAGE_TEST_CLOCK_SKEW", &c.TestClockSkew, -24 * time.Hour, 24 * time.Hour}} {
+		s := getenv(d.name)
+		if s == "" {
+			continue
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil || v < d.min || v > d.max {
+			bad(d.name, "must be a duration from %s to %s, got %q", d.min, d.max, s)
+			continue
+		}
+		*d.dst = v
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -15,11 +16,12 @@ import (
 // their acks, by sequence number.
 type session struct {
 	id       string
-	protocol uint32 // the stream protocol version agreed in Registered
+	caps     wire.Capabilities // the stream capabilities agreed in Registered
 	maxBatch int
 	batch    prometheus.Histogram
 
 	out  chan *vantagev1.ResultEnvelope // drained by sendLoop, many at a time
+	ctl  chan *vantagev1.AgentMessage   // other messages (canary rounds), sent by sendLoop too
 	dead chan struct{}                  // closed when the stream is gone
 	once sync.Once
 
@@ -33,10 +35,11 @@ type session struct {
 	pending map[uint64]*pending // nil once dead
 }
 
-func newSession(id string, protocol uint32, maxBatch int, batch prometheus.Histogram) *session {
+func newSession(id string, caps wire.Capabilities, maxBatch int, batch prometheus.Histogram) *session {
 	return &session{
 		id:       id,
-		protocol: protocol,
+		caps:     caps,
+		ctl:      make(chan *vantagev1.AgentMessage, 1),
 		maxBatch: maxBatch,
 		batch:    batch,
 		out:      make(chan *vantagev1.ResultEnvelope, maxBatch),
@@ -69,6 +72,10 @@ func (s *session) sendLoop(ctx context.Context, stream vantagev1.AgentService_Co
 			if err := s.send(stream, s.take(buf, e)); err != nil {
 				return err
 			}
+		case m := <-s.ctl:
+			if err := stream.Send(m); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -87,11 +94,11 @@ func (s *session) take(buf []*vantagev1.ResultEnvelope, e *vantagev1.ResultEnvel
 	return buf
 }
 
-// send writes buf as the stream's protocol wants it: one ResultBatch on protocol 2, one
-// message per result on protocol 1.
+// send writes buf as the stream's capabilities want it: one ResultBatch with batched
+// results, one message per result without.
 func (s *session) send(stream vantagev1.AgentService_ConnectClient, buf []*vantagev1.ResultEnvelope) error {
 	s.batch.Observe(float64(len(buf)))
-	if s.protocol < 2 {
+	if !s.caps.Has(wire.CapabilityBatchedResults) {
 		for _, e := range buf {
 			if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Result{Result: e}}); err != nil {
 				return err
@@ -180,6 +187,18 @@ func (s *session) deliver(ack *vantagev1.ResultAck) {
 	s.mu.Unlock()
 	if ok {
 		p.finish(ack, nil)
+	}
+}
+
+// control queues m for sendLoop unless a message is already waiting (canary rounds come every
+// few seconds; one that cannot go out at once is dropped for the next). It reports whether m
+// was queued.
+func (s *session) control(m *vantagev1.AgentMessage) bool {
+	select {
+	case s.ctl <- m:
+		return true
+	default:
+		return false
 	}
 }
 

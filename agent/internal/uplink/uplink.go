@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,6 +99,10 @@ type Deps struct {
 	// OnRegistered is told every registration the control plane answers, before results
 	// are sent on it: it carries the keys of the agent's regions (jobopen). Optional.
 	OnRegistered func(*vantagev1.Registered)
+	// OnServerTime is told the control plane's clock whenever a message brings it
+	// (Registered, CanaryAck), with the agent's clock at receipt: the canaries measure the
+	// agent's clock skew from it. Optional; it must not block.
+	OnServerTime func(server, received time.Time)
 }
 
 func (c *Config) setDefaults() {
@@ -128,6 +133,7 @@ type Client struct {
 	log          *slog.Logger
 	creds        credentials.TransportCredentials
 	onRegistered func(*vantagev1.Registered) // nil: nobody to tell
+	onServerTime func(server, received time.Time)
 	m            *metrics
 	seq          atomic.Uint64
 	// unacked holds a token per result submitted and not yet acked (or lost).
@@ -166,6 +172,7 @@ func New(cfg Config, deps Deps) (*Client, error) {
 		log:          deps.Logger.With("component", "uplink"),
 		creds:        deps.TransportCredentials,
 		onRegistered: deps.OnRegistered,
+		onServerTime: deps.OnServerTime,
 		m:            m,
 		changed:      make(chan struct{}),
 		unacked:      make(chan struct{}, cfg.MaxUnacked),
@@ -273,8 +280,8 @@ func (c *Client) session(ctx context.Context, conn *grpc.ClientConn) (registered
 		Version:         c.cfg.Version,
 		Capacity:        uint32(c.cfg.Capacity),
 		Hostname:        c.cfg.Hostname,
-		Capabilities:    c.cfg.Capabilities,
-		ProtocolVersion: wire.StreamProtocol,
+		Capabilities:    append(slices.Clone(c.cfg.Capabilities), wire.StreamCapabilities...),
+		ProtocolVersion: wire.StreamProtocol, // for control planes that predate named capabilities
 	}}}
 	if err := stream.Send(reg); err != nil {
 		if errors.Is(err, io.EOF) { // the real reason comes with Recv
@@ -298,7 +305,8 @@ func (c *Client) session(ctx context.Context, conn *grpc.ClientConn) (registered
 	if c.onRegistered != nil {
 		c.onRegistered(regd)
 	}
-	s := newSession(regd.GetSessionId(), max(regd.GetProtocolVersion(), 1), c.cfg.MaxBatch, c.m.batch)
+	c.serverTime(regd.GetServerTimeUnixMs())
+	s := newSession(regd.GetSessionId(), agreedCapabilities(regd), c.cfg.MaxBatch, c.m.batch)
 	if abort() {
 		graceful := context.AfterFunc(ctx, func() {
 			time.AfterFunc(c.cfg.CloseTimeout, cancel)
@@ -309,7 +317,7 @@ func (c *Client) session(ctx context.Context, conn *grpc.ClientConn) (registered
 	c.setSession(s)
 	c.m.connected.Set(1)
 	c.log.Info("registered with the control plane", "addr", c.cfg.Addr, "session_id", s.id,
-		"agent_id", c.cfg.AgentID, "regions", c.cfg.Regions, "protocol", s.protocol)
+		"agent_id", c.cfg.AgentID, "regions", c.cfg.Regions, "capabilities", s.caps)
 	defer func() {
 		c.clearSession(s)
 		c.m.connected.Set(0)
@@ -352,6 +360,10 @@ func (c *Client) session(ctx context.Context, conn *grpc.ClientConn) (registered
 			for _, ack := range acks.GetAcks() {
 				s.deliver(ack)
 			}
+			continue
+		}
+		if ca := m.GetCanaryAck(); ca != nil {
+			c.serverTime(ca.GetServerTimeUnixMs())
 			continue
 		}
 		c.log.Debug("ignoring unexpected control message", "type", fmt.Sprintf("%T", m.GetMsg()))
@@ -413,13 +425,13 @@ func (c *Client) Submit(ctx context.Context, r *vantagev1.CheckResult, done Done
 			<-c.unacked
 			return err
 		}
-		if r.GetNotRunReason() != "" && s.protocol < 2 {
+		if r.GetNotRunReason() != "" && !s.caps.Has(wire.CapabilityBatchedResults) {
 			<-c.unacked
 			c.m.acks.WithLabelValues("not_run_unsupported").Inc()
 			done(true, nil)
 			return nil
 		}
-		if r.GetNotRunReason() == wire.NotRunShed && s.protocol < 3 {
+		if r.GetNotRunReason() == wire.NotRunShed && !s.caps.Has(wire.CapabilityShedReason) {
 			r.NotRunReason = wire.NotRunExpired
 		}
 		seq := c.seq.Add(1)
@@ -463,6 +475,36 @@ func (p *pending) finish(ack *vantagev1.ResultAck, err error) {
 		p.c.m.acks.WithLabelValues("stored").Inc()
 		p.done(true, nil)
 	}
+}
+
+// agreedCapabilities are the capabilities the control plane answered, or, from one that
+// predates named capabilities, those of the protocol version it answered.
+func agreedCapabilities(r *vantagev1.Registered) wire.Capabilities {
+	if len(r.GetCapabilities()) > 0 {
+		return wire.Agreed(r.GetCapabilities())
+	}
+	return wire.ProtocolCapabilities(max(r.GetProtocolVersion(), 1))
+}
+
+// serverTime tells OnServerTime the control plane's clock, when the message carried it.
+func (c *Client) serverTime(unixMs int64) {
+	if c.onServerTime != nil && unixMs > 0 {
+		c.onServerTime(time.UnixMilli(unixMs), time.Now())
+	}
+}
+
+// SendCanary sends one canary round on the registered session, when the control plane
+// takes canaries (capability "canaries"). It reports whether the round was queued: not while
+// no session is up, nor to a control plane without the capability, nor while the previous
+// round is still waiting to go out.
+func (c *Client) SendCanary(r *vantagev1.CanaryReport) bool {
+	c.mu.Lock()
+	s := c.cur
+	c.mu.Unlock()
+	if s == nil || !s.usable() || !s.caps.Has(wire.CapabilityCanaries) {
+		return false
+	}
+	return s.control(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Canaries{Canaries: r}})
 }
 
 // Ready reports whether a registered session is up.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -101,7 +102,7 @@ func TestRegisterAndSend(t *testing.T) {
 	}
 	if r := regs[0]; r.GetAgentId() != "agent-1" || r.GetHostname() != "host-1" || r.GetCapacity() != 4 ||
 		r.GetVersion() != "test" || len(r.GetRegions()) != 1 || r.GetRegions()[0] != "cloud:us-east-1" ||
-		len(r.GetCapabilities()) != 1 || r.GetCapabilities()[0] != "browser" {
+		!slices.Equal(r.GetCapabilities(), append([]string{"browser"}, wire.StreamCapabilities...)) || r.GetProtocolVersion() != wire.StreamProtocol {
 		t.Errorf("register = %v", r)
 	}
 

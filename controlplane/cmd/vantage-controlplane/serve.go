@@ -184,8 +184,15 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	if cp.ingest, err = ingest.NewServer(ingest.ServerConfig{AgentToken: cfg.AgentToken},
-		ingest.ServerDeps{Batcher: batcher, Tokens: st, Guard: guard, Logger: log, Now: time.Now, Registerer: reg}); err != nil {
+	// The agents' canary rounds reach the probe-health rule through the stream they came on.
+	probes, err := probehealth.New(log, st, time.Now, reg, probehealth.Thresholds{Window: cfg.ProbeHealthWindow,
+		MinChecks: cfg.ProbeHealthMinChecks, MinOrgs: cfg.ProbeHealthMinOrgs}, 0)
+	if err != nil {
+		return nil, err
+	}
+	if cp.ingest, err = ingest.NewServer(ingest.ServerConfig{AgentToken: cfg.AgentToken, CanaryURL: cfg.CanaryURL},
+		ingest.ServerDeps{Batcher: batcher, Tokens: st, Guard: guard, Logger: log, Now: time.Now, Registerer: reg,
+			Canaries: probes}); err != nil {
 		return nil, err
 	}
 	agents, err := fleet.New(fleet.Config{ReplicaName: cfg.ReplicaName, UnservedGrace: cfg.UnservedGrace},
@@ -224,11 +231,6 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 		return nil, err
 	}
 	monitor, err := heartbeat.NewMonitor(heartbeat.MonitorConfig{}, heartbeat.MonitorDeps{Store: st, Logger: log, Now: time.Now})
-	if err != nil {
-		return nil, err
-	}
-	probes, err := probehealth.New(log, st, time.Now, reg, probehealth.Thresholds{Window: cfg.ProbeHealthWindow,
-		MinChecks: cfg.ProbeHealthMinChecks, MinOrgs: cfg.ProbeHealthMinOrgs}, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -25,10 +25,12 @@ func newRegionsHandler(d Deps) *regionsHandler { return &regionsHandler{st: d.St
 
 // checkRegionJSON is one region of the regional view.
 type checkRegionJSON struct {
-	Region        string            `json:"region"`
-	Status        string            `json:"status"`
-	LastCheckedAt *string           `json:"last_checked_at"`
-	LastResult    *regionResultJSON `json:"last_result"`
+	Region        string  `json:"region"`
+	Status        string  `json:"status"`
+	LastCheckedAt *string `json:"last_checked_at"`
+	// VerdictHeldSince: a failing verdict resting on this region waits for its canaries.
+	VerdictHeldSince *string           `json:"verdict_held_since"`
+	LastResult       *regionResultJSON `json:"last_result"`
 }
 
 type regionResultJSON struct {
@@ -65,7 +67,8 @@ func (h *regionsHandler) get(c *gin.Context) {
 	}
 	out := make([]checkRegionJSON, 0, len(views))
 	for _, v := range views {
-		r := checkRegionJSON{Region: v.Region, Status: v.Status, LastCheckedAt: formatTimePtr(v.LastCheckedAt)}
+		r := checkRegionJSON{Region: v.Region, Status: v.Status, LastCheckedAt: formatTimePtr(v.LastCheckedAt),
+			VerdictHeldSince: formatTimePtr(v.VerdictHeldSince)}
 		if res := v.LastResult; res != nil {
 			r.LastResult = &regionResultJSON{ID: res.ID.String(), Passing: res.Passing, ResponseTime: res.ResponseTimeMs,
 				ResultSummary: res.ResultSummary}
@@ -87,6 +90,7 @@ type unhealthyRegionJSON struct {
 	Region         string  `json:"region"`
 	UnhealthySince *string `json:"unhealthy_since"`
 	Reason         string  `json:"reason"`
+	Cause          string  `json:"cause"`
 }
 
 // unhealthyRegions is GET /v1/regions/unhealthy (an operators' extension, docs/detection.md):
@@ -100,7 +104,7 @@ func unhealthyRegions(st regionHealthStore) gin.HandlerFunc {
 		}
 		out := make([]unhealthyRegionJSON, len(rs))
 		for i, r := range rs {
-			out[i] = unhealthyRegionJSON{Region: r.Region, UnhealthySince: formatTimePtr(r.UnhealthySince), Reason: r.Reason}
+			out[i] = unhealthyRegionJSON{Region: r.Region, UnhealthySince: formatTimePtr(r.UnhealthySince), Reason: r.Reason, Cause: r.Cause}
 		}
 		ok(c, http.StatusOK, out)
 	}

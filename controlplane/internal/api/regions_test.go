@@ -39,15 +39,17 @@ func TestCheckRegions(t *testing.T) {
 func TestUnhealthyRegions(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.st.Pool().Exec(context.Background(), `INSERT INTO region_health (region, unhealthy_since, reason, changed_at)
-		VALUES ('cloud:eu-west-2', now(), 'lone failures', now()), ('cloud:us-east-1', NULL, '', now())`); err != nil {
+	if _, err := h.st.Pool().Exec(context.Background(), `INSERT INTO region_health (region, unhealthy_since, reason, cause, changed_at)
+		VALUES ('cloud:eu-west-2', now(), 'lone failures', 'checks', now()), ('cloud:us-east-1', NULL, '', 'checks', now()),
+		('cloud:ap-southeast-2', now(), 'its canaries fail', 'canary', now())`); err != nil {
 		t.Fatal(err)
 	}
 	ops := h.token(h.orgA, "AGENTS:READ")
 	r := h.do(http.MethodGet, "/v1/regions/unhealthy", ops, nil)
 	expectStatus(t, r, http.StatusOK)
 	items, _ := r.Body["result"].([]any)
-	if len(items) != 1 || items[0].(map[string]any)["region"] != "cloud:eu-west-2" {
+	if len(items) != 2 || items[0].(map[string]any)["region"] != "cloud:ap-southeast-2" || items[0].(map[string]any)["cause"] != "canary" ||
+		items[1].(map[string]any)["region"] != "cloud:eu-west-2" || items[1].(map[string]any)["cause"] != "checks" {
 		t.Errorf("unhealthy regions: %s", r.Raw)
 	}
 	expectStatus(t, h.do(http.MethodGet, "/v1/regions/unhealthy", h.tokenA, nil), http.StatusForbidden)

@@ -64,6 +64,9 @@ type Config struct {
 	ProbeHealthWindow    time.Duration // VANTAGE_PROBE_HEALTH_WINDOW, default 2m: results looked at
 	ProbeHealthMinChecks int           // VANTAGE_PROBE_HEALTH_MIN_CHECKS, default 5: checks failing only there
 	ProbeHealthMinOrgs   int           // VANTAGE_PROBE_HEALTH_MIN_ORGS, default 2: of this many organizations
+	// CanaryURL is VANTAGE_CANARY_URL, default VANTAGE_PUBLIC_URL + "/healthz": the control
+	// plane's public endpoint that agents probe among their canaries; "none": not probed.
+	CanaryURL string
 
 	// Custom domains of status pages: verified ones keep proving their TXT record.
 	CustomDomainRecheck time.Duration // VANTAGE_CUSTOM_DOMAIN_RECHECK, default 1h: how often a verified domain's record is looked up again
@@ -109,6 +112,7 @@ var Vars = []Var{
 	{"VANTAGE_PROBE_HEALTH_WINDOW", "2m", "probe health: how far back the results are that judge whether a region's probes are broken (docs/detection.md)"},
 	{"VANTAGE_PROBE_HEALTH_MIN_CHECKS", "5", "probe health: checks a region must fail while another region passes them (and at least half of those it probed) to be unhealthy"},
 	{"VANTAGE_PROBE_HEALTH_MIN_ORGS", "2", "probe health: organizations those checks must belong to"},
+	{"VANTAGE_CANARY_URL", "(VANTAGE_PUBLIC_URL/healthz)", "the control plane's public endpoint, sent to agents at registration, which they probe among their canaries; \"none\": not probed"},
 	{"VANTAGE_CUSTOM_DOMAIN_RECHECK", "1h", "how often the TXT record of a status page's verified custom domain is looked up again"},
 	{"VANTAGE_CUSTOM_DOMAIN_GRACE", "72h", "how long that record may be missing before the domain is no longer verified (PENDING again, status_page.custom_domain_unverified)"},
 	{"VANTAGE_CONSOLE_SESSION_TTL", "12h", "how long a web console session lasts after sign-in (never longer than the token it was made from)"},
@@ -266,6 +270,15 @@ func Load(getenv func(string) string) (Config, error) {
 			bad("VANTAGE_PUBLIC_URL", "must be an absolute http(s) URL, got %q", s)
 		}
 		c.PublicURL = strings.TrimRight(s, "/")
+	}
+	c.CanaryURL = c.PublicURL + "/healthz"
+	if s := strings.TrimSpace(getenv("VANTAGE_CANARY_URL")); strings.EqualFold(s, "none") {
+		c.CanaryURL = ""
+	} else if s != "" {
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("VANTAGE_CANARY_URL", "must be an absolute http(s) URL or \"none\", got %q", s)
+		}
+		c.CanaryURL = s
 	}
 	loadOIDC(getenv, &c, bad)
 	c.StatusDomain = strings.ToLower(strings.TrimSpace(getenv("VANTAGE_STATUS_DOMAIN")))

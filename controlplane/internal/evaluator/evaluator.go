@@ -83,6 +83,9 @@ type Tx interface {
 	SetIncidentCause(ctx context.Context, orgID, incidentID, causedBy uuid.UUID) error
 	// UnhealthyRegions are the regions whose results are left out of verdicts (probehealth).
 	UnhealthyRegions(ctx context.Context) (map[string]bool, error)
+	// LastCanaries are when each region's canary rounds were last received, of those since
+	// since (holdoff.go).
+	LastCanaries(ctx context.Context, since time.Time) (map[string]time.Time, error)
 }
 
 var _ Tx = (*store.PipelineTx)(nil)
@@ -101,6 +104,13 @@ type Config struct {
 	SweepInterval time.Duration
 	// SweepLimit is how many checks one sweep transaction judges at most. Default 500.
 	SweepLimit int
+	// HoldOff is the longest a failing verdict that rests on one region waits for that
+	// region's next canary round (holdoff.go): one canary interval plus the round's way.
+	// Default 8s (the agents' default 5s interval, 3s for probing and transport).
+	HoldOff time.Duration
+	// CanaryFresh is how old a region's last canary round may be for its verdicts to be held
+	// (a region whose agents send no canaries is never held). Default 20s.
+	CanaryFresh time.Duration
 }
 
 // Deps are the evaluator's collaborators. Store is required.
@@ -133,6 +143,12 @@ func (o *Config) defaults() {
 	if o.SweepLimit <= 0 {
 		o.SweepLimit = 500
 	}
+	if o.HoldOff <= 0 {
+		o.HoldOff = 8 * time.Second
+	}
+	if o.CanaryFresh <= 0 {
+		o.CanaryFresh = 20 * time.Second
+	}
 }
 
 // Evaluator judges runs and drives check status machines. It is safe for concurrent use.
@@ -152,6 +168,7 @@ type metrics struct {
 	alerts      *prometheus.CounterVec
 	late        prometheus.Counter
 	excluded    prometheus.Counter
+	held        *prometheus.CounterVec
 	sweepErrors prometheus.Counter
 }
 
@@ -184,10 +201,13 @@ func New(cfg Config, deps Deps) (*Evaluator, error) {
 			Help: "Final attempts stored but not judged because their run was already judged or superseded."}),
 		excluded: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_excluded_results_total",
 			Help: "Final attempts stored but left out of verdicts because their region was unhealthy (probe health)."}),
+		held: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_evaluator_held_runs_total",
+			Help: "Failing verdicts resting on one region held for that region's next canary round: held (began waiting), released (judged after the wait)."},
+			[]string{"phase"}),
 		sweepErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "vantage_evaluator_sweep_errors_total",
 			Help: "Failed sweeps of runs past their deadline."}),
 	}
-	for _, c := range []prometheus.Collector{e.m.verdicts, e.m.transitions, e.m.alerts, e.m.late, e.m.excluded, e.m.sweepErrors} {
+	for _, c := range []prometheus.Collector{e.m.verdicts, e.m.transitions, e.m.alerts, e.m.late, e.m.excluded, e.m.held, e.m.sweepErrors} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("evaluator metrics: %w", err)
 		}
@@ -262,6 +282,8 @@ func (e *Evaluator) committed(out *outcome) {
 	e.m.verdicts.WithLabelValues("fail").Add(float64(out.failing))
 	e.m.late.Add(float64(out.late))
 	e.m.excluded.Add(float64(out.excluded))
+	e.m.held.WithLabelValues("held").Add(float64(out.held))
+	e.m.held.WithLabelValues("released").Add(float64(out.released))
 	for ev, n := range out.alerts {
 		e.m.alerts.WithLabelValues(ev).Add(float64(n))
 	}

@@ -17,6 +17,7 @@ import (
 type outcome struct {
 	passing, failing, late int
 	excluded               int // finals of unhealthy regions left out
+	held, released         int // runs that began to wait for a canary round, and that stopped (holdoff.go)
 	alerts                 map[string]int
 	changes                []stateChange
 }
@@ -58,6 +59,11 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 	if err != nil {
 		return err
 	}
+	// When each region's canaries last reported, for the hold-off of one-region verdicts.
+	canaryAt, err := tx.LastCanaries(ctx, now.Add(-e.opts.CanaryFresh))
+	if err != nil {
+		return err
+	}
 	runsOf := map[uuid.UUID][]store.Run{}
 	for _, r := range pending {
 		runsOf[r.CheckID] = append(runsOf[r.CheckID], r)
@@ -77,7 +83,7 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 		}
 		runs, stale := e.merge(c, runsOf[c.ID], finalsOf[c.ID], now, out, unhealthy)
 		drop = append(drop, stale...)
-		n := decided(runs, now)
+		n := e.holdOff(c, runs, decided(runs, now), now, unhealthy, canaryAt, out)
 		for _, r := range runs[n:] {
 			if r.dirty {
 				save = append(save, r.Run)
@@ -90,6 +96,12 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 			regional: regionalOf(degradations[c.ID])}
 		regionalBefore := cs.regional
 		for _, r := range runs[:n] {
+			if len(r.PassedRegions)+len(r.FailedRegions) == 0 { // its only report was left out (holdOff)
+				if r.stored {
+					drop = append(drop, r.Run)
+				}
+				continue
+			}
 			if err := cs.apply(ctx, r); err != nil {
 				return err
 			}

@@ -124,7 +124,8 @@ func (s *Server) registered(a Agent) (*vantagev1.Registered, error) {
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "region keys: %v", err)
 	}
-	return &vantagev1.Registered{SessionId: a.SessionID, RegionKeys: keys, ProtocolVersion: a.Protocol}, nil
+	return &vantagev1.Registered{SessionId: a.SessionID, RegionKeys: keys, ProtocolVersion: a.Protocol,
+		Capabilities: a.Caps, ServerTimeUnixMs: s.now().UnixMilli(), CanaryUrl: s.cfg.CanaryURL}, nil
 }
 
 // revocations tracks the live streams of agent tokens, to end them when their token is

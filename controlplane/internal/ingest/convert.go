@@ -48,9 +48,10 @@ const (
 // for the agent's ack.
 func accept(res *vantagev1.CheckResult, agent Agent, guard JobGuard, now time.Time) (store.ResultRow, string, error) {
 	row, err := toRow(res, agent.Regions)
-	if err == nil && row.NotRunReason != "" && !knownNotRunReason(row.NotRunReason, agent.Protocol) {
-		err = fmt.Errorf("not_run_reason %q is not one the stream's protocol version %d knows (%s, %s; %s from version 3)",
-			row.NotRunReason, agent.Protocol, wire.NotRunExpired, wire.NotRunShutdown, wire.NotRunShed)
+	if err == nil && row.NotRunReason != "" && !knownNotRunReason(row.NotRunReason, agent.Caps) {
+		err = fmt.Errorf("not_run_reason %q is not one the stream's capabilities %v know (%s, %s with %s; %s with %s)",
+			row.NotRunReason, agent.Caps, wire.NotRunExpired, wire.NotRunShutdown, wire.CapabilityBatchedResults,
+			wire.NotRunShed, wire.CapabilityShedReason)
 	}
 	if err != nil {
 		return row, rejectInvalid, fmt.Errorf("invalid result: %w", err)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,75 @@ func TestProtocolOneRefusesBatchesAndNotRun(t *testing.T) {
 	b.sendBatch(h.result(checkID, uuid.New(), "cloud:us-east-1", true, h.clock.Now()))
 	if _, err := b.stream.Recv(); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("a batch on a protocol-1 stream: %v, want InvalidArgument", err)
+	}
+}
+
+// TestCapabilitiesNegotiated: an agent that names capabilities gets those both sides have
+// (and the protocol version that stands for them, for its older code paths); an old agent that
+// sends only a version gets that version's set; a canary round is answered with the control
+// plane's clock, and a round of an agent that names no canaries ends its stream.
+func TestCapabilitiesNegotiated(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	register := func(caps []string, v uint32) (*vantagev1.Registered, vantagev1.AgentService_ConnectClient) {
+		t.Helper()
+		stream, _ := h.dial(testToken)
+		if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
+			AgentId: "caps", Regions: []string{"cloud:us-east-1"}, Capabilities: caps, ProtocolVersion: v}}}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := stream.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.GetRegistered(), stream
+	}
+	for _, tc := range []struct {
+		name     string
+		caps     []string
+		version  uint32
+		want     []string
+		protocol uint32
+	}{
+		{"old agent, version 1", nil, 1, []string{}, 1},
+		{"old agent, version 3, with a browser", []string{wire.CapabilityBrowser}, 3,
+			[]string{wire.CapabilityBatchedResults, wire.CapabilityShedReason}, 3},
+		{"new agent", append([]string{wire.CapabilityBrowser}, wire.StreamCapabilities...), wire.StreamProtocol,
+			[]string{wire.CapabilityBatchedResults, wire.CapabilityCanaries, wire.CapabilityShedReason}, 3},
+		{"named canaries only", []string{wire.CapabilityCanaries, "teleport"}, 0, []string{wire.CapabilityCanaries}, 1},
+	} {
+		reg, _ := register(tc.caps, tc.version)
+		got := reg.GetCapabilities()
+		if got == nil {
+			got = []string{}
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") || reg.GetProtocolVersion() != tc.protocol {
+			t.Errorf("%s: capabilities %v protocol %d, want %v %d", tc.name, got, reg.GetProtocolVersion(), tc.want, tc.protocol)
+		}
+		if reg.GetServerTimeUnixMs() == 0 {
+			t.Errorf("%s: Registered carries no server time", tc.name)
+		}
+	}
+
+	_, stream := register(wire.StreamCapabilities, wire.StreamProtocol)
+	if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Canaries{Canaries: &vantagev1.CanaryReport{
+		CheckedAtUnixMs: time.Now().UnixMilli(), AgentHealthy: true,
+		Results: []*vantagev1.CanaryResult{{Target: "tcp://192.0.2.1:53", Kind: "tcp", Passing: true}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.GetCanaryAck().GetServerTimeUnixMs() == 0 { // the harness's clock: any instant it gives
+		t.Errorf("canary round answered with %v, want a CanaryAck with the server's time", m)
+	}
+
+	_, old := register(nil, 3)
+	if err := old.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Canaries{Canaries: &vantagev1.CanaryReport{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Recv(); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a canary round without the capability: %v, want InvalidArgument", err)
 	}
 }

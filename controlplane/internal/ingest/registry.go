@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -24,8 +25,9 @@ type Agent struct {
 	Hostname  string
 	// Capabilities are what the agent runs beyond HTTP, DNS and TCP (wire.CapabilityBrowser).
 	Capabilities []string
-	// Protocol is the stream protocol version the stream speaks: the lower of the agent's and
-	// wire.StreamProtocol.
+	// Caps are the stream capabilities both sides have (wire.Agreed): what the stream may
+	// carry. Protocol is the version that stands for them, for agents that predate names.
+	Caps        wire.Capabilities
 	Protocol    uint32
 	Peer        string
 	ConnectedAt time.Time
@@ -35,6 +37,32 @@ type Agent struct {
 	TokenName string
 	// Stats counts what the stream carried; shared by the copies Agents returns.
 	Stats *AgentStats
+	// Health is the agent's last verdict on itself (its canary rounds); shared likewise.
+	Health *AgentHealth
+}
+
+// AgentHealth is what an agent last said of itself in a canary round: unhealthy when it
+// cannot resolve names, has no route, or its clock is skewed. Results of an unhealthy agent
+// are stored but left out of verdicts.
+type AgentHealth struct {
+	mu        sync.Mutex
+	unhealthy string // the reason; "" while healthy
+}
+
+func (h *AgentHealth) set(healthy bool, reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.unhealthy = ""
+	if !healthy {
+		h.unhealthy = cmp.Or(reason, "unknown")
+	}
+}
+
+// Unhealthy is why the agent last said it is unhealthy; "" when it did not.
+func (h *AgentHealth) Unhealthy() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.unhealthy
 }
 
 // AgentStats is what one stream carried so far.

@@ -63,6 +63,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
+	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -76,6 +77,15 @@ type ServerConfig struct {
 	// MaxInFlight is how many results of one stream may wait for their ack; the stream is not
 	// read further until acks go out. Default 4096.
 	MaxInFlight int
+	// CanaryURL is the control plane's public endpoint, which agents probe among their
+	// canaries (Registered.canary_url). Default "": none.
+	CanaryURL string
+}
+
+// Canaries takes the agents' canary rounds (probehealth.Monitor); it judges the regions'
+// health at once.
+type Canaries interface {
+	Canary(ctx context.Context, r store.CanaryReport) error
 }
 
 // ServerDeps are what the Server works with.
@@ -93,6 +103,8 @@ type ServerDeps struct {
 	Now func() time.Time
 	// Registerer takes the server's metrics. Default: a private registry.
 	Registerer prometheus.Registerer
+	// Canaries takes the agents' canary rounds. Nil: they are acked and dropped.
+	Canaries Canaries
 }
 
 // Server implements vantagev1.AgentServiceServer.
@@ -104,6 +116,7 @@ type Server struct {
 	sharedHash []byte // of the shared token; nil: none
 	tokens     AgentTokens
 	guard      JobGuard
+	canaries   Canaries
 	revs       *revocations
 	batcher    *Batcher
 	registry   *Registry
@@ -146,6 +159,7 @@ func NewServer(cfg ServerConfig, deps ServerDeps) (*Server, error) {
 		now:      deps.Now,
 		tokens:   deps.Tokens,
 		guard:    deps.Guard,
+		canaries: deps.Canaries,
 		revs:     newRevocations(),
 		batcher:  deps.Batcher,
 		registry: newRegistry(),
@@ -288,9 +302,10 @@ func (s *Server) registration(ctx context.Context, m *vantagev1.AgentMessage) (A
 			return Agent{}, status.Errorf(codes.InvalidArgument, "register: region %q is not of the form cloud:<name>", r)
 		}
 	}
+	caps := wire.Agreed(wire.PeerCapabilities(reg.GetCapabilities(), reg.GetProtocolVersion()))
 	a := Agent{SessionID: uuid.NewString(), AgentID: reg.GetAgentId(), Regions: regions, Version: reg.GetVersion(),
 		Capacity: reg.GetCapacity(), Hostname: reg.GetHostname(), Capabilities: slices.Clone(reg.GetCapabilities()),
-		Protocol: min(max(reg.GetProtocolVersion(), 1), wire.StreamProtocol), ConnectedAt: s.now(), Stats: &AgentStats{}}
+		Caps: caps, Protocol: wire.ProtocolOf(caps), ConnectedAt: s.now(), Stats: &AgentStats{}, Health: &AgentHealth{}}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		a.Peer = p.Addr.String()
 	}
@@ -306,6 +321,8 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 	defer cancel()
 	slots := make(chan struct{}, s.cfg.MaxInFlight)
 	acks := &ackQueue{ch: make(chan *vantagev1.ResultAck, s.cfg.MaxInFlight)}
+	control := make(chan *vantagev1.ControlMessage, 1) // other messages than acks (CanaryAck)
+	batched := agent.Caps.Has(wire.CapabilityBatchedResults)
 	sendErr := make(chan error, 1)
 	var sender sync.WaitGroup
 	sender.Add(1)
@@ -316,7 +333,7 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 			select {
 			case ack := <-acks.ch:
 				batch = append(batch[:0], ack)
-				if agent.Protocol >= 2 { // every ack ready now goes in one message
+				if batched { // every ack ready now goes in one message
 				more:
 					for len(batch) < maxAckBatch {
 						select {
@@ -327,13 +344,19 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 						}
 					}
 				}
-				if err := sendAcks(stream, agent.Protocol, batch); err != nil {
+				if err := sendAcks(stream, batched, batch); err != nil {
 					sendErr <- err
 					cancel()
 					return
 				}
 				for range batch {
 					<-slots
+				}
+			case m := <-control:
+				if err := stream.Send(m); err != nil {
+					sendErr <- err
+					cancel()
+					return
 				}
 			case <-ctx.Done():
 				return
@@ -412,10 +435,14 @@ func (s *Server) serve(ctx context.Context, stream grpc.BidiStreamingServer[vant
 		if r.err != nil {
 			return streamErr(r.err)
 		}
+		if c := r.m.GetCanaries(); c != nil && agent.Caps.Has(wire.CapabilityCanaries) {
+			s.canary(ctx, agent, c, control)
+			continue
+		}
 		envs := r.m.GetResults().GetResults()
 		if env := r.m.GetResult(); env != nil {
 			envs = []*vantagev1.ResultEnvelope{env}
-		} else if agent.Protocol < 2 || len(envs) == 0 {
+		} else if !batched || len(envs) == 0 {
 			s.rejected.WithLabelValues("protocol").Inc()
 			return status.Error(codes.InvalidArgument, "only results may follow Register")
 		}
@@ -444,6 +471,9 @@ func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnv
 		return nil
 	}
 	agent.Stats.observe(res)
+	if why := agent.Health.Unhealthy(); why != "" {
+		excludeUnhealthyAgent(&row, why)
+	}
 	// A run the agent did not run, or a result that came too late, is stored as a skipped
 	// run, counted once stored, never judged.
 	done := func(err error) {
@@ -462,14 +492,14 @@ func (s *Server) take(ctx context.Context, agent Agent, env *vantagev1.ResultEnv
 	return nil
 }
 
-// knownNotRunReason reports whether a stream of the given protocol version may report a run
-// not run for reason r: not-run results came with version 2, SHED with version 3.
-func knownNotRunReason(r string, protocol uint32) bool {
+// knownNotRunReason reports whether a stream with capabilities caps may report a run not
+// run for reason r: not-run results came with batched results, SHED with shed_reason.
+func knownNotRunReason(r string, caps wire.Capabilities) bool {
 	switch r {
 	case wire.NotRunExpired, wire.NotRunShutdown:
-		return protocol >= 2
+		return caps.Has(wire.CapabilityBatchedResults)
 	case wire.NotRunShed:
-		return protocol >= 3
+		return caps.Has(wire.CapabilityShedReason)
 	}
 	return false
 }
@@ -477,10 +507,10 @@ func knownNotRunReason(r string, protocol uint32) bool {
 // maxAckBatch bounds the acks of one ResultAckBatch.
 const maxAckBatch = 1024
 
-// sendAcks writes acks as the stream's protocol wants them: one message on version 2, one
-// message each on version 1.
-func sendAcks(stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage], protocol uint32, acks []*vantagev1.ResultAck) error {
-	if protocol >= 2 {
+// sendAcks writes acks as the stream's capabilities want them: one message with batched
+// results, one message each without.
+func sendAcks(stream grpc.BidiStreamingServer[vantagev1.AgentMessage, vantagev1.ControlMessage], batched bool, acks []*vantagev1.ResultAck) error {
+	if batched {
 		return stream.Send(&vantagev1.ControlMessage{Msg: &vantagev1.ControlMessage_Acks{
 			Acks: &vantagev1.ResultAckBatch{Acks: acks}}})
 	}

@@ -7,12 +7,19 @@
 // and the unhealthy period flags them) until it is healthy again, after ClearRounds rounds in a
 // row below the rule. Each change is logged, counted in /metrics and queued as agent.unhealthy /
 // agent.healthy for the organizations whose checks use the region.
+//
+// Canaries mark a region sooner, before any tenant check is judged on its results: every agent
+// probes a few canary targets every few seconds and reports the round on its stream (Canary).
+// A region all of whose agents' recent rounds fail, while another region's pass, is marked
+// unhealthy at once, with the cause "canary" (CanaryBroken); "checks" is the rule above. Canary
+// rounds live in PostgreSQL, so every replica judges with every agent's.
 package probehealth
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +35,9 @@ type Thresholds struct {
 	MinOrgs     int           // of at least this many organizations; default 2
 	MinFraction float64       // and at least this share of the checks the region probed; default 0.5
 	ClearRounds int           // rounds in a row below the rule before an unhealthy region is healthy; default 3
+	// CanaryFresh is how old an agent's last canary round may be and still count; default 20s
+	// (four rounds at the agents' default 5s interval).
+	CanaryFresh time.Duration
 }
 
 func (t *Thresholds) defaults() {
@@ -46,7 +56,16 @@ func (t *Thresholds) defaults() {
 	if t.ClearRounds <= 0 {
 		t.ClearRounds = 3
 	}
+	if t.CanaryFresh <= 0 {
+		t.CanaryFresh = 20 * time.Second
+	}
 }
+
+// Causes of a region's unhealthy mark (store.RegionHealth.Cause, GET /v1/regions/unhealthy).
+const (
+	CauseChecks = "checks" // tenants' checks fail there while other regions pass them (Broken)
+	CauseCanary = "canary" // its agents' canaries fail while other regions' pass (CanaryBroken)
+)
 
 // Broken is the rule: whether a region's figures say its probes, not the targets, fail.
 func Broken(s store.RegionFailureStats, t Thresholds) bool {
@@ -57,8 +76,11 @@ func Broken(s store.RegionFailureStats, t Thresholds) bool {
 // Store is what the monitor reads and writes; *store.Store implements it.
 type Store interface {
 	RegionFailureStats(ctx context.Context, since time.Time) ([]store.RegionFailureStats, error)
-	SetRegionHealth(ctx context.Context, region string, unhealthy bool, reason string, build store.RegionEvents) (bool, error)
+	SetRegionHealth(ctx context.Context, region string, unhealthy bool, cause, reason string, build store.RegionEvents) (bool, error)
 	UnhealthyRegions(ctx context.Context) ([]store.RegionHealth, error)
+	SaveCanary(ctx context.Context, r store.CanaryReport) error
+	RecentCanaries(ctx context.Context, since time.Time) ([]store.CanaryReport, error)
+	DeleteStaleCanaries(ctx context.Context, before time.Time) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -70,9 +92,11 @@ type Monitor struct {
 	now      func() time.Time
 	t        Thresholds
 	interval time.Duration
+	mu       sync.Mutex     // orders Round and Canary, which streams call
 	calm     map[string]int // rounds in a row below the rule, per unhealthy region
 	gauge    *prometheus.GaugeVec
 	changes  *prometheus.CounterVec
+	canaries *prometheus.CounterVec
 }
 
 // New returns a Monitor; interval ≤ 0 means 5s. reg may be nil.
@@ -85,9 +109,11 @@ func New(log *slog.Logger, st Store, now func() time.Time, reg prometheus.Regist
 		gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vantage_region_unhealthy",
 			Help: "1 while a region's probes are judged broken and its results are left out of verdicts."}, []string{"region"}),
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_region_health_changes_total",
-			Help: "Regions marked unhealthy or healthy again, by state."}, []string{"state"})}
+			Help: "Regions marked unhealthy or healthy again, by state."}, []string{"state"}),
+		canaries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_canary_rounds_total",
+			Help: "Agents' canary rounds received, by outcome (pass, fail, agent_unhealthy)."}, []string{"outcome"})}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.gauge, m.changes} {
+		for _, c := range []prometheus.Collector{m.gauge, m.changes, m.canaries} {
 			if err := reg.Register(c); err != nil {
 				return nil, fmt.Errorf("probe health metrics: %w", err)
 			}
@@ -96,11 +122,22 @@ func New(log *slog.Logger, st Store, now func() time.Time, reg prometheus.Regist
 	return m, nil
 }
 
-// Round applies the rule once.
+// Round applies both rules once: a region is broken when its checks' lone failures
+// (Broken) or its canaries (CanaryBroken) say so, and healthy again after ClearRounds rounds
+// in a row where neither does.
 func (m *Monitor) Round(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	now := m.now()
 	stats, err := m.st.RegionFailureStats(ctx, now.Add(-m.t.Window))
 	if err != nil {
+		return err
+	}
+	canaries, err := m.st.RecentCanaries(ctx, now.Add(-m.t.CanaryFresh))
+	if err != nil {
+		return err
+	}
+	if err := m.st.DeleteStaleCanaries(ctx, now.Add(-staleCanaries)); err != nil {
 		return err
 	}
 	unhealthy, err := m.st.UnhealthyRegions(ctx)
@@ -111,30 +148,29 @@ func (m *Monitor) Round(ctx context.Context) error {
 	for _, r := range unhealthy {
 		isUnhealthy[r.Region] = true
 	}
-	seen := map[string]bool{}
+	broken := CanaryBroken(canaries)
 	for _, s := range stats {
-		seen[s.Region] = true
-		if Broken(s, m.t) {
-			m.calm[s.Region] = 0
-			if !isUnhealthy[s.Region] {
-				reason := fmt.Sprintf("%d of the %d checks it probed in the last %s failed there while another region passed them (%d organizations)",
-					s.Lone, s.Checks, m.t.Window, s.Orgs)
-				if err := m.set(ctx, s.Region, true, reason); err != nil {
-					return err
-				}
-			}
-			continue
+		if _, ok := broken[s.Region]; !ok && Broken(s, m.t) {
+			broken[s.Region] = BrokenRegion{Cause: CauseChecks, Reason: fmt.Sprintf(
+				"%d of the %d checks it probed in the last %s failed there while another region passed them (%d organizations)",
+				s.Lone, s.Checks, m.t.Window, s.Orgs)}
 		}
-		if isUnhealthy[s.Region] {
-			m.calm[s.Region]++
+	}
+	for region, b := range broken {
+		m.calm[region] = 0
+		if !isUnhealthy[region] {
+			if err := m.set(ctx, region, true, b.Cause, b.Reason); err != nil {
+				return err
+			}
 		}
 	}
 	for region := range isUnhealthy {
-		if !seen[region] {
-			m.calm[region]++ // nothing probed there any more: nothing says it is broken
+		if _, ok := broken[region]; ok {
+			continue
 		}
+		m.calm[region]++ // nothing says it is broken this round
 		if m.calm[region] >= m.t.ClearRounds {
-			if err := m.set(ctx, region, false, ""); err != nil {
+			if err := m.set(ctx, region, false, "", ""); err != nil {
 				return err
 			}
 			delete(m.calm, region)
@@ -146,13 +182,65 @@ func (m *Monitor) Round(ctx context.Context) error {
 	return nil
 }
 
-func (m *Monitor) set(ctx context.Context, region string, unhealthy bool, reason string) error {
+// staleCanaries: canary rows of agents silent for longer are deleted.
+const staleCanaries = time.Hour
+
+// Canary records an agent's canary round and, at once, marks unhealthy a region that the
+// canaries now say is broken (the rest of the rule, clearing, is Round's). Ingest calls it
+// for every round an agent reports.
+func (m *Monitor) Canary(ctx context.Context, r store.CanaryReport) error {
+	outcome := "pass"
+	switch {
+	case !r.AgentHealthy:
+		outcome = "agent_unhealthy"
+	case canaryFails(r):
+		outcome = "fail"
+	}
+	m.canaries.WithLabelValues(outcome).Inc()
+	if err := m.st.SaveCanary(ctx, r); err != nil {
+		return err
+	}
+	if outcome == "pass" {
+		return nil // a passing round can only break other regions, whose own failing round will
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	canaries, err := m.st.RecentCanaries(ctx, m.now().Add(-m.t.CanaryFresh))
+	if err != nil {
+		return err
+	}
+	broken := CanaryBroken(canaries)
+	if len(broken) == 0 {
+		return nil
+	}
+	unhealthy, err := m.st.UnhealthyRegions(ctx)
+	if err != nil {
+		return err
+	}
+	isUnhealthy := map[string]bool{}
+	for _, u := range unhealthy {
+		isUnhealthy[u.Region] = true
+	}
+	for _, region := range r.Regions {
+		b, ok := broken[region]
+		if !ok || isUnhealthy[region] {
+			continue
+		}
+		m.calm[region] = 0
+		if err := m.set(ctx, region, true, b.Cause, b.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Monitor) set(ctx context.Context, region string, unhealthy bool, cause, reason string) error {
 	now := m.now()
 	typ := event.TypeAgentHealthy
 	if unhealthy {
 		typ = event.TypeAgentUnhealthy
 	}
-	changed, err := m.st.SetRegionHealth(ctx, region, unhealthy, reason, func(since time.Time, orgs []store.RegionOrg) []store.OutboxEvent {
+	changed, err := m.st.SetRegionHealth(ctx, region, unhealthy, cause, reason, func(since time.Time, orgs []store.RegionOrg) []store.OutboxEvent {
 		out := make([]store.OutboxEvent, 0, len(orgs))
 		for _, o := range orgs {
 			c := event.RegionHealthChange{OccurredAt: now, Region: region, UnhealthySince: since, Reason: reason, Checks: o.Checks}
@@ -170,8 +258,8 @@ func (m *Monitor) set(ctx context.Context, region string, unhealthy bool, reason
 	if unhealthy {
 		m.gauge.WithLabelValues(region).Set(1)
 		m.changes.WithLabelValues("unhealthy").Inc()
-		m.log.Warn("region marked unhealthy: its probes fail checks other regions pass; its results are left out of verdicts",
-			"region", region, "reason", reason, "event", typ)
+		m.log.Warn("region marked unhealthy: its probes fail where other regions' pass; its results are left out of verdicts",
+			"region", region, "cause", cause, "reason", reason, "event", typ)
 	} else {
 		m.gauge.WithLabelValues(region).Set(0)
 		m.changes.WithLabelValues("healthy").Inc()

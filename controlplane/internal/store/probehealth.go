@@ -36,13 +36,16 @@ type RegionHealth struct {
 	Region         string
 	UnhealthySince *time.Time
 	Reason         string
+	// Cause is what the mark rests on: "checks" (tenants' checks failing only there) or
+	// "canary" (its agents' canaries).
+	Cause string
 }
 
 // SetRegionHealth marks a region unhealthy (with reason) or healthy, and reports whether that
 // changed it; a change opens or closes its unhealthy period and queues build's events for the
 // organizations whose active checks use the region, in the same transaction (of replicas
 // racing, one changes it).
-func (s *Store) SetRegionHealth(ctx context.Context, region string, unhealthy bool, reason string, build RegionEvents) (bool, error) {
+func (s *Store) SetRegionHealth(ctx context.Context, region string, unhealthy bool, cause, reason string, build RegionEvents) (bool, error) {
 	changed := false
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		changed = false
@@ -58,10 +61,10 @@ func (s *Store) SetRegionHealth(ctx context.Context, region string, unhealthy bo
 		changed = true
 		since := now
 		if unhealthy {
-			if err := q.SetRegionUnhealthy(ctx, dbsqlc.SetRegionUnhealthyParams{Region: region, Now: now, Reason: reason}); err != nil {
+			if err := q.SetRegionUnhealthy(ctx, dbsqlc.SetRegionUnhealthyParams{Region: region, Now: now, Reason: reason, Cause: cause}); err != nil {
 				return err
 			}
-			if err := q.OpenUnhealthyPeriod(ctx, dbsqlc.OpenUnhealthyPeriodParams{Region: region, Now: now, Reason: reason}); err != nil {
+			if err := q.OpenUnhealthyPeriod(ctx, dbsqlc.OpenUnhealthyPeriodParams{Region: region, Now: now, Reason: reason, Cause: cause}); err != nil {
 				return err
 			}
 		} else {

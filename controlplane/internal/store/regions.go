@@ -28,6 +28,10 @@ type RegionView struct {
 	Status        string // RegionUp, RegionDown or RegionNoData
 	LastCheckedAt *time.Time
 	LastResult    *RegionResult
+	// VerdictHeldSince is when a failing verdict of the check that rests on this region alone
+	// began waiting for the region's next canary round (docs/detection.md "Hold-off"); nil
+	// when none waits.
+	VerdictHeldSince *time.Time
 }
 
 // RegionResult is the last final result of a region, as the regional view shows it.
@@ -55,7 +59,23 @@ func (s *Store) CheckRegions(ctx context.Context, c Check) ([]RegionView, error)
 	if err != nil {
 		return nil, fmt.Errorf("read the regional view: %w", err)
 	}
-	return regionViews(c.Spec.TestRegions, c.Spec.TestInterval, rows, s.now())
+	views, err := regionViews(c.Spec.TestRegions, c.Spec.TestInterval, rows, s.now())
+	if err != nil {
+		return nil, err
+	}
+	held, err := s.q.HeldRegions(ctx, dbsqlc.HeldRegionsParams{OrgID: c.OrgID, CheckID: c.ID})
+	if err != nil {
+		return nil, fmt.Errorf("read the held verdicts: %w", err)
+	}
+	for _, h := range held {
+		for i := range views {
+			if views[i].Region == h.Region {
+				at := h.HeldSince
+				views[i].VerdictHeldSince = &at
+			}
+		}
+	}
+	return views, nil
 }
 
 func regionViews(regions []string, interval int, rows []dbsqlc.CheckRegionsRow, now time.Time) ([]RegionView, error) {

@@ -60,6 +60,19 @@ CREATE TABLE public.access_tokens (
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.agent_canaries (
+    agent_id text NOT NULL,
+    regions text[] NOT NULL,
+    checked_at timestamp with time zone NOT NULL,
+    received_at timestamp with time zone NOT NULL,
+    targets integer NOT NULL,
+    failing integer NOT NULL,
+    failing_targets text[] DEFAULT '{}'::text[] NOT NULL,
+    agent_healthy boolean NOT NULL,
+    agent_reason text DEFAULT ''::text NOT NULL,
+    clock_offset_ms bigint DEFAULT 0 NOT NULL
+);
+
 CREATE TABLE public.agent_sessions (
     session_id uuid NOT NULL,
     replica_id uuid NOT NULL,
@@ -277,7 +290,8 @@ CREATE TABLE public.check_runs (
     expected_regions text[] NOT NULL,
     passed_regions text[] DEFAULT '{}'::text[] NOT NULL,
     failed_regions text[] DEFAULT '{}'::text[] NOT NULL,
-    first_result_at timestamp with time zone NOT NULL
+    first_result_at timestamp with time zone NOT NULL,
+    held_since timestamp with time zone
 );
 
 CREATE TABLE public.checks (
@@ -549,14 +563,18 @@ CREATE TABLE public.region_health (
     region text NOT NULL,
     unhealthy_since timestamp with time zone,
     reason text DEFAULT ''::text NOT NULL,
-    changed_at timestamp with time zone NOT NULL
+    changed_at timestamp with time zone NOT NULL,
+    cause text DEFAULT 'checks'::text NOT NULL,
+    CONSTRAINT region_health_cause_check CHECK ((cause = ANY (ARRAY['checks'::text, 'canary'::text])))
 );
 
 CREATE TABLE public.region_unhealthy_periods (
     region text NOT NULL,
     started_at timestamp with time zone NOT NULL,
     ended_at timestamp with time zone,
-    reason text NOT NULL
+    reason text NOT NULL,
+    cause text DEFAULT 'checks'::text NOT NULL,
+    CONSTRAINT region_unhealthy_periods_cause_check CHECK ((cause = ANY (ARRAY['checks'::text, 'canary'::text])))
 );
 
 CREATE TABLE public.scheduler_progress (
@@ -763,6 +781,9 @@ ALTER TABLE ONLY public.access_tokens
 
 ALTER TABLE ONLY public.access_tokens
     ADD CONSTRAINT access_tokens_secret_hash_key UNIQUE (secret_hash);
+
+ALTER TABLE ONLY public.agent_canaries
+    ADD CONSTRAINT agent_canaries_pkey PRIMARY KEY (agent_id);
 
 ALTER TABLE ONLY public.agent_sessions
     ADD CONSTRAINT agent_sessions_pkey PRIMARY KEY (session_id);
@@ -1000,6 +1021,8 @@ ALTER TABLE ONLY public.webhooks
 
 ALTER TABLE ONLY public.webhooks
     ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
+
+CREATE INDEX agent_canaries_received_at ON public.agent_canaries USING btree (received_at);
 
 CREATE INDEX agent_sessions_replica ON public.agent_sessions USING btree (replica_id);
 

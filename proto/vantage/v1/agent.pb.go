@@ -28,6 +28,7 @@ type AgentMessage struct {
 	//	*AgentMessage_Register
 	//	*AgentMessage_Result
 	//	*AgentMessage_Results
+	//	*AgentMessage_Canaries
 	Msg           isAgentMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -97,6 +98,15 @@ func (x *AgentMessage) GetResults() *ResultBatch {
 	return nil
 }
 
+func (x *AgentMessage) GetCanaries() *CanaryReport {
+	if x != nil {
+		if x, ok := x.Msg.(*AgentMessage_Canaries); ok {
+			return x.Canaries
+		}
+	}
+	return nil
+}
+
 type isAgentMessage_Msg interface {
 	isAgentMessage_Msg()
 }
@@ -113,11 +123,17 @@ type AgentMessage_Results struct {
 	Results *ResultBatch `protobuf:"bytes,3,opt,name=results,proto3,oneof"` // protocol version 2
 }
 
+type AgentMessage_Canaries struct {
+	Canaries *CanaryReport `protobuf:"bytes,4,opt,name=canaries,proto3,oneof"` // capability "canaries"
+}
+
 func (*AgentMessage_Register) isAgentMessage_Msg() {}
 
 func (*AgentMessage_Result) isAgentMessage_Msg() {}
 
 func (*AgentMessage_Results) isAgentMessage_Msg() {}
+
+func (*AgentMessage_Canaries) isAgentMessage_Msg() {}
 
 // ResultBatch is many results in one message (protocol version 2). Each keeps its own seq, and
 // each is acked on its own (in a ResultAckBatch): a batch is a unit of transport, not of storage.
@@ -260,6 +276,222 @@ func (x *Register) GetProtocolVersion() uint32 {
 	return 0
 }
 
+// CanaryReport is one round of the agent's canary probes (capability "canaries"): the control
+// plane's own endpoint and the operator's canary targets, probed every canary interval from
+// where the agent runs, whatever tenants' checks do. It speaks for every region the stream
+// registered for. The control plane answers each with a CanaryAck.
+type CanaryReport struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	CheckedAtUnixMs int64                  `protobuf:"varint,1,opt,name=checked_at_unix_ms,json=checkedAtUnixMs,proto3" json:"checked_at_unix_ms,omitempty"` // the agent's clock when the round started
+	Results         []*CanaryResult        `protobuf:"bytes,2,rep,name=results,proto3" json:"results,omitempty"`
+	// The agent's verdict on itself: false when it cannot resolve names, has no route, or its
+	// clock is off from the control plane's by more than its bound. Its results are then left
+	// out of verdicts like an unhealthy region's.
+	AgentHealthy         bool   `protobuf:"varint,3,opt,name=agent_healthy,json=agentHealthy,proto3" json:"agent_healthy,omitempty"`
+	AgentUnhealthyReason string `protobuf:"bytes,4,opt,name=agent_unhealthy_reason,json=agentUnhealthyReason,proto3" json:"agent_unhealthy_reason,omitempty"` // "dns", "route" or "clock"; empty when healthy
+	// The agent's clock minus the control plane's, as last measured (Registered.server_time_unix_ms,
+	// CanaryAck.server_time_unix_ms), in milliseconds.
+	ClockOffsetMs int64 `protobuf:"varint,5,opt,name=clock_offset_ms,json=clockOffsetMs,proto3" json:"clock_offset_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CanaryReport) Reset() {
+	*x = CanaryReport{}
+	mi := &file_vantage_v1_agent_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CanaryReport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CanaryReport) ProtoMessage() {}
+
+func (x *CanaryReport) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_agent_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CanaryReport.ProtoReflect.Descriptor instead.
+func (*CanaryReport) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CanaryReport) GetCheckedAtUnixMs() int64 {
+	if x != nil {
+		return x.CheckedAtUnixMs
+	}
+	return 0
+}
+
+func (x *CanaryReport) GetResults() []*CanaryResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *CanaryReport) GetAgentHealthy() bool {
+	if x != nil {
+		return x.AgentHealthy
+	}
+	return false
+}
+
+func (x *CanaryReport) GetAgentUnhealthyReason() string {
+	if x != nil {
+		return x.AgentUnhealthyReason
+	}
+	return ""
+}
+
+func (x *CanaryReport) GetClockOffsetMs() int64 {
+	if x != nil {
+		return x.ClockOffsetMs
+	}
+	return 0
+}
+
+// CanaryResult is one canary target's probe.
+type CanaryResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Target        string                 `protobuf:"bytes,1,opt,name=target,proto3" json:"target,omitempty"` // as configured, e.g. "tcp://1.1.1.1:53" or the control plane's URL
+	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`     // "http", "tcp" or "dns"
+	Passing       bool                   `protobuf:"varint,3,opt,name=passing,proto3" json:"passing,omitempty"`
+	Error         string                 `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"` // why it failed; empty when passing
+	DurationMs    uint32                 `protobuf:"varint,5,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	ControlPlane  bool                   `protobuf:"varint,6,opt,name=control_plane,json=controlPlane,proto3" json:"control_plane,omitempty"` // the control plane's own endpoint (not an operator's target)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CanaryResult) Reset() {
+	*x = CanaryResult{}
+	mi := &file_vantage_v1_agent_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CanaryResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CanaryResult) ProtoMessage() {}
+
+func (x *CanaryResult) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_agent_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CanaryResult.ProtoReflect.Descriptor instead.
+func (*CanaryResult) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CanaryResult) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+func (x *CanaryResult) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *CanaryResult) GetPassing() bool {
+	if x != nil {
+		return x.Passing
+	}
+	return false
+}
+
+func (x *CanaryResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CanaryResult) GetDurationMs() uint32 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *CanaryResult) GetControlPlane() bool {
+	if x != nil {
+		return x.ControlPlane
+	}
+	return false
+}
+
+// CanaryAck answers a CanaryReport with the control plane's clock, which the agent compares
+// with its own.
+type CanaryAck struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	ServerTimeUnixMs int64                  `protobuf:"varint,1,opt,name=server_time_unix_ms,json=serverTimeUnixMs,proto3" json:"server_time_unix_ms,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CanaryAck) Reset() {
+	*x = CanaryAck{}
+	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CanaryAck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CanaryAck) ProtoMessage() {}
+
+func (x *CanaryAck) ProtoReflect() protoreflect.Message {
+	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CanaryAck.ProtoReflect.Descriptor instead.
+func (*CanaryAck) Descriptor() ([]byte, []int) {
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CanaryAck) GetServerTimeUnixMs() int64 {
+	if x != nil {
+		return x.ServerTimeUnixMs
+	}
+	return 0
+}
+
 type ResultEnvelope struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Seq           uint64                 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"` // per stream, increasing; echoed in the ack
@@ -270,7 +502,7 @@ type ResultEnvelope struct {
 
 func (x *ResultEnvelope) Reset() {
 	*x = ResultEnvelope{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[3]
+	mi := &file_vantage_v1_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -282,7 +514,7 @@ func (x *ResultEnvelope) String() string {
 func (*ResultEnvelope) ProtoMessage() {}
 
 func (x *ResultEnvelope) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[3]
+	mi := &file_vantage_v1_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -295,7 +527,7 @@ func (x *ResultEnvelope) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultEnvelope.ProtoReflect.Descriptor instead.
 func (*ResultEnvelope) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{3}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ResultEnvelope) GetSeq() uint64 {
@@ -319,6 +551,7 @@ type ControlMessage struct {
 	//	*ControlMessage_Registered
 	//	*ControlMessage_Ack
 	//	*ControlMessage_Acks
+	//	*ControlMessage_CanaryAck
 	Msg           isControlMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -326,7 +559,7 @@ type ControlMessage struct {
 
 func (x *ControlMessage) Reset() {
 	*x = ControlMessage{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[4]
+	mi := &file_vantage_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -338,7 +571,7 @@ func (x *ControlMessage) String() string {
 func (*ControlMessage) ProtoMessage() {}
 
 func (x *ControlMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[4]
+	mi := &file_vantage_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -351,7 +584,7 @@ func (x *ControlMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlMessage.ProtoReflect.Descriptor instead.
 func (*ControlMessage) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{4}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ControlMessage) GetMsg() isControlMessage_Msg {
@@ -388,6 +621,15 @@ func (x *ControlMessage) GetAcks() *ResultAckBatch {
 	return nil
 }
 
+func (x *ControlMessage) GetCanaryAck() *CanaryAck {
+	if x != nil {
+		if x, ok := x.Msg.(*ControlMessage_CanaryAck); ok {
+			return x.CanaryAck
+		}
+	}
+	return nil
+}
+
 type isControlMessage_Msg interface {
 	isControlMessage_Msg()
 }
@@ -404,11 +646,17 @@ type ControlMessage_Acks struct {
 	Acks *ResultAckBatch `protobuf:"bytes,3,opt,name=acks,proto3,oneof"` // protocol version 2
 }
 
+type ControlMessage_CanaryAck struct {
+	CanaryAck *CanaryAck `protobuf:"bytes,4,opt,name=canary_ack,json=canaryAck,proto3,oneof"` // capability "canaries"
+}
+
 func (*ControlMessage_Registered) isControlMessage_Msg() {}
 
 func (*ControlMessage_Ack) isControlMessage_Msg() {}
 
 func (*ControlMessage_Acks) isControlMessage_Msg() {}
+
+func (*ControlMessage_CanaryAck) isControlMessage_Msg() {}
 
 // ResultAckBatch acks many results at once (protocol version 2), in no particular order.
 type ResultAckBatch struct {
@@ -420,7 +668,7 @@ type ResultAckBatch struct {
 
 func (x *ResultAckBatch) Reset() {
 	*x = ResultAckBatch{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	mi := &file_vantage_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +680,7 @@ func (x *ResultAckBatch) String() string {
 func (*ResultAckBatch) ProtoMessage() {}
 
 func (x *ResultAckBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[5]
+	mi := &file_vantage_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +693,7 @@ func (x *ResultAckBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultAckBatch.ProtoReflect.Descriptor instead.
 func (*ResultAckBatch) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{5}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ResultAckBatch) GetAcks() []*ResultAck {
@@ -461,6 +709,14 @@ type Registered struct {
 	// The stream protocol version both sides use from now on: the lower of the agent's
 	// Register.protocol_version and the control plane's own; unset: 1.
 	ProtocolVersion uint32 `protobuf:"varint,2,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	// The control plane's clock when it answered; the agent measures its clock's skew from it.
+	ServerTimeUnixMs int64 `protobuf:"varint,3,opt,name=server_time_unix_ms,json=serverTimeUnixMs,proto3" json:"server_time_unix_ms,omitempty"`
+	// The control plane's public endpoint, which the agent probes among its canaries (empty:
+	// none configured).
+	CanaryUrl string `protobuf:"bytes,4,opt,name=canary_url,json=canaryUrl,proto3" json:"canary_url,omitempty"`
+	// The capabilities both sides have (see AgentService); unset on a control plane that
+	// predates them: then protocol_version stands for them.
+	Capabilities []string `protobuf:"bytes,5,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
 	// The keys that open the sealed secrets of jobs (CheckJob.sealed) of the regions the agent
 	// registered for, and only those: its token's regions. Several keys of one region may be
 	// listed while the control plane's secret key is rotated.
@@ -471,7 +727,7 @@ type Registered struct {
 
 func (x *Registered) Reset() {
 	*x = Registered{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[6]
+	mi := &file_vantage_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -483,7 +739,7 @@ func (x *Registered) String() string {
 func (*Registered) ProtoMessage() {}
 
 func (x *Registered) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[6]
+	mi := &file_vantage_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -496,7 +752,7 @@ func (x *Registered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Registered.ProtoReflect.Descriptor instead.
 func (*Registered) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Registered) GetSessionId() string {
@@ -511,6 +767,27 @@ func (x *Registered) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+func (x *Registered) GetServerTimeUnixMs() int64 {
+	if x != nil {
+		return x.ServerTimeUnixMs
+	}
+	return 0
+}
+
+func (x *Registered) GetCanaryUrl() string {
+	if x != nil {
+		return x.CanaryUrl
+	}
+	return ""
+}
+
+func (x *Registered) GetCapabilities() []string {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
 }
 
 func (x *Registered) GetRegionKeys() []*RegionKey {
@@ -532,7 +809,7 @@ type RegionKey struct {
 
 func (x *RegionKey) Reset() {
 	*x = RegionKey{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[7]
+	mi := &file_vantage_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +821,7 @@ func (x *RegionKey) String() string {
 func (*RegionKey) ProtoMessage() {}
 
 func (x *RegionKey) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[7]
+	mi := &file_vantage_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +834,7 @@ func (x *RegionKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionKey.ProtoReflect.Descriptor instead.
 func (*RegionKey) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{7}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RegionKey) GetRegion() string {
@@ -594,7 +871,7 @@ type ResultAck struct {
 
 func (x *ResultAck) Reset() {
 	*x = ResultAck{}
-	mi := &file_vantage_v1_agent_proto_msgTypes[8]
+	mi := &file_vantage_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -606,7 +883,7 @@ func (x *ResultAck) String() string {
 func (*ResultAck) ProtoMessage() {}
 
 func (x *ResultAck) ProtoReflect() protoreflect.Message {
-	mi := &file_vantage_v1_agent_proto_msgTypes[8]
+	mi := &file_vantage_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -619,7 +896,7 @@ func (x *ResultAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultAck.ProtoReflect.Descriptor instead.
 func (*ResultAck) Descriptor() ([]byte, []int) {
-	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{8}
+	return file_vantage_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ResultAck) GetSeq() uint64 {
@@ -648,11 +925,12 @@ var File_vantage_v1_agent_proto protoreflect.FileDescriptor
 const file_vantage_v1_agent_proto_rawDesc = "" +
 	"\n" +
 	"\x16vantage/v1/agent.proto\x12\n" +
-	"vantage.v1\x1a\x17vantage/v1/result.proto\"\xb4\x01\n" +
+	"vantage.v1\x1a\x17vantage/v1/result.proto\"\xec\x01\n" +
 	"\fAgentMessage\x122\n" +
 	"\bregister\x18\x01 \x01(\v2\x14.vantage.v1.RegisterH\x00R\bregister\x124\n" +
 	"\x06result\x18\x02 \x01(\v2\x1a.vantage.v1.ResultEnvelopeH\x00R\x06result\x123\n" +
-	"\aresults\x18\x03 \x01(\v2\x17.vantage.v1.ResultBatchH\x00R\aresultsB\x05\n" +
+	"\aresults\x18\x03 \x01(\v2\x17.vantage.v1.ResultBatchH\x00R\aresults\x126\n" +
+	"\bcanaries\x18\x04 \x01(\v2\x18.vantage.v1.CanaryReportH\x00R\bcanariesB\x05\n" +
 	"\x03msg\"C\n" +
 	"\vResultBatch\x124\n" +
 	"\aresults\x18\x01 \x03(\v2\x1a.vantage.v1.ResultEnvelopeR\aresults\"\xe0\x01\n" +
@@ -663,24 +941,46 @@ const file_vantage_v1_agent_proto_rawDesc = "" +
 	"\bcapacity\x18\x04 \x01(\rR\bcapacity\x12\x1a\n" +
 	"\bhostname\x18\x05 \x01(\tR\bhostname\x12\"\n" +
 	"\fcapabilities\x18\x06 \x03(\tR\fcapabilities\x12)\n" +
-	"\x10protocol_version\x18\a \x01(\rR\x0fprotocolVersion\"S\n" +
+	"\x10protocol_version\x18\a \x01(\rR\x0fprotocolVersion\"\xf2\x01\n" +
+	"\fCanaryReport\x12+\n" +
+	"\x12checked_at_unix_ms\x18\x01 \x01(\x03R\x0fcheckedAtUnixMs\x122\n" +
+	"\aresults\x18\x02 \x03(\v2\x18.vantage.v1.CanaryResultR\aresults\x12#\n" +
+	"\ragent_healthy\x18\x03 \x01(\bR\fagentHealthy\x124\n" +
+	"\x16agent_unhealthy_reason\x18\x04 \x01(\tR\x14agentUnhealthyReason\x12&\n" +
+	"\x0fclock_offset_ms\x18\x05 \x01(\x03R\rclockOffsetMs\"\xb0\x01\n" +
+	"\fCanaryResult\x12\x16\n" +
+	"\x06target\x18\x01 \x01(\tR\x06target\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
+	"\apassing\x18\x03 \x01(\bR\apassing\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12\x1f\n" +
+	"\vduration_ms\x18\x05 \x01(\rR\n" +
+	"durationMs\x12#\n" +
+	"\rcontrol_plane\x18\x06 \x01(\bR\fcontrolPlane\":\n" +
+	"\tCanaryAck\x12-\n" +
+	"\x13server_time_unix_ms\x18\x01 \x01(\x03R\x10serverTimeUnixMs\"S\n" +
 	"\x0eResultEnvelope\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.vantage.v1.CheckResultR\x06result\"\xae\x01\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.vantage.v1.CheckResultR\x06result\"\xe6\x01\n" +
 	"\x0eControlMessage\x128\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x16.vantage.v1.RegisteredH\x00R\n" +
 	"registered\x12)\n" +
 	"\x03ack\x18\x02 \x01(\v2\x15.vantage.v1.ResultAckH\x00R\x03ack\x120\n" +
-	"\x04acks\x18\x03 \x01(\v2\x1a.vantage.v1.ResultAckBatchH\x00R\x04acksB\x05\n" +
+	"\x04acks\x18\x03 \x01(\v2\x1a.vantage.v1.ResultAckBatchH\x00R\x04acks\x126\n" +
+	"\n" +
+	"canary_ack\x18\x04 \x01(\v2\x15.vantage.v1.CanaryAckH\x00R\tcanaryAckB\x05\n" +
 	"\x03msg\";\n" +
 	"\x0eResultAckBatch\x12)\n" +
-	"\x04acks\x18\x01 \x03(\v2\x15.vantage.v1.ResultAckR\x04acks\"\x8e\x01\n" +
+	"\x04acks\x18\x01 \x03(\v2\x15.vantage.v1.ResultAckR\x04acks\"\x80\x02\n" +
 	"\n" +
 	"Registered\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12)\n" +
-	"\x10protocol_version\x18\x02 \x01(\rR\x0fprotocolVersion\x126\n" +
+	"\x10protocol_version\x18\x02 \x01(\rR\x0fprotocolVersion\x12-\n" +
+	"\x13server_time_unix_ms\x18\x03 \x01(\x03R\x10serverTimeUnixMs\x12\x1d\n" +
+	"\n" +
+	"canary_url\x18\x04 \x01(\tR\tcanaryUrl\x12\"\n" +
+	"\fcapabilities\x18\x05 \x03(\tR\fcapabilities\x126\n" +
 	"\vregion_keys\x18\n" +
 	" \x03(\v2\x15.vantage.v1.RegionKeyR\n" +
 	"regionKeys\"L\n" +
@@ -707,37 +1007,43 @@ func file_vantage_v1_agent_proto_rawDescGZIP() []byte {
 	return file_vantage_v1_agent_proto_rawDescData
 }
 
-var file_vantage_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_vantage_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_vantage_v1_agent_proto_goTypes = []any{
 	(*AgentMessage)(nil),   // 0: vantage.v1.AgentMessage
 	(*ResultBatch)(nil),    // 1: vantage.v1.ResultBatch
 	(*Register)(nil),       // 2: vantage.v1.Register
-	(*ResultEnvelope)(nil), // 3: vantage.v1.ResultEnvelope
-	(*ControlMessage)(nil), // 4: vantage.v1.ControlMessage
-	(*ResultAckBatch)(nil), // 5: vantage.v1.ResultAckBatch
-	(*Registered)(nil),     // 6: vantage.v1.Registered
-	(*RegionKey)(nil),      // 7: vantage.v1.RegionKey
-	(*ResultAck)(nil),      // 8: vantage.v1.ResultAck
-	(*CheckResult)(nil),    // 9: vantage.v1.CheckResult
+	(*CanaryReport)(nil),   // 3: vantage.v1.CanaryReport
+	(*CanaryResult)(nil),   // 4: vantage.v1.CanaryResult
+	(*CanaryAck)(nil),      // 5: vantage.v1.CanaryAck
+	(*ResultEnvelope)(nil), // 6: vantage.v1.ResultEnvelope
+	(*ControlMessage)(nil), // 7: vantage.v1.ControlMessage
+	(*ResultAckBatch)(nil), // 8: vantage.v1.ResultAckBatch
+	(*Registered)(nil),     // 9: vantage.v1.Registered
+	(*RegionKey)(nil),      // 10: vantage.v1.RegionKey
+	(*ResultAck)(nil),      // 11: vantage.v1.ResultAck
+	(*CheckResult)(nil),    // 12: vantage.v1.CheckResult
 }
 var file_vantage_v1_agent_proto_depIdxs = []int32{
 	2,  // 0: vantage.v1.AgentMessage.register:type_name -> vantage.v1.Register
-	3,  // 1: vantage.v1.AgentMessage.result:type_name -> vantage.v1.ResultEnvelope
+	6,  // 1: vantage.v1.AgentMessage.result:type_name -> vantage.v1.ResultEnvelope
 	1,  // 2: vantage.v1.AgentMessage.results:type_name -> vantage.v1.ResultBatch
-	3,  // 3: vantage.v1.ResultBatch.results:type_name -> vantage.v1.ResultEnvelope
-	9,  // 4: vantage.v1.ResultEnvelope.result:type_name -> vantage.v1.CheckResult
-	6,  // 5: vantage.v1.ControlMessage.registered:type_name -> vantage.v1.Registered
-	8,  // 6: vantage.v1.ControlMessage.ack:type_name -> vantage.v1.ResultAck
-	5,  // 7: vantage.v1.ControlMessage.acks:type_name -> vantage.v1.ResultAckBatch
-	8,  // 8: vantage.v1.ResultAckBatch.acks:type_name -> vantage.v1.ResultAck
-	7,  // 9: vantage.v1.Registered.region_keys:type_name -> vantage.v1.RegionKey
-	0,  // 10: vantage.v1.AgentService.Connect:input_type -> vantage.v1.AgentMessage
-	4,  // 11: vantage.v1.AgentService.Connect:output_type -> vantage.v1.ControlMessage
-	11, // [11:12] is the sub-list for method output_type
-	10, // [10:11] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	3,  // 3: vantage.v1.AgentMessage.canaries:type_name -> vantage.v1.CanaryReport
+	6,  // 4: vantage.v1.ResultBatch.results:type_name -> vantage.v1.ResultEnvelope
+	4,  // 5: vantage.v1.CanaryReport.results:type_name -> vantage.v1.CanaryResult
+	12, // 6: vantage.v1.ResultEnvelope.result:type_name -> vantage.v1.CheckResult
+	9,  // 7: vantage.v1.ControlMessage.registered:type_name -> vantage.v1.Registered
+	11, // 8: vantage.v1.ControlMessage.ack:type_name -> vantage.v1.ResultAck
+	8,  // 9: vantage.v1.ControlMessage.acks:type_name -> vantage.v1.ResultAckBatch
+	5,  // 10: vantage.v1.ControlMessage.canary_ack:type_name -> vantage.v1.CanaryAck
+	11, // 11: vantage.v1.ResultAckBatch.acks:type_name -> vantage.v1.ResultAck
+	10, // 12: vantage.v1.Registered.region_keys:type_name -> vantage.v1.RegionKey
+	0,  // 13: vantage.v1.AgentService.Connect:input_type -> vantage.v1.AgentMessage
+	7,  // 14: vantage.v1.AgentService.Connect:output_type -> vantage.v1.ControlMessage
+	14, // [14:15] is the sub-list for method output_type
+	13, // [13:14] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_vantage_v1_agent_proto_init() }
@@ -750,11 +1056,13 @@ func file_vantage_v1_agent_proto_init() {
 		(*AgentMessage_Register)(nil),
 		(*AgentMessage_Result)(nil),
 		(*AgentMessage_Results)(nil),
+		(*AgentMessage_Canaries)(nil),
 	}
-	file_vantage_v1_agent_proto_msgTypes[4].OneofWrappers = []any{
+	file_vantage_v1_agent_proto_msgTypes[7].OneofWrappers = []any{
 		(*ControlMessage_Registered)(nil),
 		(*ControlMessage_Ack)(nil),
 		(*ControlMessage_Acks)(nil),
+		(*ControlMessage_CanaryAck)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -762,7 +1070,7 @@ func file_vantage_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vantage_v1_agent_proto_rawDesc), len(file_vantage_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

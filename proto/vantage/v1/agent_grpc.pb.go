@@ -34,6 +34,15 @@ const (
 // stored only when it carries the signature of a job of a region the stream registered for.
 // The agent acks the job to JetStream only after that ack.
 //
+// Capabilities. Each side names what it speaks in a list of strings (Register.capabilities,
+// Registered.capabilities; CAPABILITY_* in pkg/wire): "batched_results" (ResultBatch and
+// ResultAckBatch, pipelined results, and not-run results), "shed_reason" (the not-run reason
+// SHED), "canaries" (CanaryReport and CanaryAck), "browser" (the agent runs browser jobs). The
+// control plane answers the capabilities both sides have, and both use only those. An agent
+// or control plane that predates named capabilities sends only a protocol version; it stands
+// for the capabilities of that version (1: none; 2: batched_results; 3: batched_results and
+// shed_reason), so either side may be upgraded first.
+//
 // Protocol versions. Version 1 (Register.protocol_version unset) carries one ResultEnvelope per
 // AgentMessage and one ResultAck per ControlMessage. Version 2 pipelines and batches: the agent
 // sends ResultBatch messages (many results, each with its own seq) without waiting for acks, and
@@ -81,6 +90,15 @@ type AgentService_ConnectClient = grpc.BidiStreamingClient[AgentMessage, Control
 // of those regions' sealed job secrets, then acks each result once it is stored — a result is
 // stored only when it carries the signature of a job of a region the stream registered for.
 // The agent acks the job to JetStream only after that ack.
+//
+// Capabilities. Each side names what it speaks in a list of strings (Register.capabilities,
+// Registered.capabilities; CAPABILITY_* in pkg/wire): "batched_results" (ResultBatch and
+// ResultAckBatch, pipelined results, and not-run results), "shed_reason" (the not-run reason
+// SHED), "canaries" (CanaryReport and CanaryAck), "browser" (the agent runs browser jobs). The
+// control plane answers the capabilities both sides have, and both use only those. An agent
+// or control plane that predates named capabilities sends only a protocol version; it stands
+// for the capabilities of that version (1: none; 2: batched_results; 3: batched_results and
+// shed_reason), so either side may be upgraded first.
 //
 // Protocol versions. Version 1 (Register.protocol_version unset) carries one ResultEnvelope per
 // AgentMessage and one ResultAck per ControlMessage. Version 2 pipelines and batches: the agent

@@ -20,6 +20,19 @@ type AccessToken struct {
 	CreatedAt  time.Time
 }
 
+type AgentCanary struct {
+	AgentID        string
+	Regions        []string
+	CheckedAt      time.Time
+	ReceivedAt     time.Time
+	Targets        int32
+	Failing        int32
+	FailingTargets []string
+	AgentHealthy   bool
+	AgentReason    string
+	ClockOffsetMs  int64
+}
+
 type AgentSession struct {
 	SessionID        uuid.UUID
 	ReplicaID        uuid.UUID
@@ -258,6 +271,7 @@ type CheckRun struct {
 	PassedRegions   []string
 	FailedRegions   []string
 	FirstResultAt   time.Time
+	HeldSince       *time.Time
 }
 
 type ConsoleSession struct {
@@ -475,6 +489,7 @@ type RegionHealth struct {
 	UnhealthySince *time.Time
 	Reason         string
 	ChangedAt      time.Time
+	Cause          string
 }
 
 type RegionUnhealthyPeriod struct {
@@ -482,6 +497,7 @@ type RegionUnhealthyPeriod struct {
 	StartedAt time.Time
 	EndedAt   *time.Time
 	Reason    string
+	Cause     string
 }
 
 type SchedulerProgress struct {

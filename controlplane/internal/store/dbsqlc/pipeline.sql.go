@@ -324,6 +324,9 @@ FROM checks c
 JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= $1
+        -- a held run is due once its failing region's next canary round has come
+        OR (r.held_since IS NOT NULL AND EXISTS (SELECT 1 FROM agent_canaries a
+            WHERE a.received_at > r.held_since AND r.failed_regions[1] = ANY(a.regions)))
     ORDER BY r.check_id LIMIT $2::bigint)
 ORDER BY c.id
 FOR NO KEY UPDATE OF p SKIP LOCKED
@@ -446,7 +449,7 @@ func (q *Queries) OpenIncident(ctx context.Context, arg OpenIncidentParams) (Ope
 }
 
 const pendingRuns = `-- name: PendingRuns :many
-SELECT r.org_id, r.check_id, r.job_id, r.scheduled_at, r.deadline, r.expected_regions, r.passed_regions, r.failed_regions, r.first_result_at FROM check_runs r
+SELECT r.org_id, r.check_id, r.job_id, r.scheduled_at, r.deadline, r.expected_regions, r.passed_regions, r.failed_regions, r.first_result_at, r.held_since FROM check_runs r
 JOIN ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[])) AS k(org_id, id)
     ON r.org_id = k.org_id AND r.check_id = k.id
 `
@@ -475,6 +478,7 @@ func (q *Queries) PendingRuns(ctx context.Context, arg PendingRunsParams) ([]Che
 			&i.PassedRegions,
 			&i.FailedRegions,
 			&i.FirstResultAt,
+			&i.HeldSince,
 		); err != nil {
 			return nil, err
 		}
@@ -505,14 +509,17 @@ func (q *Queries) SaveCheckProgress(ctx context.Context, arg SaveCheckProgressPa
 
 const saveRuns = `-- name: SaveRuns :exec
 INSERT INTO check_runs (org_id, check_id, job_id, scheduled_at, deadline,
-    expected_regions, passed_regions, failed_regions, first_result_at)
-SELECT o, c, j, s, d, string_to_array(e, ','), string_to_array(pa, ','), string_to_array(f, ','), fr
+    expected_regions, passed_regions, failed_regions, first_result_at, held_since)
+SELECT o, c, j, s, d, string_to_array(e, ','), string_to_array(pa, ','), string_to_array(f, ','), fr,
+    CASE WHEN h = 0 THEN NULL ELSE to_timestamp(h / 1000.0) END
 FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::uuid[]),
     unnest($4::timestamptz[]), unnest($5::timestamptz[]), unnest($6::text[]),
-    unnest($7::text[]), unnest($8::text[]), unnest($9::timestamptz[]))
-    AS u(o, c, j, s, d, e, pa, f, fr)
+    unnest($7::text[]), unnest($8::text[]), unnest($9::timestamptz[]),
+    unnest($10::bigint[]))
+    AS u(o, c, j, s, d, e, pa, f, fr, h)
 ON CONFLICT (check_id, job_id) DO UPDATE
-    SET passed_regions = EXCLUDED.passed_regions, failed_regions = EXCLUDED.failed_regions
+    SET passed_regions = EXCLUDED.passed_regions, failed_regions = EXCLUDED.failed_regions,
+        deadline = EXCLUDED.deadline, held_since = EXCLUDED.held_since
 `
 
 type SaveRunsParams struct {
@@ -525,10 +532,13 @@ type SaveRunsParams struct {
 	PassedRegions   []string
 	FailedRegions   []string
 	FirstResultAts  []time.Time
+	HeldSinceMs     []int64
 }
 
 // Region lists travel as comma-joined text: unnest cannot take an array of arrays, and region
 // names ("cloud:<name>") never contain a comma.
+// held_since travels as the epoch's milliseconds, 0 for NULL (an array cannot carry NULLs as
+// parameters).
 func (q *Queries) SaveRuns(ctx context.Context, arg SaveRunsParams) error {
 	_, err := q.db.Exec(ctx, saveRuns,
 		arg.OrgIds,
@@ -540,6 +550,7 @@ func (q *Queries) SaveRuns(ctx context.Context, arg SaveRunsParams) error {
 		arg.PassedRegions,
 		arg.FailedRegions,
 		arg.FirstResultAts,
+		arg.HeldSinceMs,
 	)
 	return err
 }

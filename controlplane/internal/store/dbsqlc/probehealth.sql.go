@@ -24,10 +24,20 @@ func (q *Queries) CloseUnhealthyPeriod(ctx context.Context, arg CloseUnhealthyPe
 	return err
 }
 
+const deleteStaleCanaries = `-- name: DeleteStaleCanaries :exec
+DELETE FROM agent_canaries WHERE received_at < $1
+`
+
+// Agents gone for longer than @before leave no canary row behind.
+func (q *Queries) DeleteStaleCanaries(ctx context.Context, before time.Time) error {
+	_, err := q.db.Exec(ctx, deleteStaleCanaries, before)
+	return err
+}
+
 const lockRegionHealth = `-- name: LockRegionHealth :one
 INSERT INTO region_health AS h (region, changed_at) VALUES ($1, $2)
 ON CONFLICT (region) DO UPDATE SET region = h.region
-RETURNING h.region, h.unhealthy_since, h.reason
+RETURNING h.region, h.unhealthy_since, h.reason, h.cause
 `
 
 type LockRegionHealthParams struct {
@@ -39,17 +49,23 @@ type LockRegionHealthRow struct {
 	Region         string
 	UnhealthySince *time.Time
 	Reason         string
+	Cause          string
 }
 
 func (q *Queries) LockRegionHealth(ctx context.Context, arg LockRegionHealthParams) (LockRegionHealthRow, error) {
 	row := q.db.QueryRow(ctx, lockRegionHealth, arg.Region, arg.Now)
 	var i LockRegionHealthRow
-	err := row.Scan(&i.Region, &i.UnhealthySince, &i.Reason)
+	err := row.Scan(
+		&i.Region,
+		&i.UnhealthySince,
+		&i.Reason,
+		&i.Cause,
+	)
 	return i, err
 }
 
 const openUnhealthyPeriod = `-- name: OpenUnhealthyPeriod :exec
-INSERT INTO region_unhealthy_periods (region, started_at, reason) VALUES ($1, $2, $3)
+INSERT INTO region_unhealthy_periods (region, started_at, reason, cause) VALUES ($1, $2, $3, $4)
 ON CONFLICT DO NOTHING
 `
 
@@ -57,11 +73,55 @@ type OpenUnhealthyPeriodParams struct {
 	Region string
 	Now    time.Time
 	Reason string
+	Cause  string
 }
 
 func (q *Queries) OpenUnhealthyPeriod(ctx context.Context, arg OpenUnhealthyPeriodParams) error {
-	_, err := q.db.Exec(ctx, openUnhealthyPeriod, arg.Region, arg.Now, arg.Reason)
+	_, err := q.db.Exec(ctx, openUnhealthyPeriod,
+		arg.Region,
+		arg.Now,
+		arg.Reason,
+		arg.Cause,
+	)
 	return err
+}
+
+const recentCanaries = `-- name: RecentCanaries :many
+SELECT agent_id, regions, checked_at, received_at, targets, failing, failing_targets, agent_healthy,
+    agent_reason, clock_offset_ms
+FROM agent_canaries WHERE received_at >= $1 ORDER BY agent_id
+`
+
+// The canary rounds received since @since, one per agent.
+func (q *Queries) RecentCanaries(ctx context.Context, since time.Time) ([]AgentCanary, error) {
+	rows, err := q.db.Query(ctx, recentCanaries, since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AgentCanary{}
+	for rows.Next() {
+		var i AgentCanary
+		if err := rows.Scan(
+			&i.AgentID,
+			&i.Regions,
+			&i.CheckedAt,
+			&i.ReceivedAt,
+			&i.Targets,
+			&i.Failing,
+			&i.FailingTargets,
+			&i.AgentHealthy,
+			&i.AgentReason,
+			&i.ClockOffsetMs,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const regionFailureStats = `-- name: RegionFailureStats :many
@@ -118,15 +178,22 @@ const regionHealthAll = `-- name: RegionHealthAll :many
 SELECT region, unhealthy_since, reason, changed_at FROM region_health ORDER BY region
 `
 
-func (q *Queries) RegionHealthAll(ctx context.Context) ([]RegionHealth, error) {
+type RegionHealthAllRow struct {
+	Region         string
+	UnhealthySince *time.Time
+	Reason         string
+	ChangedAt      time.Time
+}
+
+func (q *Queries) RegionHealthAll(ctx context.Context) ([]RegionHealthAllRow, error) {
 	rows, err := q.db.Query(ctx, regionHealthAll)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []RegionHealth{}
+	items := []RegionHealthAllRow{}
 	for rows.Next() {
-		var i RegionHealth
+		var i RegionHealthAllRow
 		if err := rows.Scan(
 			&i.Region,
 			&i.UnhealthySince,
@@ -144,7 +211,7 @@ func (q *Queries) RegionHealthAll(ctx context.Context) ([]RegionHealth, error) {
 }
 
 const setRegionHealthy = `-- name: SetRegionHealthy :exec
-UPDATE region_health SET unhealthy_since = NULL, reason = '', changed_at = $1 WHERE region = $2
+UPDATE region_health SET unhealthy_since = NULL, reason = '', cause = 'checks', changed_at = $1 WHERE region = $2
 `
 
 type SetRegionHealthyParams struct {
@@ -158,28 +225,35 @@ func (q *Queries) SetRegionHealthy(ctx context.Context, arg SetRegionHealthyPara
 }
 
 const setRegionUnhealthy = `-- name: SetRegionUnhealthy :exec
-UPDATE region_health SET unhealthy_since = $1::timestamptz, reason = $2, changed_at = $1::timestamptz WHERE region = $3
+UPDATE region_health SET unhealthy_since = $1::timestamptz, reason = $2, cause = $3, changed_at = $1::timestamptz WHERE region = $4
 `
 
 type SetRegionUnhealthyParams struct {
 	Now    time.Time
 	Reason string
+	Cause  string
 	Region string
 }
 
 func (q *Queries) SetRegionUnhealthy(ctx context.Context, arg SetRegionUnhealthyParams) error {
-	_, err := q.db.Exec(ctx, setRegionUnhealthy, arg.Now, arg.Reason, arg.Region)
+	_, err := q.db.Exec(ctx, setRegionUnhealthy,
+		arg.Now,
+		arg.Reason,
+		arg.Cause,
+		arg.Region,
+	)
 	return err
 }
 
 const unhealthyRegions = `-- name: UnhealthyRegions :many
-SELECT region, unhealthy_since, reason FROM region_health WHERE unhealthy_since IS NOT NULL ORDER BY region
+SELECT region, unhealthy_since, reason, cause FROM region_health WHERE unhealthy_since IS NOT NULL ORDER BY region
 `
 
 type UnhealthyRegionsRow struct {
 	Region         string
 	UnhealthySince *time.Time
 	Reason         string
+	Cause          string
 }
 
 func (q *Queries) UnhealthyRegions(ctx context.Context) ([]UnhealthyRegionsRow, error) {
@@ -191,7 +265,12 @@ func (q *Queries) UnhealthyRegions(ctx context.Context) ([]UnhealthyRegionsRow, 
 	items := []UnhealthyRegionsRow{}
 	for rows.Next() {
 		var i UnhealthyRegionsRow
-		if err := rows.Scan(&i.Region, &i.UnhealthySince, &i.Reason); err != nil {
+		if err := rows.Scan(
+			&i.Region,
+			&i.UnhealthySince,
+			&i.Reason,
+			&i.Cause,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -200,4 +279,45 @@ func (q *Queries) UnhealthyRegions(ctx context.Context) ([]UnhealthyRegionsRow, 
 		return nil, err
 	}
 	return items, nil
+}
+
+const upsertCanary = `-- name: UpsertCanary :exec
+INSERT INTO agent_canaries (agent_id, regions, checked_at, received_at, targets, failing, failing_targets,
+    agent_healthy, agent_reason, clock_offset_ms)
+VALUES ($1, $2::text[], $3, $4, $5, $6, $7::text[],
+    $8, $9, $10)
+ON CONFLICT (agent_id) DO UPDATE SET regions = EXCLUDED.regions, checked_at = EXCLUDED.checked_at,
+    received_at = EXCLUDED.received_at, targets = EXCLUDED.targets, failing = EXCLUDED.failing,
+    failing_targets = EXCLUDED.failing_targets, agent_healthy = EXCLUDED.agent_healthy,
+    agent_reason = EXCLUDED.agent_reason, clock_offset_ms = EXCLUDED.clock_offset_ms
+`
+
+type UpsertCanaryParams struct {
+	AgentID        string
+	Regions        []string
+	CheckedAt      time.Time
+	ReceivedAt     time.Time
+	Targets        int32
+	Failing        int32
+	FailingTargets []string
+	AgentHealthy   bool
+	AgentReason    string
+	ClockOffsetMs  int64
+}
+
+// An agent's last canary round replaces its previous one.
+func (q *Queries) UpsertCanary(ctx context.Context, arg UpsertCanaryParams) error {
+	_, err := q.db.Exec(ctx, upsertCanary,
+		arg.AgentID,
+		arg.Regions,
+		arg.CheckedAt,
+		arg.ReceivedAt,
+		arg.Targets,
+		arg.Failing,
+		arg.FailingTargets,
+		arg.AgentHealthy,
+		arg.AgentReason,
+		arg.ClockOffsetMs,
+	)
+	return err
 }

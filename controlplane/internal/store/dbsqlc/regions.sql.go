@@ -134,6 +134,44 @@ func (q *Queries) DeleteDegradation(ctx context.Context, arg DeleteDegradationPa
 	return err
 }
 
+const heldRegions = `-- name: HeldRegions :many
+SELECT failed_regions[1]::text AS region, min(held_since)::timestamptz AS held_since FROM check_runs
+WHERE org_id = $1 AND check_id = $2 AND held_since IS NOT NULL
+GROUP BY failed_regions[1]
+`
+
+type HeldRegionsParams struct {
+	OrgID   uuid.UUID
+	CheckID uuid.UUID
+}
+
+type HeldRegionsRow struct {
+	Region    string
+	HeldSince time.Time
+}
+
+// The regions whose failing result holds one of the check's runs (docs/detection.md
+// "Hold-off"), and since when.
+func (q *Queries) HeldRegions(ctx context.Context, arg HeldRegionsParams) ([]HeldRegionsRow, error) {
+	rows, err := q.db.Query(ctx, heldRegions, arg.OrgID, arg.CheckID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []HeldRegionsRow{}
+	for rows.Next() {
+		var i HeldRegionsRow
+		if err := rows.Scan(&i.Region, &i.HeldSince); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const saveDegradation = `-- name: SaveDegradation :exec
 INSERT INTO check_degradations (org_id, check_id, since, degraded, failing_regions)
 VALUES ($1, $2, $3, $4, $5)

@@ -39,6 +39,9 @@ FROM checks c
 JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
     SELECT DISTINCT r.org_id, r.check_id FROM check_runs r WHERE r.deadline <= @now
+        -- a held run is due once its failing region's next canary round has come
+        OR (r.held_since IS NOT NULL AND EXISTS (SELECT 1 FROM agent_canaries a
+            WHERE a.received_at > r.held_since AND r.failed_regions[1] = ANY(a.regions)))
     ORDER BY r.check_id LIMIT @max_checks::bigint)
 ORDER BY c.id
 FOR NO KEY UPDATE OF p SKIP LOCKED;
@@ -63,15 +66,20 @@ JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_i
 -- name: SaveRuns :exec
 -- Region lists travel as comma-joined text: unnest cannot take an array of arrays, and region
 -- names ("cloud:<name>") never contain a comma.
+-- held_since travels as the epoch's milliseconds, 0 for NULL (an array cannot carry NULLs as
+-- parameters).
 INSERT INTO check_runs (org_id, check_id, job_id, scheduled_at, deadline,
-    expected_regions, passed_regions, failed_regions, first_result_at)
-SELECT o, c, j, s, d, string_to_array(e, ','), string_to_array(pa, ','), string_to_array(f, ','), fr
+    expected_regions, passed_regions, failed_regions, first_result_at, held_since)
+SELECT o, c, j, s, d, string_to_array(e, ','), string_to_array(pa, ','), string_to_array(f, ','), fr,
+    CASE WHEN h = 0 THEN NULL ELSE to_timestamp(h / 1000.0) END
 FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@job_ids::uuid[]),
     unnest(@scheduled_ats::timestamptz[]), unnest(@deadlines::timestamptz[]), unnest(@expected_regions::text[]),
-    unnest(@passed_regions::text[]), unnest(@failed_regions::text[]), unnest(@first_result_ats::timestamptz[]))
-    AS u(o, c, j, s, d, e, pa, f, fr)
+    unnest(@passed_regions::text[]), unnest(@failed_regions::text[]), unnest(@first_result_ats::timestamptz[]),
+    unnest(@held_since_ms::bigint[]))
+    AS u(o, c, j, s, d, e, pa, f, fr, h)
 ON CONFLICT (check_id, job_id) DO UPDATE
-    SET passed_regions = EXCLUDED.passed_regions, failed_regions = EXCLUDED.failed_regions;
+    SET passed_regions = EXCLUDED.passed_regions, failed_regions = EXCLUDED.failed_regions,
+        deadline = EXCLUDED.deadline, held_since = EXCLUDED.held_since;
 
 -- name: DeleteRuns :exec
 DELETE FROM check_runs r

@@ -18,23 +18,44 @@ FROM per_check p GROUP BY p.region ORDER BY p.region;
 -- name: LockRegionHealth :one
 INSERT INTO region_health AS h (region, changed_at) VALUES (@region, @now)
 ON CONFLICT (region) DO UPDATE SET region = h.region
-RETURNING h.region, h.unhealthy_since, h.reason;
+RETURNING h.region, h.unhealthy_since, h.reason, h.cause;
 
 -- name: SetRegionUnhealthy :exec
-UPDATE region_health SET unhealthy_since = @now::timestamptz, reason = @reason, changed_at = @now::timestamptz WHERE region = @region;
+UPDATE region_health SET unhealthy_since = @now::timestamptz, reason = @reason, cause = @cause, changed_at = @now::timestamptz WHERE region = @region;
 
 -- name: SetRegionHealthy :exec
-UPDATE region_health SET unhealthy_since = NULL, reason = '', changed_at = @now WHERE region = @region;
+UPDATE region_health SET unhealthy_since = NULL, reason = '', cause = 'checks', changed_at = @now WHERE region = @region;
 
 -- name: OpenUnhealthyPeriod :exec
-INSERT INTO region_unhealthy_periods (region, started_at, reason) VALUES (@region, @now, @reason)
+INSERT INTO region_unhealthy_periods (region, started_at, reason, cause) VALUES (@region, @now, @reason, @cause)
 ON CONFLICT DO NOTHING;
 
 -- name: CloseUnhealthyPeriod :exec
 UPDATE region_unhealthy_periods SET ended_at = @now::timestamptz WHERE region = @region AND ended_at IS NULL;
 
 -- name: UnhealthyRegions :many
-SELECT region, unhealthy_since, reason FROM region_health WHERE unhealthy_since IS NOT NULL ORDER BY region;
+SELECT region, unhealthy_since, reason, cause FROM region_health WHERE unhealthy_since IS NOT NULL ORDER BY region;
 
 -- name: RegionHealthAll :many
 SELECT region, unhealthy_since, reason, changed_at FROM region_health ORDER BY region;
+
+-- name: UpsertCanary :exec
+-- An agent's last canary round replaces its previous one.
+INSERT INTO agent_canaries (agent_id, regions, checked_at, received_at, targets, failing, failing_targets,
+    agent_healthy, agent_reason, clock_offset_ms)
+VALUES (@agent_id, @regions::text[], @checked_at, @received_at, @targets, @failing, @failing_targets::text[],
+    @agent_healthy, @agent_reason, @clock_offset_ms)
+ON CONFLICT (agent_id) DO UPDATE SET regions = EXCLUDED.regions, checked_at = EXCLUDED.checked_at,
+    received_at = EXCLUDED.received_at, targets = EXCLUDED.targets, failing = EXCLUDED.failing,
+    failing_targets = EXCLUDED.failing_targets, agent_healthy = EXCLUDED.agent_healthy,
+    agent_reason = EXCLUDED.agent_reason, clock_offset_ms = EXCLUDED.clock_offset_ms;
+
+-- name: RecentCanaries :many
+-- The canary rounds received since @since, one per agent.
+SELECT agent_id, regions, checked_at, received_at, targets, failing, failing_targets, agent_healthy,
+    agent_reason, clock_offset_ms
+FROM agent_canaries WHERE received_at >= @since ORDER BY agent_id;
+
+-- name: DeleteStaleCanaries :exec
+-- Agents gone for longer than @before leave no canary row behind.
+DELETE FROM agent_canaries WHERE received_at < @before;

@@ -38,3 +38,10 @@ DELETE FROM check_degradations WHERE org_id = @org_id AND check_id = @check_id;
 
 -- name: CheckDegraded :one
 SELECT EXISTS (SELECT 1 FROM check_degradations WHERE org_id = @org_id AND check_id = @check_id AND degraded)::bool;
+
+-- name: HeldRegions :many
+-- The regions whose failing result holds one of the check's runs (docs/detection.md
+-- "Hold-off"), and since when.
+SELECT failed_regions[1]::text AS region, min(held_since)::timestamptz AS held_since FROM check_runs
+WHERE org_id = @org_id AND check_id = @check_id AND held_since IS NOT NULL
+GROUP BY failed_regions[1];
