@@ -68,10 +68,12 @@ func (s Spec) validateMultistep(fe *FieldErrors) {
 	case utf8.RuneCountInString(m.Script) > MaxScriptLength:
 		fe.add("script", "must be at most %d characters", MaxScriptLength)
 	default:
-		if msg := ScriptProblem(m.Script); msg != "" {
-			fe.add("script", "%s", msg)
-		} else if f, line := browserFixtureUse(m.Script); f != "" {
+		// The browser fixtures first: a multistep check has no browser at all, which says more
+		// than the browser checks' refusal of the browser fixture.
+		if f, line := browserFixtureUse(m.Script); f != "" {
 			fe.add("script", "%s", fmt.Sprintf("line %d: uses the %s fixture, but a multistep check runs without a browser: its tests get { request }", line, f))
+		} else if msg := ScriptProblem(m.Script); msg != "" {
+			fe.add("script", "%s", msg)
 		}
 	}
 }
