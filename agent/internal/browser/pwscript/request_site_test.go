@@ -15,6 +15,8 @@ import (
 // answer any status.
 func apiSite() http.Handler {
 	mux := http.NewServeMux()
+	// What the routes below do not answer is the static site's (testdata/site/api/orders.json).
+	mux.Handle("/api/", http.FileServer(http.Dir("testdata/site")))
 	const token = "tok-4711"
 	writeJSON := func(w http.ResponseWriter, code int, v any) {
 		w.Header().Set("Content-Type", "application/json")

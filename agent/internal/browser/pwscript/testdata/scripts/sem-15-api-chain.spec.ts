@@ -1,5 +1,4 @@
 // expect: pass
-// pending: the request fixture (pw-request)
 import { test, expect } from '@playwright/test';
 
 test('the API answers in a chain', async ({ request }) => {

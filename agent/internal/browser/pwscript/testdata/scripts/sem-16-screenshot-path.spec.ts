@@ -1,5 +1,4 @@
 // expect: pass
-// pending: page.screenshot({ path }) (pw-artifacts)
 import { test, expect } from '@playwright/test';
 
 test('the home page, captured', async ({ page }, testInfo) => {

@@ -1,5 +1,4 @@
 // expect: pass
-// pending: page.waitForResponse (pw-page)
 import { test, expect } from '@playwright/test';
 
 test('search hits the backend', async ({ page }) => {

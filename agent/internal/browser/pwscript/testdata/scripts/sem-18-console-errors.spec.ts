@@ -1,5 +1,4 @@
 // expect: pass
-// pending: page.on('console') (pw-page)
 import { test, expect } from '@playwright/test';
 
 test('the page logs no errors', async ({ page }) => {

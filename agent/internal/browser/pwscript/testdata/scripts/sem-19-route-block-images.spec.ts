@@ -1,5 +1,4 @@
 // expect: pass
-// pending: page.route (pw-page)
 import { test, expect } from '@playwright/test';
 
 test('the shop works without images', async ({ page }) => {

@@ -1,5 +1,4 @@
 // expect: pass
-// pending: frameLocator (pw-page)
 import { test, expect } from '@playwright/test';
 
 test('an embedded widget', async ({ page }) => {
