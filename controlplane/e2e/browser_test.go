@@ -158,9 +158,9 @@ func TestBrowserScriptEndToEnd(t *testing.T) {
 	}
 }
 
-// TestBrowserScriptSandboxEndToEnd: scripts that loop forever, allocate without bound, require
-// a Node module or never resolve each end within their timeout with a clear message, while the
-// same agent keeps serving another check.
+// TestBrowserScriptSandboxEndToEnd: scripts that loop forever, allocate without bound or never
+// resolve each end within their timeout with a clear message, while the same agent keeps
+// serving another check; one that requires a Node module is refused when it is saved.
 func TestBrowserScriptSandboxEndToEnd(t *testing.T) {
 	parallel(t)
 	target := newHTTPTarget(t, true)
@@ -185,9 +185,20 @@ func TestBrowserScriptSandboxEndToEnd(t *testing.T) {
 		// at interrupts, and on a busy machine the check's timeout came first.
 		{"huge allocation", "test('hog', async () => { const a = []; while (true) a.push('x'.repeat(1 << 20) + a.length); });",
 			[]string{"MiB of memory"}},
-		{"require fs", "const fs = require('fs');\ntest('read', async () => { fs.readFileSync('/etc/passwd'); });", []string{"'fs'", `"fs"`}},
 		{"never resolves", "test('wait', async () => { await new Promise(() => {}); });", []string{"imeout"}},
 	}
+	// A Node module is refused when the check is saved, naming it and its line, before any run.
+	status, body, err := s.do("POST", "/v1/checks/browser", map[string]any{
+		"name": "sandbox: require fs", "test_regions": region, "timeout": timeoutMs,
+		"script": "import { test } from '@playwright/test';\nconst fs = require('fs');\ntest('read', async () => { fs.readFileSync('/etc/passwd'); });\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != http.StatusBadRequest || !strings.Contains(string(body), "require('fs') at line 2") {
+		t.Errorf("a script requiring fs: %d %s, want a 400 naming require('fs') at line 2", status, body)
+	}
+
 	start := time.Now()
 	ids := map[string]uuid.UUID{}
 	for _, c := range cases {
