@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/controlplane/internal/config"
+	"github.com/vantagehq/vantage/pkg/envconfig"
 )
 
 // healthcheck is the container image's HEALTHCHECK: the image has no shell and no curl, so the
@@ -56,10 +57,6 @@ func healthzURL(listen string) (string, error) {
 
 // defaultOf is the documented default of a VANTAGE_* variable.
 func defaultOf(name string) string {
-	for _, v := range config.Vars {
-		if v.Name == name {
-			return v.Default
-		}
-	}
-	return ""
+	v, _ := envconfig.Lookup(config.Vars(), name)
+	return v.Default
 }

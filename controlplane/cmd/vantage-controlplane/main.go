@@ -19,6 +19,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/config"
 	"github.com/vantagehq/vantage/controlplane/internal/secrets"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/envconfig"
 )
 
 func main() {
@@ -52,10 +53,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "admin":
 		return admin(ctx, args, getenv, stdout, stderr)
 	case "config":
-		for _, v := range config.Vars {
-			fmt.Fprintf(stdout, "%-26s %-12s %s\n", v.Name, v.Default, v.Meaning)
-		}
-		return nil
+		return envconfig.WriteText(stdout, config.Vars())
 	case "healthcheck":
 		return healthcheck(ctx, getenv, stdout)
 	case "-h", "--help", "help":

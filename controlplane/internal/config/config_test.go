@@ -1,12 +1,31 @@
 package config
 
 import (
+	"flag"
 	"log/slog"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vantagehq/vantage/pkg/envconfig/envconfigtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the control plane's settings table in docs/operations.md")
+
+// TestVarsBindEveryField: every field of Config is set by a declared variable, and every
+// variable has a name of its own, a meaning and a default (or says what unset means).
+func TestVarsBindEveryField(t *testing.T) {
+	t.Parallel()
+	c := new(Config)
+	envconfigtest.CheckVars(t, c, vars(c))
+}
+
+// TestOperationsDoc: docs/operations.md shows the control plane's settings as they are declared.
+// Rewrite it with go test ./controlplane/internal/config -run TestOperationsDoc -update.
+func TestOperationsDoc(t *testing.T) {
+	envconfigtest.CheckDoc(t, "../../../docs/operations.md", "vantage-controlplane", Vars(), *update)
+}
 
 const validKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // base64 of 32 bytes
 
