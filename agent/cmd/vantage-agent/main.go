@@ -46,6 +46,7 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/sizing"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/envconfig"
 	"github.com/vantagehq/vantage/pkg/httpserve"
 	"github.com/vantagehq/vantage/pkg/tlsfiles"
 	"github.com/vantagehq/vantage/pkg/wire"
@@ -87,10 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return serve(ctx, cfg, stderr)
 	case "config":
-		for _, v := range config.Vars {
-			fmt.Fprintf(stdout, "%-30s %-22s %s\n", v.Name, v.Default, v.Meaning)
-		}
-		return nil
+		return envconfig.WriteText(stdout, config.Vars())
 	case "healthcheck":
 		return healthcheck(ctx, getenv, stdout)
 	case "-h", "--help", "help":

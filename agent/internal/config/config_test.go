@@ -1,6 +1,7 @@
 package config
 
 import (
+	"flag"
 	"log/slog"
 	"os"
 	"runtime"
@@ -10,7 +11,24 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/envconfig/envconfigtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the agent's settings table in docs/operations.md")
+
+// TestVarsBindEveryField: every field of Config is set by a declared variable, and every
+// variable has a name of its own, a meaning and a default (or says what unset means).
+func TestVarsBindEveryField(t *testing.T) {
+	t.Parallel()
+	c := new(Config)
+	envconfigtest.CheckVars(t, c, vars(c))
+}
+
+// TestOperationsDoc: docs/operations.md shows the agent's settings as they are declared.
+// Rewrite it with go test ./agent/internal/config -run TestOperationsDoc -update.
+func TestOperationsDoc(t *testing.T) {
+	envconfigtest.CheckDoc(t, "../../../docs/operations.md", "vantage-agent", Vars(), *update)
+}
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 

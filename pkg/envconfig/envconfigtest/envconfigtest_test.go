@@ -17,8 +17,10 @@ type recorder struct {
 	failures []string
 }
 
-func (r *recorder) Helper()                           {}
-func (r *recorder) Errorf(format string, args ...any) { r.failures = append(r.failures, fmt.Sprintf(format, args...)) }
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
 func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); panic(r) }
 func (r *recorder) Fatal(args ...any)                 { r.Fatalf("%s", fmt.Sprint(args...)) }
 
