@@ -171,3 +171,27 @@ func TestLoadAgentChannel(t *testing.T) {
 		}
 	}
 }
+
+// VANTAGE_CANARY_URL follows VANTAGE_PUBLIC_URL unless set, wherever the two are declared.
+func TestLoadCanaryURL(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, public, canary, want string
+	}{
+		{"default", "", "", "http://localhost:8080/healthz"},
+		{"from the public URL", "https://vantage.example.com/", "", "https://vantage.example.com/healthz"},
+		{"set", "https://vantage.example.com", " https://cp.internal/healthz ", "https://cp.internal/healthz"},
+		{"none", "https://vantage.example.com", "None", ""},
+	} {
+		c, err := Load(env(map[string]string{"VANTAGE_DATABASE_URL": "postgres://x/y", "VANTAGE_SECRET_KEY": validKey,
+			"VANTAGE_PUBLIC_URL": tt.public, "VANTAGE_CANARY_URL": tt.canary}))
+		if err != nil || c.CanaryURL != tt.want {
+			t.Errorf("%s: canary URL %q, %v; want %q", tt.name, c.CanaryURL, err, tt.want)
+		}
+	}
+	_, err := Load(env(map[string]string{"VANTAGE_DATABASE_URL": "postgres://x/y", "VANTAGE_SECRET_KEY": validKey,
+		"VANTAGE_CANARY_URL": "ftp://x"}))
+	if err == nil || !strings.Contains(err.Error(), `VANTAGE_CANARY_URL: must be an absolute http(s) URL or "none", got "ftp://x"`) {
+		t.Errorf("a bad canary URL: %v", err)
+	}
+}
