@@ -4,6 +4,19 @@
 // recorded. Events are typed (package event): the notifier switches on their Go types, both to
 // route and render them (render.go) and to choose an e-mail (subscriber_mail.go).
 //
+// # One typed alert per event
+//
+// What an alert says is read from the typed event once, into an alert (alert.go), as
+// alertmanager's notify.GetTemplateData builds its template data: the webhook document's
+// envelope and routing (the check's or heartbeat's alert lists) at fan-out, and each provider's
+// message (message.go) and the alert e-mail (email.go) at each attempt, from the stored event.
+// No channel reads another's rendering, so a JSON name changed in the webhook document cannot
+// drop a detail or a recipient. Renderings an event carries from other packages (a heartbeat,
+// a status page incident, the stored alert lists) are decoded there once; one that does not
+// decode fails the fan-out (counted in vantage_notifier_fanout_errors_total, recorded in
+// outbox.last_error) or the attempt, and is never routed to nobody. An event type newAlert has
+// no case for is a notice titled by its type, or by its own Describe() (title, summary).
+//
 // # Two stages, any number of replicas
 //
 //	outbox row (delivered_at NULL)                       deliveries row (PENDING, due)
@@ -51,8 +64,8 @@
 // The integration lists of a check's or heartbeat's alerts (slack_alerts, oncall_alerts, …)
 // name integrations (package integration); a status page event also goes to the integrations
 // attached to its page. Each gets one delivery on channel "integration", sent in its
-// provider's own format (package provider, built from the event's document at each attempt,
-// with the check's latest run for what failed and where). A 429 or 503 with Retry-After is
+// provider's own format (package provider, built from the typed event at each attempt, with
+// the check as it is then and its latest run for what failed and where). A 429 or 503 with Retry-After is
 // retried after that wait instead of the backoff (integration.go). TestIntegration sends the
 // API's test messages through the same client.
 //

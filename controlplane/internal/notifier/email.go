@@ -3,7 +3,6 @@ package notifier
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -51,16 +51,12 @@ func newMailer(raw, from, publicURL string) (*mailer, error) {
 	return m, nil
 }
 
-// send e-mails the event of d to d.Address.
-func (m *mailer) send(ctx context.Context, d store.DueDelivery) error {
+// send e-mails the alert of d to d.Address.
+func (m *mailer) send(ctx context.Context, d store.DueDelivery, a alert) error {
 	if d.Address == nil || *d.Address == "" {
 		return errors.New("the user has no e-mail address")
 	}
-	msg, err := m.message(d)
-	if err != nil {
-		return err
-	}
-	return m.transmit(ctx, *d.Address, msg)
+	return m.transmit(ctx, *d.Address, m.message(d, a))
 }
 
 // transmit hands one message for rcpt to the SMTP server, in one SMTP conversation.
@@ -114,69 +110,56 @@ func (m *mailer) transmit(ctx context.Context, rcpt string, msg []byte) error {
 	return c.Quit()
 }
 
-// message renders the e-mail of one event.
-func (m *mailer) message(d store.DueDelivery) ([]byte, error) {
-	var doc struct {
-		Type          string `json:"type"`
-		OccurredAt    string `json:"occurred_at"`
-		AlertPriority string `json:"alert_priority"`
-		Reminder      bool   `json:"reminder"`
-		Data          struct {
-			Check *struct {
-				ID   string  `json:"id"`
-				Name string  `json:"name"`
-				URL  *string `json:"url"`
-			} `json:"check"`
-			Incident *struct {
-				StartedAt string  `json:"started_at"`
-				EndedAt   *string `json:"ended_at"`
-			} `json:"incident"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(d.Body, &doc); err != nil {
-		return nil, fmt.Errorf("decode event document: %w", err)
-	}
-	what, name := doc.Type, "a resource"
+// message renders the e-mail of one alert.
+func (m *mailer) message(d store.DueDelivery, a alert) []byte {
+	what, name := a.Type, "a resource"
+	at := timeString(a.At)
 	var body strings.Builder
-	if c := doc.Data.Check; c != nil {
+	if c := a.Check; c != nil {
 		name = c.Name
-		switch doc.Type {
-		case "uptime.down":
+		switch a.Type {
+		case event.TypeUptimeDown:
 			what = "DOWN"
-			if doc.Reminder {
+			if a.Reminder {
 				what = "still DOWN"
 			}
-		case "uptime.up":
+		case event.TypeUptimeUp:
 			what = "UP again"
-		case "uptime.degraded":
+		case event.TypeUptimeDegraded:
 			what = "UP but failing in some regions"
-		case "uptime.restored":
+		case event.TypeUptimeRestored:
 			what = "passing in every region again"
 		}
-		fmt.Fprintf(&body, "Check %q is %s (priority %s) as of %s.\r\n", c.Name, what, doc.AlertPriority, doc.OccurredAt)
+		fmt.Fprintf(&body, "Check %q is %s (priority %s) as of %s.\r\n", c.Name, what, a.Priority, at)
 		if c.URL != nil {
 			fmt.Fprintf(&body, "Target: %s\r\n", *c.URL)
 		}
-		if inc := doc.Data.Incident; inc != nil {
-			fmt.Fprintf(&body, "Incident started at %s", inc.StartedAt)
+		if inc := c.Incident; inc != nil {
+			fmt.Fprintf(&body, "Incident started at %s", timeString(inc.StartedAt))
 			if inc.EndedAt != nil {
-				fmt.Fprintf(&body, " and ended at %s", *inc.EndedAt)
+				fmt.Fprintf(&body, " and ended at %s", timeString(*inc.EndedAt))
 			}
 			body.WriteString(".\r\n")
 		}
 		fmt.Fprintf(&body, "\r\nCheck: %s/v1/checks/%s\r\n", m.publicURL, c.ID)
 	} else {
-		fmt.Fprintf(&body, "Event %s at %s.\r\n", doc.Type, doc.OccurredAt)
+		fmt.Fprintf(&body, "Event %s at %s.\r\n", a.Type, at)
+		if a.Summary != "" {
+			body.WriteString(a.Summary + "\r\n")
+		}
 	}
 	fmt.Fprintf(&body, "Event id: %s\r\n", d.EventID)
-	to := mail.Address{Address: *d.Address}
 	subject := fmt.Sprintf("[Vantage] %s: %s", name, what)
+	if a.Title != "" && a.Title != a.Type { // a type without a case that says itself
+		subject = "[Vantage] " + a.Title
+	}
+	to := mail.Address{Address: *d.Address}
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMessage-ID: <%s.%s@vantage>\r\n",
 		m.from.String(), to.String(), mimeHeader(subject), time.Now().UTC().Format(time.RFC1123Z), d.EventID, d.ID)
 	msg.WriteString("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n")
 	msg.WriteString(body.String())
-	return []byte(msg.String()), nil
+	return []byte(msg.String())
 }
 
 // mimeHeader encodes a header value that is not plain ASCII, and drops line breaks.

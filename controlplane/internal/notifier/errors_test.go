@@ -2,6 +2,7 @@ package notifier_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log"
 	"net"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -168,4 +171,57 @@ func silentPort(t *testing.T) string {
 	}()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	return port
+}
+
+// TestUndecodableAlertListsFailTheFanout: an uptime.down whose stored alert lists do not decode
+// is not routed by association only, as reading them leniently did (its listed webhooks and
+// integrations would silently hear nothing): its fan-out fails, is counted and recorded on the
+// outbox row, and nothing is delivered until it is fixed.
+func TestUndecodableAlertListsFailTheFanout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	rcv := newReceiver(t, nil)
+	e.newWebhook(rcv.URL+"/assoc", []string{"uptime.down"}, e.check)
+	reg := prometheus.NewRegistry()
+	e.runWith(notifier.Config{PollInterval: 10 * time.Millisecond}, notifier.Deps{Registerer: reg})
+	now := time.Now()
+	listed := uuid.NewString()
+	e.queue(store.OutboxEvent{OrgID: e.org, CheckID: &e.check, AlertPriority: "HIGH", CreatedAt: now,
+		Event: event.UptimeDown{UptimeAlert: event.UptimeAlert{OccurredAt: now, Check: event.Check{ID: e.check, OrgID: e.org,
+			Name: "api", Kind: "UPTIME", State: "DOWN", AlertPriority: "HIGH",
+			Alerts: json.RawMessage(`{"webhook_alerts":"` + listed + `"}`)}}}})
+	var lastError *string
+	waitFor(t, 10*time.Second, "the failed fan-out recorded", func() bool {
+		err := e.st.Pool().QueryRow(context.Background(), `SELECT last_error FROM outbox WHERE org_id = $1`, e.org).Scan(&lastError)
+		return err == nil && lastError != nil
+	})
+	if !strings.Contains(*lastError, "the alert lists of check "+e.check.String()) {
+		t.Fatalf("recorded error %q", *lastError)
+	}
+	if n := counterValue(t, reg, "vantage_notifier_fanout_errors_total"); n < 1 {
+		t.Fatalf("fan-out errors counted %v", n)
+	}
+	var deliveries int
+	if err := e.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE org_id = $1`, e.org).Scan(&deliveries); err != nil {
+		t.Fatal(err)
+	}
+	if deliveries != 0 || len(rcv.requests()) != 0 {
+		t.Fatalf("%d deliveries, %d requests: the event was routed", deliveries, len(rcv.requests()))
+	}
+}
+
+// counterValue is the value of the counter name in reg.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no counter %s", name)
+	return 0
 }

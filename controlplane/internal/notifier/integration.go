@@ -2,13 +2,10 @@ package notifier
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -112,162 +109,28 @@ func (n *Notifier) TestIntegration(ctx context.Context, typ string, set integrat
 	return res
 }
 
-// message builds the provider-neutral message of a delivery from the event's document.
+// message builds the provider-neutral message of a delivery from its typed event. A down
+// check's message says what its latest run found.
 func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.Message, error) {
-	var doc struct {
-		ID            string          `json:"id"`
-		Type          string          `json:"type"`
-		OccurredAt    time.Time       `json:"occurred_at"`
-		AlertPriority string          `json:"alert_priority"`
-		Reminder      bool            `json:"reminder"`
-		Data          json.RawMessage `json:"data"`
+	ev, err := event.Decode(d.Event)
+	if err != nil {
+		return provider.Message{}, err
 	}
-	if err := json.Unmarshal(d.Body, &doc); err != nil {
-		return provider.Message{}, fmt.Errorf("decode the event document: %w", err)
+	a, err := n.alertOf(ctx, d, ev)
+	if err != nil {
+		return provider.Message{}, err
 	}
-	m := provider.Message{EventID: doc.ID, EventType: doc.Type, Reminder: doc.Reminder, Priority: doc.AlertPriority, At: doc.OccurredAt}
-	base := strings.TrimRight(n.cfg.PublicURL, "/")
-	switch doc.Type {
-	case event.TypeUptimeDown, event.TypeUptimeUp:
-		var data struct {
-			Check struct {
-				ID          string   `json:"id"`
-				Name        string   `json:"name"`
-				URL         *string  `json:"url"`
-				DNSDomain   *string  `json:"dns_domain"`
-				TCPHostname *string  `json:"tcp_hostname"`
-				TCPPort     *int     `json:"tcp_port"`
-				TestRegions []string `json:"test_regions"`
-			} `json:"check"`
-			Incident *struct {
-				ID        string     `json:"id"`
-				StartedAt time.Time  `json:"started_at"`
-				EndedAt   *time.Time `json:"ended_at"`
-			} `json:"incident"`
-		}
-		_ = json.Unmarshal(doc.Data, &data) // leniently: a missing member leaves a fact out
-		c := data.Check
-		m.Kind, m.Name, m.State, m.Regions = "check", c.Name, provider.Down, c.TestRegions
-		if doc.Type == event.TypeUptimeUp {
-			m.State = provider.Up
-		}
-		switch { // what the check probes, by kind
-		case c.URL != nil:
-			m.Target = *c.URL
-		case c.DNSDomain != nil:
-			m.Target = *c.DNSDomain
-		case c.TCPHostname != nil && c.TCPPort != nil:
-			m.Target = net.JoinHostPort(*c.TCPHostname, strconv.Itoa(*c.TCPPort))
-		}
-		m.Link = base + "/v1/checks/" + c.ID
-		m.DedupKey = "vantage/check/" + c.ID
-		if inc := data.Incident; inc != nil {
-			m.Since, m.Until = inc.StartedAt, inc.EndedAt
-			m.DedupKey += "/incident/" + inc.ID
-		}
-		if m.State == provider.Down {
-			n.lastRun(ctx, d.OrgID, c.ID, doc.OccurredAt, &m)
-		}
-	case event.TypeUptimeDegraded, event.TypeUptimeRestored:
-		// Regional degradation (docs/detection.md): opened while some regions fail and the check
-		// stays UP, resolved when they all pass again.
-		var data struct {
-			Check struct {
-				ID   string  `json:"id"`
-				Name string  `json:"name"`
-				URL  *string `json:"url"`
-			} `json:"check"`
-			FailingRegions []string `json:"failing_regions"`
-		}
-		_ = json.Unmarshal(doc.Data, &data)
-		c := data.Check
-		m.Kind, m.Name, m.State, m.Regions = "check", c.Name+" (regional degradation)", provider.Open, data.FailingRegions
-		m.Summary = "UP, but failing in " + strings.Join(data.FailingRegions, ", ")
-		if doc.Type == event.TypeUptimeRestored {
-			m.State, m.Summary = provider.Resolved, "passing in every region again"
-		}
-		if c.URL != nil {
-			m.Target = *c.URL
-		}
-		m.Link = base + "/v1/checks/" + c.ID + "/regions"
-		m.DedupKey = "vantage/check/" + c.ID + "/degraded"
-	case event.TypeHeartbeatDown, event.TypeHeartbeatUp:
-		var hb struct {
-			Heartbeat struct {
-				ID           string  `json:"id"`
-				Name         string  `json:"name"`
-				LastSeen     *string `json:"last_seen"`
-				ReportPeriod *int    `json:"report_period"`
-				Cron         *string `json:"report_period_cron"`
-				GracePeriod  int     `json:"grace_period"`
-			} `json:"heartbeat"`
-		}
-		_ = json.Unmarshal(doc.Data, &hb)
-		h := hb.Heartbeat
-		m.Kind, m.Name, m.State = "heartbeat", h.Name, provider.Down
-		if doc.Type == event.TypeHeartbeatUp {
-			m.State = provider.Up
-		}
-		last := "never"
-		if h.LastSeen != nil {
-			last = *h.LastSeen
-		}
-		expect := ""
-		switch {
-		case h.ReportPeriod != nil:
-			expect = fmt.Sprintf("every %ds", *h.ReportPeriod)
-		case h.Cron != nil:
-			expect = "on " + *h.Cron
-		}
-		m.Summary = fmt.Sprintf("last ping %s; expected %s with %ds of grace", last, expect, h.GracePeriod)
-		m.Link = base + "/v1/heartbeats/" + h.ID
-		m.DedupKey = "vantage/heartbeat/" + h.ID
-	case event.TypeIncidentStarted, event.TypeIncidentUpdated, event.TypeIncidentResolved:
-		var data struct {
-			Incident struct {
-				ID      string    `json:"id"`
-				Title   string    `json:"title"`
-				Impact  string    `json:"impact"`
-				Started time.Time `json:"started"`
-				Updates []struct {
-					Status      string `json:"status"`
-					Description string `json:"description"`
-				} `json:"updates"`
-			} `json:"incident"`
-			StatusPage struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"status_page"`
-		}
-		_ = json.Unmarshal(doc.Data, &data)
-		inc := data.Incident
-		m.Kind, m.Name, m.State, m.Since = "status page incident", inc.Title+" ("+data.StatusPage.Name+")", provider.Open, inc.Started
-		if doc.Type == event.TypeIncidentResolved {
-			m.State = provider.Resolved
-		}
-		if len(inc.Updates) > 0 {
-			u := inc.Updates[0]
-			m.Summary = strings.TrimSpace(u.Status + ": " + u.Description)
-		}
-		if inc.Impact != "" {
-			m.Summary = strings.TrimSpace(inc.Impact + " — " + m.Summary)
-		}
-		m.Link = base + "/v1/status_pages/" + data.StatusPage.ID + "/incidents/" + inc.ID
-		m.DedupKey = "vantage/status_page_incident/" + inc.ID
-	default:
-		return m, fmt.Errorf("event type %s does not go to integrations", doc.Type)
+	m := a.message(strings.TrimRight(n.cfg.PublicURL, "/"))
+	if a.Check != nil && m.State == provider.Down {
+		n.lastRun(ctx, d.OrgID, a.Check.ID, a.At, &m)
 	}
 	return m, nil
 }
 
 // lastRun adds what the check's latest run before the alert found: the regions that failed and
 // the first failure's summary. Without a run (or the database) the message goes without them.
-func (n *Notifier) lastRun(ctx context.Context, orgID uuid.UUID, checkID string, at time.Time, m *provider.Message) {
-	id, err := uuid.Parse(checkID)
-	if err != nil {
-		return
-	}
-	run, err := n.st.LatestRun(ctx, orgID, id, at)
+func (n *Notifier) lastRun(ctx context.Context, orgID, checkID uuid.UUID, at time.Time, m *provider.Message) {
+	run, err := n.st.LatestRun(ctx, orgID, checkID, at)
 	if err != nil || len(run) == 0 {
 		return
 	}

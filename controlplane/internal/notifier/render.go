@@ -12,7 +12,6 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
-	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // Document is the JSON every channel sends for one event (see the package documentation).
@@ -25,53 +24,43 @@ type Document struct {
 	Data          map[string]any `json:"data"`
 }
 
-// recipients are the alert lists routing reads of a check's or heartbeat's snapshot.
-type recipients struct {
-	User    []string `json:"user_alerts"`
-	Webhook []string `json:"webhook_alerts"`
-	check.Alerts
-}
-
-// resourceRef is the part of a heartbeat snapshot that routing reads.
-type resourceRef struct {
-	ID     uuid.UUID   `json:"id"`
-	Alerts *recipients `json:"alerts"`
-}
-
 func timeString(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// route renders an outbox event's document and names its destinations (stage 1).
+// document is the envelope of the alert's webhook document; route fills its data.
+func (a alert) document() Document {
+	return Document{ID: a.ID.String(), Type: a.Type, OccurredAt: timeString(a.At), AlertPriority: a.Priority,
+		Reminder: a.Reminder, Data: map[string]any{}}
+}
+
+// route renders an outbox event's document and names its destinations (stage 1). An event
+// whose alert cannot be read (newAlert) is a fan-out failure, retried and counted: its
+// recipients are unknown, and routing it to nobody would lose it silently.
 func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fanout, error) {
 	var f store.Fanout
-	occurred := ev.Event.At()
-	if occurred.IsZero() {
-		occurred = ev.CreatedAt
+	a, err := newAlert(ev.ID, ev.Event, ev.CreatedAt, ev.AlertPriority)
+	if err != nil {
+		return f, err
 	}
-	doc := Document{ID: ev.ID.String(), Type: ev.Event.Type(), OccurredAt: timeString(occurred),
-		AlertPriority: ev.AlertPriority, Data: map[string]any{}}
-	var alerts *recipients
-	var err error
+	doc := a.document()
 	switch e := ev.Event.(type) {
 	case event.UptimeDown:
-		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 	case event.UptimeReminder:
-		doc.Reminder = true
-		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 	case event.UptimeUp:
-		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 	case event.UptimeDegraded:
-		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 		doc.Data["failing_regions"] = regionList(e.FailingRegions)
 	case event.UptimeRestored:
-		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
+		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 		doc.Data["failing_regions"] = regionList(e.FailingRegions)
 	case event.HeartbeatDown:
-		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
+		heartbeat(e.HeartbeatAlert, a, &doc, &f)
 	case event.HeartbeatReminder:
-		doc.Reminder = true
-		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
+		heartbeat(e.HeartbeatAlert, a, &doc, &f)
 	case event.HeartbeatUp:
-		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
+		heartbeat(e.HeartbeatAlert, a, &doc, &f)
 	case event.IncidentStarted:
 		incident(e.IncidentChange, &doc, &f)
 	case event.IncidentUpdated:
@@ -109,10 +98,10 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 	if err != nil {
 		return f, err
 	}
-	if alerts != nil {
+	if alerts := a.Alerts; alerts != nil {
 		f.WebhookIDs = parseIDs(alerts.Webhook)
 		f.UserIDs = parseIDs(alerts.User)
-		for _, l := range alerts.Alerts.Lists() {
+		for _, l := range alerts.Lists() {
 			if integration.TypeOfAlertsField(l.Field) != "" {
 				f.IntegrationIDs = append(f.IntegrationIDs, parseIDs(*l.IDs)...)
 			}
@@ -125,9 +114,8 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 }
 
 // uptime fills the document of an uptime alert: the check as the API returns it, its regional
-// view as of delivery (an extension: GET /v1/checks/{id}/regions) and its incident. The check's
-// own alert lists add recipients.
-func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.UptimeAlert, doc *Document, f *store.Fanout) (*recipients, error) {
+// view as of delivery (an extension: GET /v1/checks/{id}/regions) and its incident.
+func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.UptimeAlert, doc *Document, f *store.Fanout) error {
 	snap := a.Check
 	if ev.CheckID != nil {
 		snap.ID = *ev.CheckID
@@ -135,7 +123,7 @@ func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.Up
 	f.ResourceKind, f.ResourceID = "check", snap.ID
 	rendered, regions, err := n.renderCheck(ctx, ev.OrgID, snap)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	doc.Data["check"] = rendered
 	if regions != nil {
@@ -151,11 +139,7 @@ func (n *Notifier) uptime(ctx context.Context, ev store.PendingEvent, a event.Up
 		doc.Data["incident"] = map[string]any{"id": inc.ID.String(), "check_id": inc.CheckID.String(),
 			"started_at": timeString(inc.StartedAt), "ended_at": ended}
 	}
-	var r *recipients
-	if len(snap.Alerts) > 0 {
-		_ = json.Unmarshal(snap.Alerts, &r) // read leniently: a malformed list routes to nobody
-	}
-	return r, nil
+	return nil
 }
 
 // region fills the document of an agent region event: the region, since when no agent served
@@ -189,14 +173,10 @@ func customDomain(ev store.PendingEvent, c event.CustomDomainChange, doc *Docume
 	f.ResourceKind, f.ResourceID = store.ResourceOrganization, ev.OrgID
 }
 
-// heartbeat fills the document of a heartbeat alert: the heartbeat as the API returns it,
-// whose alert lists add recipients.
-func heartbeat(a event.HeartbeatAlert, doc *Document, f *store.Fanout) *recipients {
-	var ref resourceRef
-	_ = json.Unmarshal(a.Heartbeat, &ref) // read leniently: a malformed snapshot routes by association only
-	f.ResourceKind, f.ResourceID = "heartbeat", ref.ID
-	doc.Data["heartbeat"] = a.Heartbeat
-	return ref.Alerts
+// heartbeat fills the document of a heartbeat alert: the heartbeat as the API returns it.
+func heartbeat(h event.HeartbeatAlert, a alert, doc *Document, f *store.Fanout) {
+	f.ResourceKind, f.ResourceID = "heartbeat", a.Heartbeat.ID
+	doc.Data["heartbeat"] = h.Heartbeat
 }
 
 // incident fills the document of a status page incident event: the incident as the API returns
@@ -295,7 +275,12 @@ func (n *Notifier) renderCheck(ctx context.Context, orgID uuid.UUID, snap event.
 	}
 	out := map[string]any{}
 	if len(snap.Alerts) > 0 {
-		_ = json.Unmarshal(snap.Alerts, &out)
+		if err := json.Unmarshal(snap.Alerts, &out); err != nil {
+			return nil, nil, fmt.Errorf("the alert lists of check %s: %w", snap.ID, err)
+		}
+		if out == nil { // the lists were null
+			out = map[string]any{}
+		}
 	}
 	out["id"], out["name"], out["check_type"], out["url"] = snap.ID.String(), snap.Name, snap.Kind, snap.URL
 	out["status"], out["alert_priority"] = snap.State, snap.AlertPriority

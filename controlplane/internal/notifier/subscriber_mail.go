@@ -55,7 +55,11 @@ func (n *Notifier) sendMail(ctx context.Context, d store.DueDelivery) (skipped s
 			return n.mail.noticeMessage(d, ev, sm), ""
 		})
 	}
-	return "", n.mail.send(ctx, d)
+	a, err := n.alertOf(ctx, d, ev)
+	if err != nil {
+		return "", err
+	}
+	return "", n.mail.send(ctx, d, a)
 }
 
 func (n *Notifier) sendInvitation(ctx context.Context, d store.DueDelivery) (string, error) {

@@ -29,7 +29,7 @@ type DueDelivery struct {
 	Tries     int     // attempts since the last (re)send, before this one: the backoff step
 	CreatedAt time.Time
 	Body      []byte        // the rendered document
-	Event     event.Encoded // the stored event (e-mails render from it; empty for webhooks)
+	Event     event.Encoded // the stored event (e-mails and integration messages render from it; empty for webhooks)
 	URL       string        // webhook URL template
 	Secret    string        // webhook signing secret, "whsec_..."
 	// AlertPriority is the event's (LOW or HIGH).
@@ -70,7 +70,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, limit int, lease time.Durat
 			}
 			d.Settings = pt
 		}
-		if r.Channel == ChannelEmail && r.EventVersion != nil {
+		if (r.Channel == ChannelEmail || r.Channel == ChannelIntegration) && r.EventVersion != nil {
 			d.Event = event.Encoded{Type: r.EventType, Version: *r.EventVersion, Payload: r.Payload}
 		}
 		if r.SecretEnc != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 )
 
-// Embed colours: red for down, green for up and resolved, amber for an open incident, grey
-// for a test.
+// Embed colours: red for down, green for up and resolved, amber for an open incident and a
+// notice, grey for a test.
 const (
 	colourDown  = 0xD93025
 	colourUp    = 0x1E8E3E
@@ -48,7 +48,7 @@ func colour(m Message) int {
 		return colourTest
 	case m.State == Down:
 		return colourDown
-	case m.State == Open:
+	case m.State == Open, m.State == Notice:
 		return colourOpen
 	}
 	return colourUp

@@ -29,6 +29,7 @@ const (
 	Up       State = "UP"       // it recovered; the incident is resolved
 	Open     State = "OPEN"     // a status page incident started or changed
 	Resolved State = "RESOLVED" // a status page incident was resolved
+	Notice   State = "NOTICE"   // an event of a type without states of its own: its title says it
 )
 
 // Message is one alert, said the same way to every provider.
@@ -38,8 +39,8 @@ type Message struct {
 	State     State
 	Reminder  bool
 	Test      bool   // a test message (POST /v1/integrations/{id}/test): marked as such
-	Kind      string // what it is about: "check", "heartbeat" or "status page incident"
-	Name      string // the check's, heartbeat's or incident's name
+	Kind      string // what it is about: "check", "heartbeat", "status page incident" or "event"
+	Name      string // the check's, heartbeat's or incident's name; a notice's title
 	Target    string // the URL or host a check probes; "" when none
 	Since     time.Time
 	Until     *time.Time // when it recovered
@@ -69,6 +70,8 @@ func (m Message) Headline() string {
 		h = fmt.Sprintf("Incident: %s", m.Name)
 	case Resolved:
 		h = fmt.Sprintf("Resolved: %s", m.Name)
+	case Notice:
+		h = m.Name
 	}
 	if m.Test {
 		h = "[TEST] " + h + " (a test message from Vantage; nothing is down)"

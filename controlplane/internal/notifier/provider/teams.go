@@ -23,7 +23,7 @@ func (teams) Request(ctx context.Context, s integration.Settings, m Message) (*h
 		}
 		facts = append(facts, map[string]any{"title": f.Title, "value": f.Value})
 	}
-	colour := map[State]string{Down: "Attention", Up: "Good", Open: "Warning", Resolved: "Good"}[m.State]
+	colour := map[State]string{Down: "Attention", Up: "Good", Open: "Warning", Resolved: "Good", Notice: "Warning"}[m.State]
 	body := []map[string]any{
 		{"type": "TextBlock", "text": m.Headline(), "weight": "Bolder", "size": "Large", "wrap": true, "color": colour},
 		{"type": "FactSet", "facts": facts},

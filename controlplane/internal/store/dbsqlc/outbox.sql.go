@@ -33,7 +33,7 @@ claimed AS (
         d.attempts, d.tries, d.created_at)
 SELECT c.id, c.org_id, c.event_id, c.event_type, c.channel, c.target, c.webhook_id, c.integration_id, c.address, c.attempts,
     c.tries, c.created_at, o.body, o.event_version,
-    (CASE WHEN c.channel = 'email' THEN o.payload END)::jsonb AS payload, o.alert_priority,
+    (CASE WHEN c.channel IN ('email', 'integration') THEN o.payload END)::jsonb AS payload, o.alert_priority,
     w.url, w.secret_enc, i.type AS integration_type, i.settings_enc
 FROM claimed c LEFT JOIN outbox o ON o.id = c.event_id LEFT JOIN webhooks w ON w.id = c.webhook_id
     LEFT JOIN integrations i ON i.id = c.integration_id
