@@ -39,7 +39,6 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/browser/scriptworker"
 	"github.com/vantagehq/vantage/agent/internal/canary"
 	"github.com/vantagehq/vantage/agent/internal/config"
-	"github.com/vantagehq/vantage/agent/internal/jobopen"
 	"github.com/vantagehq/vantage/agent/internal/localrun"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
@@ -55,7 +54,7 @@ import (
 
 var (
 	_ worker.Uplink = (*uplink.Client)(nil)
-	_ worker.Runner = (*jobopen.Runner)(nil)
+	_ worker.Runner = (*probe.Runner)(nil)
 )
 
 func main() {
@@ -134,12 +133,10 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 		return err
 	}
 	var (
-		browserProber      *prober.Browser
 		capabilities       []string
 		browserConcurrency int
 	)
 	if br != nil {
-		browserProber = prober.NewBrowser(br, prober.WithVersion(version))
 		capabilities = []string{wire.CapabilityBrowser}
 		browserConcurrency = br.Concurrency()
 	}
@@ -158,15 +155,14 @@ func serve(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	} else {
 		logger.Info("ICMP sockets for ping checks", "component", "agent", "icmp_mode", icmpMode)
 	}
-	// Jobs' secrets open with the keys each registration brings; results carry their job's
-	// signature.
-	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version),
-		prober.WithICMPMode(icmpMode)),
-		Browser: browserProber})
-	if err != nil {
-		return err
+	// The run path: a job's secrets open with the keys each registration brings, the prober of
+	// its kind runs it, and its result carries the job's signature.
+	probeOpts := []prober.Option{prober.WithPrivateTargets(cfg.AllowPrivateTargets), prober.WithVersion(version),
+		prober.WithICMPMode(icmpMode)}
+	if br != nil { // a nil *browser.Browser in the interface would not read as "no browser"
+		probeOpts = append(probeOpts, prober.WithBrowser(br))
 	}
-	runner, err := jobopen.New(jobopen.Deps{Next: probes, Logger: logger})
+	runner, err := probe.New(probe.Deps{Prober: prober.New(probeOpts...), Logger: logger})
 	if err != nil {
 		return err
 	}

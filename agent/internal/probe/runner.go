@@ -1,163 +1,88 @@
-// Package probe adapts the probers to the worker: it hands a CheckJob to the probers, which read
-// it directly, and maps a prober.Result onto a CheckResult. The worker stamps ids, region, attempt and timestamps; this
-// package carries only what the probe observed. It lives apart from the worker so the worker (and
-// its tests) never link the probers' dependencies.
+// Package probe is the agent's run path, from a job to its result: it opens the job's sealed
+// secrets (pkg/jobseal) with the keys the control plane handed this agent for its regions, runs
+// the prober of the job's kind (prober.New, the one table of probers by kind), and maps what the
+// prober observed onto a CheckResult, stamped with what the control plane needs to accept it —
+// the job's signature — and with how many probes the agent is running, for the operators' view.
+// The worker stamps ids, region, attempt and timestamps. It lives apart from the worker so the
+// worker (and its tests) never link the probers' dependencies.
+//
+// The keys come with every registration on the gRPC stream (Registered.region_keys); a job
+// whose secrets cannot be opened (no registration yet, or a region this agent's token does
+// not allow) is not probed: Run returns nil, and the worker hands the job back.
 package probe
 
 import (
 	"context"
 	"errors"
-	"time"
+	"log/slog"
+	"sync/atomic"
 
 	"github.com/vantagehq/vantage/agent/internal/prober"
-	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/jobseal"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
-// Runner runs job attempts with a prober.
+// Runner runs job attempts: open, probe, result. It implements the worker's Runner.
 type Runner struct {
 	p       prober.Prober
-	browser *prober.Browser // nil on an agent without a browser
+	keys    *jobseal.Keyring
+	log     *slog.Logger
+	running atomic.Int32
 }
 
 var _ worker.Runner = (*Runner)(nil)
 
 // Deps are a Runner's collaborators. It has no settings, so no Config.
 type Deps struct {
-	// Prober probes every job (usually prober.New(...), which dispatches by kind). Required.
+	// Prober probes every opened job: prober.New(...), which dispatches by kind. Required.
 	Prober prober.Prober
-	// Browser probes browser jobs: the agent's browser prober. Nil on an agent without a
-	// browser (then Prober gets them).
-	Browser *prober.Browser
+	// Logger receives the runner's log (component probe). Default: discarded.
+	Logger *slog.Logger
 }
 
-// New returns a Runner probing with deps.Prober, and browser jobs with deps.Browser.
+// New returns a Runner probing with deps.Prober, without keys until Registered is called.
 func New(deps Deps) (*Runner, error) {
 	if deps.Prober == nil {
 		return nil, errors.New("probe: a prober is required")
 	}
-	return &Runner{p: deps.Prober, browser: deps.Browser}, nil
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{p: deps.Prober, keys: jobseal.NewKeyring(), log: deps.Logger.With("component", "probe")}, nil
 }
 
-// Run probes one attempt of job. It returns nil when the prober could not finish the attempt
-// (ctx was cancelled: the agent is stopping), which the worker must not report.
-func (r *Runner) Run(ctx context.Context, job *vantagev1.CheckJob, _ int) *vantagev1.CheckResult {
-	var (
-		res prober.Result
-		err error
-	)
-	if job.GetKind() == vantagev1.CheckKind_CHECK_KIND_BROWSER && r.browser != nil {
-		res, err = r.browser.Probe(ctx, job)
-	} else {
-		res, err = r.p.Probe(ctx, job)
+// Registered takes the region keys of a registration (the uplink calls it on every one).
+func (r *Runner) Registered(reg *vantagev1.Registered) {
+	keys := make([]jobseal.Key, 0, len(reg.GetRegionKeys()))
+	for _, k := range reg.GetRegionKeys() {
+		keys = append(keys, jobseal.Key{Region: k.GetRegion(), ID: k.GetKeyId(), Secret: k.GetKey()})
 	}
+	if err := r.keys.Set(keys); err != nil {
+		r.log.Error("the control plane sent region keys that cannot be used; jobs with secrets will not run", "err", err)
+	}
+}
+
+// Run opens job's secrets into it, probes one attempt and returns its stamped result. It
+// returns nil when the secrets do not open, or when the prober could not finish the attempt
+// (ctx was cancelled: the agent is stopping); the worker must not report either.
+func (r *Runner) Run(ctx context.Context, job *vantagev1.CheckJob, _ int) *vantagev1.CheckResult {
+	if err := r.keys.Open(job); err != nil {
+		msg := "cannot open the job's secrets; handing it back"
+		if errors.Is(err, jobseal.ErrNoKey) {
+			msg = "no key for the job's secrets (not registered yet, or a region this agent's token does not allow); handing it back"
+		}
+		r.log.Error(msg, "job_id", job.GetJobId(), "check_id", job.GetCheckId(), "region", job.GetRegion(), "err", err)
+		return nil
+	}
+	running := r.running.Add(1)
+	defer r.running.Add(-1)
+	observed, err := r.p.Probe(ctx, job)
 	if err != nil {
 		return nil
 	}
-	return Result(res)
-}
-
-// Result is the CheckResult fields a probe result fills; empty strings and zero numbers are
-// left unset (null).
-func Result(r prober.Result) *vantagev1.CheckResult {
-	out := &vantagev1.CheckResult{
-		Passing:          r.Passing,
-		ResponseTimeMs:   ms(r.ResponseTime),
-		BodyAvailability: r.BodyAvailability,
-		ResultSummary:    optString(r.ResultSummary),
-		FailureSource:    optString(r.FailureSource),
-		FailureType:      optString(r.FailureType),
-		DnsStatus:        optString(r.DNSStatus),
-		Resolver:         optString(r.Resolver),
-		ParsedResponse:   optString(r.ParsedResponse),
-		TcpStatus:        optString(r.TCPStatus),
-		Timings: &vantagev1.Timings{
-			DnsMs:       optMs(r.Timings.DNS),
-			ConnectMs:   optMs(r.Timings.Connect),
-			TlsMs:       optMs(r.Timings.TLS),
-			FirstByteMs: optMs(r.Timings.FirstByte),
-			DataMs:      optMs(r.Timings.Data),
-			TotalMs:     ms(r.Timings.Total),
-
-			DomContentLoadedMs: optMs(r.Timings.DOMContentLoaded),
-			LoadMs:             optMs(r.Timings.Load),
-		},
-		Screenshot: r.Screenshot,
-	}
-	for _, a := range r.Artifacts {
-		out.Artifacts = append(out.Artifacts, &vantagev1.Artifact{Name: a.Name, ContentType: a.ContentType, Body: a.Body})
-	}
-	out.ArtifactsDropped = r.ArtifactsDropped
-	for _, s := range r.Steps {
-		out.Steps = append(out.Steps, &vantagev1.Step{Title: s.Title, Location: s.Location, Depth: uint32(s.Depth),
-			StartMs: ms(s.Start), DurationMs: ms(s.Duration), Passed: s.Passed, Error: s.Error})
-	}
-	if r.ResponseCode != 0 {
-		code := int32(r.ResponseCode)
-		out.ResponseCode = &code
-	}
-	if r.BodyAvailability == prober.BodyAvailable { // an empty body that arrived is "", not null
-		body := r.ResponseBody
-		out.ResponseBody = &body
-	}
-	if s := r.Ping; s != nil {
-		sent, received, loss := uint32(s.Sent), uint32(s.Received), s.LossPercent()
-		out.PingSent, out.PingReceived, out.PingLossPercent = &sent, &received, &loss
-		if s.Received > 0 {
-			out.PingRttMinMs, out.PingRttAvgMs, out.PingRttMaxMs, out.PingRttStddevMs = optMs(s.Min), optMs(s.Avg), optMs(s.Max), optMs(s.StdDev)
-			if s.StdDev == 0 { // one reply, or identical ones: a deviation of 0, not unknown
-				zero := 0.0
-				out.PingRttStddevMs = &zero
-			}
-		}
-	}
-	out.GrpcStatus = optString(r.GRPCStatus)
-	out.WebsocketOpenMs, out.WebsocketReplyMs = optMs(r.WebSocketOpen), optMs(r.WebSocketReply)
-	if !r.CertNotAfter.IsZero() {
-		t := r.CertNotAfter.UnixMilli()
-		out.TlsNotAfterUnixMs = &t
-	}
-	out.TlsChain = tlsChain(r.TLS)
-	for _, o := range r.Assertions {
-		out.Assertions = append(out.Assertions, &vantagev1.AssertionOutcome{
-			Assertion: &vantagev1.Assertion{
-				Type: o.Assertion.Type, Property: o.Assertion.Property, Comparison: o.Assertion.Comparison, Expected: o.Assertion.Expected,
-			},
-			Passed:  o.Passed,
-			Actual:  o.Actual,
-			Message: o.Message,
-		})
-	}
-	return out
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func optMs(d time.Duration) *float64 {
-	if d == 0 {
-		return nil
-	}
-	v := ms(d)
-	return &v
-}
-
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// tlsChain is the result's served certificate chain; nil when there was none.
-func tlsChain(c *tlscert.Chain) *vantagev1.TLSChain {
-	if c == nil {
-		return nil
-	}
-	out := &vantagev1.TLSChain{Host: c.Host, Verified: c.Verified, Problem: c.Problem}
-	for _, crt := range c.Certificates {
-		out.Certificates = append(out.Certificates, &vantagev1.TLSCertificate{Subject: crt.Subject, Issuer: crt.Issuer,
-			Sans: crt.SANs, NotBeforeUnixMs: crt.NotBefore.UnixMilli(), NotAfterUnixMs: crt.NotAfter.UnixMilli(), Sha256: crt.SHA256})
-	}
-	return out
+	res := Result(observed)
+	res.JobSignature = job.GetSignature()
+	res.AgentProbesRunning = uint32(max(running, r.running.Load()))
+	return res
 }

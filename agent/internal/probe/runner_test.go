@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,56 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vantagehq/vantage/agent/internal/browser/pwscript"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
-	"github.com/vantagehq/vantage/agent/internal/tlscert"
-	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/jobseal"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
-
-func TestResult(t *testing.T) {
-	t.Parallel()
-	notAfter := time.UnixMilli(1_900_000_000_000)
-	got := probe.Result(prober.Result{
-		Kind: check.Uptime, Passing: false, ResponseTime: 1500 * time.Microsecond, ResponseCode: 503,
-		ResponseBody: "", BodyAvailability: prober.BodyAvailable, ResultSummary: "HTTP 503",
-		FailureSource: prober.SourceAssertion, FailureType: prober.HTTPStatus,
-		Timings:      prober.Timings{Connect: time.Millisecond, Total: 2 * time.Millisecond},
-		CertNotAfter: notAfter,
-	})
-	if got.GetPassing() || got.GetResponseTimeMs() != 1.5 || got.GetResponseCode() != 503 || got.ResponseBody == nil ||
-		got.GetResponseBody() != "" || got.GetBodyAvailability() != "AVAILABLE" || got.GetResultSummary() != "HTTP 503" ||
-		got.GetFailureSource() != "ASSERTION" || got.GetFailureType() != "HTTP_STATUS" || got.DnsStatus != nil ||
-		got.TcpStatus != nil || got.GetTimings().DnsMs != nil || got.GetTimings().GetConnectMs() != 1 ||
-		got.GetTimings().GetTotalMs() != 2 || got.GetTlsNotAfterUnixMs() != notAfter.UnixMilli() {
-		t.Errorf("Result = %v", got)
-	}
-	none := probe.Result(prober.Result{Passing: true, BodyAvailability: prober.BodyNotRecorded})
-	if none.ResponseBody != nil || none.ResponseCode != nil || none.FailureSource != nil || none.TlsNotAfterUnixMs != nil {
-		t.Errorf("unset fields set: %v", none)
-	}
-}
-
-func TestResultTLSChain(t *testing.T) {
-	t.Parallel()
-	nb, na := time.UnixMilli(1_800_000_000_000).UTC(), time.UnixMilli(1_900_000_000_000).UTC()
-	chain := &tlscert.Chain{Host: "shop.example", Verified: false, Problem: "unknown authority", Certificates: []tlscert.Certificate{
-		{Subject: "CN=shop.example", Issuer: "CN=Test CA", SANs: []string{"shop.example", "192.0.2.7"}, NotBefore: nb, NotAfter: na, SHA256: "ab"},
-		{Subject: "CN=Test CA", Issuer: "CN=Test CA", NotBefore: nb, NotAfter: na, SHA256: "cd"},
-	}}
-	got := probe.Result(prober.Result{Passing: true, TLS: chain}).GetTlsChain()
-	leaf := got.GetCertificates()[0]
-	if got.GetHost() != "shop.example" || got.GetVerified() || got.GetProblem() != "unknown authority" || len(got.GetCertificates()) != 2 ||
-		leaf.GetSubject() != "CN=shop.example" || leaf.GetIssuer() != "CN=Test CA" || len(leaf.GetSans()) != 2 ||
-		leaf.GetNotBeforeUnixMs() != nb.UnixMilli() || leaf.GetNotAfterUnixMs() != na.UnixMilli() || leaf.GetSha256() != "ab" ||
-		got.GetCertificates()[1].GetSha256() != "cd" {
-		t.Errorf("TlsChain = %v", got)
-	}
-	if none := probe.Result(prober.Result{Passing: true}); none.TlsChain != nil {
-		t.Errorf("TlsChain = %v without a chain", none.TlsChain)
-	}
-}
 
 // The runner with the real probers against local targets.
 func TestRun(t *testing.T) {
@@ -113,18 +69,67 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// A scripted run's artifacts and dropped lines reach the CheckResult as the run kept them.
-func TestResultArtifacts(t *testing.T) {
-	t.Parallel()
-	got := probe.Result(prober.Result{Kind: check.Browser, Passing: true, BodyAvailability: prober.BodyNotRecorded,
-		Artifacts: []pwscript.Artifact{
-			{Name: "shots-home.png", ContentType: "image/png", Body: []byte("\x89PNG")},
-			{Name: "note", ContentType: "text/plain", Body: []byte("hi")},
-		},
-		ArtifactsDropped: []string{`artifact "big.png" dropped: a run keeps at most 20 artifacts`}})
-	a := got.GetArtifacts()
-	if len(a) != 2 || a[0].GetName() != "shots-home.png" || a[0].GetContentType() != "image/png" || string(a[0].GetBody()) != "\x89PNG" ||
-		a[1].GetName() != "note" || string(a[1].GetBody()) != "hi" || len(got.GetArtifactsDropped()) != 1 {
-		t.Errorf("artifacts %v, dropped %q", a, got.GetArtifactsDropped())
+func regionKey(t *testing.T, region string) jobseal.Key {
+	t.Helper()
+	s := make([]byte, jobseal.KeySize)
+	if _, err := rand.Read(s); err != nil {
+		t.Fatal(err)
+	}
+	return jobseal.Key{Region: region, ID: jobseal.KeyID(s), Secret: s}
+}
+
+// TestSealedJobProbes runs sealed jobs through the real HTTP prober against a target that
+// passes only with the job's secret header and Basic-auth password.
+func TestSealedJobProbes(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pw, _ := r.BasicAuth()
+		if r.Header.Get("X-Api-Key") != "k3y-s3cr3t" || pw != "pw-s3cr3t" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_, _ = w.Write([]byte("hello"))
+	}))
+	defer target.Close()
+
+	eu, us := regionKey(t, "cloud:eu-west-2"), regionKey(t, "cloud:us-east-1")
+	r, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(true))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(k jobseal.Key) *vantagev1.CheckJob {
+		url, user, pw := target.URL, "ops", "pw-s3cr3t"
+		j := &vantagev1.CheckJob{JobId: "j1", CheckId: "c1", Region: k.Region, Kind: vantagev1.CheckKind_CHECK_KIND_UPTIME,
+			TimeoutMs: 5000, Signature: []byte{1, 2, 3}, Redact: []string{"k3y-s3cr3t", "pw-s3cr3t"},
+			Spec: &vantagev1.CheckJob_Http{Http: &vantagev1.HTTPSpec{Url: &url, Method: "GET",
+				Headers: map[string]string{"X-Api-Key": "k3y-s3cr3t"}, AuthUsername: &user, AuthPassword: &pw}}}
+		if err := jobseal.Seal(k, j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	run := func(j *vantagev1.CheckJob) *vantagev1.CheckResult {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return r.Run(ctx, j, 1)
+	}
+
+	if res := run(job(eu)); res != nil {
+		t.Fatalf("probed a sealed job before any registration: %v", res)
+	}
+	r.Registered(&vantagev1.Registered{SessionId: "s", RegionKeys: []*vantagev1.RegionKey{
+		{Region: eu.Region, KeyId: eu.ID, Key: eu.Secret}}})
+	j := job(eu)
+	res := run(j)
+	if res == nil || !res.GetPassing() {
+		t.Fatalf("the region's job: %v, want a pass with its secrets opened", res)
+	}
+	if string(res.GetJobSignature()) != "\x01\x02\x03" || res.GetAgentProbesRunning() != 1 {
+		t.Errorf("result signature %x, probes running %d", res.GetJobSignature(), res.GetAgentProbesRunning())
+	}
+	if len(j.Redact) != 2 {
+		t.Errorf("the worker's job did not get its redact list: %q", j.Redact)
+	}
+	if res := run(job(us)); res != nil {
+		t.Errorf("probed a job of a region this agent has no key for: %v", res)
 	}
 }

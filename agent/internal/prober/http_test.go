@@ -655,20 +655,6 @@ func TestHTTPInvalidRequest(t *testing.T) {
 	}
 }
 
-func TestRunnerDispatch(t *testing.T) {
-	t.Parallel()
-	ts := newHTTPServer(t)
-	r := New()
-	wantPass(t, run(t, r, uptime(ts.URL+"/status/200"), 5*time.Second))
-	res := run(t, r, &vantagev1.CheckJob{Kind: vantagev1.CheckKind_CHECK_KIND_BROWSER,
-		Spec: &vantagev1.CheckJob_Browser{Browser: &vantagev1.BrowserSpec{Url: ptr(ts.URL)}}}, 5*time.Second)
-	wantFail(t, res, SourceTransport, NotSupported)
-	if res.ResultSummary != NoBrowser || res.Kind != check.Browser {
-		t.Errorf("got %+v", res)
-	}
-	wantFail(t, run(t, r, &vantagev1.CheckJob{Kind: 99}, time.Second), SourceTransport, InvalidRequest)
-}
-
 // TestHTTPProtocols: a plain-HTTP target is probed over HTTP/1.1 without HTTP/2 set up, and an
 // HTTPS target, directly or at the end of a redirect from plain HTTP, over HTTP/2 when it
 // offers it.

@@ -1,6 +1,7 @@
 // Package prober runs one check attempt against its target and judges it: probe first, judge
 // after. There is one prober per check kind, one file each (http.go, dns.go, tcp.go,
-// browser.go, ping.go, grpc.go, websocket.go), all behind one signature, [Prober].
+// browser.go, ping.go, grpc.go, websocket.go, multistep.go), all behind one signature,
+// [Prober], and one table of them by kind, [New]: the agent's only dispatch on a job's kind.
 //
 // The caller sets the attempt's deadline once, in ctx (context.WithTimeout with the job's
 // timeout_ms); probers only honour ctx. A target that fails — refuses the
@@ -53,6 +54,7 @@ type options struct {
 	icmpMode     string // ping: ICMPUnprivileged, ICMPRaw or ICMPUnavailable; "" = detect
 	// scriptHeapLimit interrupts multistep scripts once the process's heap passes it.
 	scriptHeapLimit uint64
+	browser         BrowserRunner // browser checks run in it; nil: they fail NOT_SUPPORTED
 }
 
 // Option configures a prober.
@@ -102,22 +104,30 @@ func WithRootCAs(pool *x509.CertPool) Option { return func(o *options) { o.rootC
 // allocates without bound fails instead of the agent. Default 512 MiB; 0 turns the watch off.
 func WithScriptHeapLimit(bytes uint64) Option { return func(o *options) { o.scriptHeapLimit = bytes } }
 
-// Runner dispatches each request to the prober of its kind.
-type Runner struct {
+// WithBrowser sets the agent's browser, which browser checks run in (Browser). Default none:
+// browser attempts then fail NOT_SUPPORTED, as on an agent without Chromium.
+func WithBrowser(b BrowserRunner) Option { return func(o *options) { o.browser = b } }
+
+// ByKind runs each job with the prober of its kind. It is the agent's one dispatch by kind:
+// the worker's runner (agent/internal/probe) and the canaries both probe through it.
+type ByKind struct {
 	probers map[check.Kind]Prober
 }
 
-var _ Prober = (*Runner)(nil)
+var _ Prober = (*ByKind)(nil)
 
-// New returns a Runner with a prober for every kind, all configured by opts. Browser checks
-// need the agent's browser and read the job directly (Browser); this Runner answers them with
-// NOT_SUPPORTED.
-func New(opts ...Option) *Runner {
-	return &Runner{probers: map[check.Kind]Prober{
+// New returns the table of the probers of every kind, all configured by opts. Adding a kind
+// is adding its row here.
+func New(opts ...Option) *ByKind {
+	var browser Prober = notSupported{}
+	if b := newOptions(opts).browser; b != nil {
+		browser = NewBrowser(b, opts...)
+	}
+	return &ByKind{probers: map[check.Kind]Prober{
 		check.Uptime:    NewHTTP(opts...),
 		check.DNS:       NewDNS(opts...),
 		check.TCP:       NewTCP(opts...),
-		check.Browser:   notSupported{},
+		check.Browser:   browser,
 		check.Ping:      NewPing(opts...),
 		check.GRPC:      NewGRPC(opts...),
 		check.WebSocket: NewWebSocket(opts...),
@@ -126,8 +136,8 @@ func New(opts ...Option) *Runner {
 	}}
 }
 
-// Probe runs job with the prober of its kind.
-func (r *Runner) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error) {
+// Probe runs job with the prober of its kind; a kind without one fails INVALID_REQUEST.
+func (r *ByKind) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error) {
 	kind := check.KindOfJob(job.GetKind())
 	p, ok := r.probers[kind]
 	if !ok {

@@ -97,7 +97,7 @@ type Deps struct {
 	// pass TLS or mTLS credentials in deployments that cross untrusted networks.
 	TransportCredentials credentials.TransportCredentials
 	// OnRegistered is told every registration the control plane answers, before results
-	// are sent on it: it carries the keys of the agent's regions (jobopen). Optional.
+	// are sent on it: it carries the keys of the agent's regions (probe.Runner.Registered). Optional.
 	OnRegistered func(*vantagev1.Registered)
 	// OnServerTime is told the control plane's clock whenever a message brings it
 	// (Registered, CanaryAck), with the agent's clock at receipt: the canaries measure the

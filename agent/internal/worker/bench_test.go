@@ -28,7 +28,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
-	"github.com/vantagehq/vantage/agent/internal/jobopen"
 	"github.com/vantagehq/vantage/agent/internal/probe"
 	"github.com/vantagehq/vantage/agent/internal/prober"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
@@ -173,11 +172,7 @@ func pipeline(b *testing.B, natsURL, cpAddr string, job *vantagev1.CheckJob, n i
 	if err != nil {
 		b.Fatal(err)
 	}
-	probes, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(true))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	runner, err := jobopen.New(jobopen.Deps{Next: probes, Logger: log})
+	runner, err := probe.New(probe.Deps{Prober: prober.New(prober.WithPrivateTargets(true)), Logger: log})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,27 +20,28 @@ type metrics struct {
 	acked      prometheus.Counter
 }
 
-// kinds are the check kinds the per-kind metrics are resolved for; kindIndex maps others to
-// the first (unspecified).
-var kinds = []vantagev1.CheckKind{
-	vantagev1.CheckKind_CHECK_KIND_UNSPECIFIED,
-	vantagev1.CheckKind_CHECK_KIND_UPTIME,
-	vantagev1.CheckKind_CHECK_KIND_BROWSER,
-	vantagev1.CheckKind_CHECK_KIND_DNS,
-	vantagev1.CheckKind_CHECK_KIND_TCP,
-	vantagev1.CheckKind_CHECK_KIND_PING,
-	vantagev1.CheckKind_CHECK_KIND_GRPC,
-	vantagev1.CheckKind_CHECK_KIND_WEBSOCKET,
-	vantagev1.CheckKind_CHECK_KIND_MULTISTEP,
+// kinds are the check kinds the per-kind metrics are resolved for: every value of the job's
+// CheckKind enum, so a kind added to the protocol is counted without a list to keep here.
+// The slices of metrics are indexed by the enum's value (kindIndex).
+func kinds() []vantagev1.CheckKind {
+	var last int32
+	for v := range vantagev1.CheckKind_name {
+		last = max(last, v)
+	}
+	out := make([]vantagev1.CheckKind, 0, last+1)
+	for v := range last + 1 {
+		out = append(out, vantagev1.CheckKind(v))
+	}
+	return out
 }
 
+// kindIndex is k's index in the per-kind metrics: its value, or 0 (unspecified) for a value
+// the enum does not name — one from a newer control plane, or a gap in the numbering.
 func kindIndex(k vantagev1.CheckKind) int {
-	for i, kk := range kinds {
-		if kk == k {
-			return i
-		}
+	if _, ok := vantagev1.CheckKind_name[int32(k)]; !ok {
+		return 0
 	}
-	return 0
+	return int(k)
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -72,8 +73,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"outcome"}),
 	}
 	m.acked = m.jobs.WithLabelValues("acked")
-	for _, k := range kinds {
-		label := kindLabel(k)
+	for _, k := range kinds() {
+		label := kindLabel(vantagev1.CheckKind(kindIndex(k)))
 		m.pass = append(m.pass, probes.WithLabelValues(label, "pass"))
 		m.fail = append(m.fail, probes.WithLabelValues(label, "fail"))
 		m.durations = append(m.durations, duration.WithLabelValues(label))
