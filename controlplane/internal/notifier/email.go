@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -131,6 +132,7 @@ func (m *mailer) message(d store.DueDelivery) ([]byte, error) {
 				StartedAt string  `json:"started_at"`
 				EndedAt   *string `json:"ended_at"`
 			} `json:"incident"`
+			Reason string `json:"reason"` // uptime.degraded and uptime.restored
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(d.Body, &doc); err != nil {
@@ -150,8 +152,14 @@ func (m *mailer) message(d store.DueDelivery) ([]byte, error) {
 			what = "UP again"
 		case "uptime.degraded":
 			what = "UP but failing in some regions"
+			if doc.Data.Reason == event.DegradedSlow {
+				what = "UP but slow"
+			}
 		case "uptime.restored":
 			what = "passing in every region again"
+			if doc.Data.Reason == event.DegradedSlow {
+				what = "fast again"
+			}
 		}
 		fmt.Fprintf(&body, "Check %q is %s (priority %s) as of %s.\r\n", c.Name, what, doc.AlertPriority, doc.OccurredAt)
 		if c.URL != nil {

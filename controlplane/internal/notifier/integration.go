@@ -169,8 +169,8 @@ func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.M
 			n.lastRun(ctx, d.OrgID, c.ID, doc.OccurredAt, &m)
 		}
 	case event.TypeUptimeDegraded, event.TypeUptimeRestored:
-		// Regional degradation (docs/detection.md): opened while some regions fail and the check
-		// stays UP, resolved when they all pass again.
+		// Degradation (docs/detection.md): opened while some regions fail, or while the check is
+		// slow, and it stays UP; resolved when that ends.
 		var data struct {
 			Check struct {
 				ID   string  `json:"id"`
@@ -178,19 +178,29 @@ func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.M
 				URL  *string `json:"url"`
 			} `json:"check"`
 			FailingRegions []string `json:"failing_regions"`
+			Reason         string   `json:"reason"`
+			SlowRegions    []string `json:"slow_regions"`
 		}
 		_ = json.Unmarshal(doc.Data, &data)
 		c := data.Check
 		m.Kind, m.Name, m.State, m.Regions = "check", c.Name+" (regional degradation)", provider.Open, data.FailingRegions
 		m.Summary = "UP, but failing in " + strings.Join(data.FailingRegions, ", ")
+		m.DedupKey = "vantage/check/" + c.ID + "/degraded"
+		resolved := "passing in every region again"
+		if data.Reason == event.DegradedSlow {
+			// Its own incident: a check may be slow and regionally degraded at once.
+			m.Name, m.Regions = c.Name+" (slow)", data.SlowRegions
+			m.Summary = "UP, but slower than its threshold in " + strings.Join(data.SlowRegions, ", ")
+			m.DedupKey = "vantage/check/" + c.ID + "/slow"
+			resolved = "fast again"
+		}
 		if doc.Type == event.TypeUptimeRestored {
-			m.State, m.Summary = provider.Resolved, "passing in every region again"
+			m.State, m.Summary = provider.Resolved, resolved
 		}
 		if c.URL != nil {
 			m.Target = *c.URL
 		}
 		m.Link = base + "/v1/checks/" + c.ID + "/regions"
-		m.DedupKey = "vantage/check/" + c.ID + "/degraded"
 	case event.TypeHeartbeatDown, event.TypeHeartbeatUp:
 		var hb struct {
 			Heartbeat struct {

@@ -61,10 +61,10 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 	case event.UptimeDegraded:
 		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
-		doc.Data["failing_regions"] = regionList(e.FailingRegions)
+		degradation(e.RegionalAlert, &doc)
 	case event.UptimeRestored:
 		alerts, err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
-		doc.Data["failing_regions"] = regionList(e.FailingRegions)
+		degradation(e.RegionalAlert, &doc)
 	case event.HeartbeatDown:
 		alerts = heartbeat(e.HeartbeatAlert, &doc, &f)
 	case event.HeartbeatReminder:
@@ -330,6 +330,14 @@ func regionDocOf(v store.RegionView) regionDoc {
 }
 
 // regionList is a list of regions that is never null.
+// degradation fills what uptime.degraded and uptime.restored add to the uptime data: why, and
+// the regions that made it (failing_regions for regional, slow_regions for slow).
+func degradation(a event.RegionalAlert, doc *Document) {
+	doc.Data["reason"] = a.Reason
+	doc.Data["failing_regions"] = regionList(a.FailingRegions)
+	doc.Data["slow_regions"] = regionList(a.SlowRegions)
+}
+
 func regionList(rs []string) []string {
 	if rs == nil {
 		return []string{}
