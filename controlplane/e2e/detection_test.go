@@ -172,6 +172,9 @@ func TestRegionalDegradationAndQuorum(t *testing.T) {
 	if rs, _ := data["regions"].([]any); len(rs) != 3 {
 		t.Errorf("uptime.degraded regions = %v, want the three regions", data["regions"])
 	}
+	if data["reason"] != "regional" {
+		t.Errorf("uptime.degraded reason = %v, want regional", data["reason"])
+	}
 	checkFor(t, 30*time.Second, 250*time.Millisecond, func() error {
 		if n := s.count(t, `SELECT count(*) FROM status_page_components WHERE id = $1 AND status = 'DEGRADED_PERFORMANCE'`, comp.ID); n != 1 {
 			return fmt.Errorf("component of the degraded check is not DEGRADED_PERFORMANCE")
@@ -387,4 +390,110 @@ func newWebhookSinkDocs(ws *webhookSink, typ string) int {
 		}
 	}
 	return n
+}
+
+// TestDegradedWhenSlow: a target that answers 200 after 800 ms while told to be slow, and at
+// once otherwise, watched by a check with degraded_response_time_ms 300 from three regions. The
+// check never leaves UP: once slow for its confirmation period, uptime.degraded (reason slow,
+// the three regions slow) is delivered once, its status-page component turns
+// DEGRADED_PERFORMANCE and GET shows degraded.reasons ["slow"]; fast again, uptime.restored
+// (reason slow) is delivered once, degraded is null, and no uptime.down is ever sent.
+func TestDegradedWhenSlow(t *testing.T) {
+	parallel(t)
+	var slow atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			time.Sleep(800 * time.Millisecond)
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	sink := newWebhookSink(t)
+	s := newStack(t)
+	s.startAgent(t, "agent-all", "all")
+	s.exec(t, `UPDATE organizations SET plan = 'paid'`)
+
+	const confirm = 4
+	id := s.createCheck(t, "/v1/checks", map[string]any{"name": "slow", "url": srv.URL + "/health",
+		"test_regions":                []string{"cloud:us-east-1", "cloud:eu-west-2", "cloud:ap-southeast-2"},
+		"confirmation_period_seconds": confirm, "recovery_period_seconds": 4, "reminder_alert_interval_minutes": -1,
+		"timeout": 5000, "degraded_response_time_ms": 300})
+	s.setInterval(t, id, fastInterval)
+	s.mustCall(t, http.MethodPost, "/v1/webhooks", map[string]any{"url": sink.URL,
+		"events":    []string{"uptime.down", "uptime.up", "uptime.degraded", "uptime.restored"},
+		"check_ids": []string{id.String()}}, nil)
+	var page, comp struct {
+		ID string `json:"id"`
+	}
+	s.mustCall(t, http.MethodPost, "/v1/status_pages", map[string]any{"name": "Acme", "subdomain": "slow-" + randomHex(4)}, &page)
+	s.mustCall(t, http.MethodPost, "/v1/status_pages/"+page.ID+"/components", map[string]any{"name": "API"}, &comp)
+	s.mustCall(t, http.MethodPatch, "/v1/status_pages/"+page.ID+"/components/"+comp.ID,
+		map[string]any{"check_ids": []string{id.String()}}, nil)
+	s.waitStatus(t, id, "UP", 30*time.Second)
+	degraded := func() any {
+		var c struct {
+			Degraded any `json:"degraded"`
+		}
+		s.mustCall(t, http.MethodGet, "/v1/checks/"+id.String(), nil, &c)
+		return c.Degraded
+	}
+	if d := degraded(); d != nil {
+		t.Fatalf("degraded of a fast check = %v, want null", d)
+	}
+
+	slowed := time.Now()
+	slow.Store(true)
+	checkFor(t, fastInterval*time.Second+confirm*time.Second+slack, 200*time.Millisecond, func() error {
+		if n := len(sink.of("uptime.degraded", id)); n != 1 {
+			return fmt.Errorf("uptime.degraded deliveries: %d, want 1", n)
+		}
+		return nil
+	})
+	t.Logf("uptime.degraded (slow) delivered %s after the target slowed", time.Since(slowed).Round(time.Millisecond))
+	data := sink.of("uptime.degraded", id)[0]["data"].(map[string]any)
+	if data["reason"] != "slow" {
+		t.Errorf("uptime.degraded reason = %v, want slow", data["reason"])
+	}
+	if sr, _ := data["slow_regions"].([]any); len(sr) != 3 {
+		t.Errorf("uptime.degraded slow_regions = %v, want the three regions", data["slow_regions"])
+	}
+	checkFor(t, 30*time.Second, 250*time.Millisecond, func() error {
+		if n := s.count(t, `SELECT count(*) FROM status_page_components WHERE id = $1 AND status = 'DEGRADED_PERFORMANCE'`, comp.ID); n != 1 {
+			return fmt.Errorf("component of the slow check is not DEGRADED_PERFORMANCE")
+		}
+		return nil
+	})
+	if d, _ := degraded().(map[string]any); d == nil || fmt.Sprint(d["reasons"]) != "[slow]" {
+		t.Errorf("degraded of the slow check = %v, want reasons [slow]", d)
+	}
+	if st, err := s.status(id); err != nil || st != "UP" {
+		t.Errorf("slow check: %s (%v), want UP", st, err)
+	}
+
+	healed := time.Now()
+	slow.Store(false)
+	checkFor(t, fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+		if n := len(sink.of("uptime.restored", id)); n != 1 {
+			return fmt.Errorf("uptime.restored deliveries: %d, want 1", n)
+		}
+		return nil
+	})
+	t.Logf("uptime.restored (slow) delivered %s after the target was fast again", time.Since(healed).Round(time.Millisecond))
+	if r := sink.of("uptime.restored", id)[0]["data"].(map[string]any)["reason"]; r != "slow" {
+		t.Errorf("uptime.restored reason = %v, want slow", r)
+	}
+	// Two more runs: nothing else is raised once the check is fast again.
+	time.Sleep(2 * fastInterval * time.Second)
+	if d := degraded(); d != nil {
+		t.Errorf("degraded after recovery = %v, want null", d)
+	}
+	if n, m := len(sink.of("uptime.degraded", id)), len(sink.of("uptime.restored", id)); n != 1 || m != 1 {
+		t.Errorf("uptime.degraded, uptime.restored deliveries: %d, %d; want 1 each", n, m)
+	}
+	if n := len(sink.of("uptime.down", id)) + len(sink.of("uptime.up", id)); n != 0 {
+		t.Errorf("uptime.down/up deliveries for a slow but passing check: %d, want none", n)
+	}
+	if st, err := s.status(id); err != nil || st != "UP" {
+		t.Errorf("check after recovery: %s (%v), want UP", st, err)
+	}
 }

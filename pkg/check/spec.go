@@ -11,19 +11,23 @@ package check
 // control plane filter and join on them); the rest is the kind's configuration, stored as one
 // document (Document).
 type Spec struct {
-	Kind                         Kind        `json:"-"`
-	Name                         string      `json:"name" job:"-"`
-	TestInterval                 int         `json:"test_interval" job:"-"`                   // seconds between runs
-	TestRegions                  []string    `json:"test_regions" job:"-"`                    // values of Regions
-	AlertPriority                string      `json:"alert_priority" job:"-"`                  // LOW or HIGH
-	ConfirmationPeriodSeconds    int         `json:"confirmation_period_seconds" job:"-"`     // failing this long before DOWN (0 = at once)
-	RecoveryPeriodSeconds        int         `json:"recovery_period_seconds" job:"-"`         // passing this long before UP again
-	ReminderAlertIntervalMinutes *int        `json:"reminder_alert_interval_minutes" job:"-"` // minutes between reminders while DOWN, -1 never; nil on legacy checks
-	TimeoutMs                    *int        `json:"timeout"`                                 // per attempt; nil only on legacy browser checks
-	RegionQuorum                 Quorum      `json:"region_quorum" job:"-"`                   // failing regions that fail a run (extension)
-	DependsOn                    []string    `json:"depends_on" job:"-"`                      // ids of checks or heartbeats this check depends on (extension)
-	Alerts                       Alerts      `json:"-" job:"-"`
-	Assertions                   []Assertion `json:"assertions"`
+	Kind                         Kind     `json:"-"`
+	Name                         string   `json:"name" job:"-"`
+	TestInterval                 int      `json:"test_interval" job:"-"`                   // seconds between runs
+	TestRegions                  []string `json:"test_regions" job:"-"`                    // values of Regions
+	AlertPriority                string   `json:"alert_priority" job:"-"`                  // LOW or HIGH
+	ConfirmationPeriodSeconds    int      `json:"confirmation_period_seconds" job:"-"`     // failing this long before DOWN (0 = at once)
+	RecoveryPeriodSeconds        int      `json:"recovery_period_seconds" job:"-"`         // passing this long before UP again
+	ReminderAlertIntervalMinutes *int     `json:"reminder_alert_interval_minutes" job:"-"` // minutes between reminders while DOWN, -1 never; nil on legacy checks
+	TimeoutMs                    *int     `json:"timeout"`                                 // per attempt; nil only on legacy browser checks
+	RegionQuorum                 Quorum   `json:"region_quorum" job:"-"`                   // failing regions that fail a run (extension)
+	DependsOn                    []string `json:"depends_on" job:"-"`                      // ids of checks or heartbeats this check depends on (extension)
+	// DegradedResponseTimeMs: a passing run slower than this in the quorum's regions is
+	// degraded, never down (extension, docs/detection.md); nil turns it off. The control plane
+	// judges it from results' response times, so jobs do not carry it.
+	DegradedResponseTimeMs *int        `json:"degraded_response_time_ms" job:"-"`
+	Alerts                 Alerts      `json:"-" job:"-"`
+	Assertions             []Assertion `json:"assertions"`
 	// Version is the runtime (DefaultVersion); nil for uptime checks. Agents have one runtime
 	// per kind, so jobs do not name it.
 	Version *string   `json:"version" job:"-"`
@@ -159,6 +163,7 @@ func Example(k Kind) Spec {
 		TimeoutMs:                    ptr(5000),
 		RegionQuorum:                 QuorumCount(2),
 		DependsOn:                    []string{ExampleDependency},
+		DegradedResponseTimeMs:       ptr(2500),
 		Alerts: Alerts{User: []string{"u1"}, Slack: []string{"s1"}, Discord: []string{"d1"},
 			IncidentIO: []string{"i1"}, MicrosoftTeams: []string{"m1"}, Telegram: []string{"t1"},
 			Pushover: []string{"p1"}, Webhook: []string{"w1", "w2"}, Oncall: []string{"o1"}},

@@ -63,6 +63,9 @@ func (s Spec) Validate() FieldErrors {
 	} else if s.Kind != Browser {
 		fe.add("timeout", "is required")
 	}
+	if s.DegradedResponseTimeMs != nil {
+		validateDegradedResponseTime(&fe, *s.DegradedResponseTimeMs, s.TimeoutMs, maxTimeout)
+	}
 	for _, l := range s.Alerts.Lists() {
 		validateIDs(&fe, l.Field, *l.IDs)
 	}
@@ -94,6 +97,17 @@ func (s Spec) Validate() FieldErrors {
 		s.validateWebSocket(&fe)
 	}
 	return fe
+}
+
+// validateDegradedResponseTime: a threshold above the timeout could never be crossed by a
+// passing attempt, so it is refused rather than silently never firing. A legacy browser check
+// without timeout is bounded by the longest timeout its kind allows.
+func validateDegradedResponseTime(fe *FieldErrors, ms int, timeout *int, maxTimeout int) {
+	limit := maxTimeout
+	if timeout != nil {
+		limit = *timeout
+	}
+	intRange(fe, "degraded_response_time_ms", ms, 1, limit, " milliseconds (the timeout), or null")
 }
 
 func intRange(fe *FieldErrors, field string, v, lo, hi int, unit string) {

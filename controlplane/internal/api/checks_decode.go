@@ -136,6 +136,7 @@ func decodeCommon(o *object, s *check.Spec, required func(string) bool) {
 	}
 	decodeQuorum(o, s)
 	setValue(o, "depends_on", &s.DependsOn)
+	setNullable(o, "degraded_response_time_ms", &s.DegradedResponseTimeMs)
 }
 
 // decodeQuorum reads region_quorum (an extension): a string or an integer, so it is decoded

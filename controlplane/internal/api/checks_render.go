@@ -29,6 +29,10 @@ type checkCommonJSON struct {
 	TestRegions                  []string     `json:"test_regions"`
 	RegionQuorum                 check.Quorum `json:"region_quorum"` // extension (docs/detection.md)
 	DependsOn                    []string     `json:"depends_on"`    // extension (docs/detection.md)
+	// DegradedResponseTimeMs and Degraded are extensions (docs/detection.md): the slowness
+	// threshold, and why the check is degraded now (null when it is not).
+	DegradedResponseTimeMs *int               `json:"degraded_response_time_ms"`
+	Degraded               *checkDegradedJSON `json:"degraded"`
 	check.Alerts
 	CheckType  string            `json:"check_type"`
 	Version    *string           `json:"version"`
@@ -37,6 +41,21 @@ type checkCommonJSON struct {
 	// SkippedRuns24h is an extension (docs/api-extensions.md): runs of the last 24 hours, one
 	// per region, that did not run (overload, a dead agent, a scheduler that fell behind).
 	SkippedRuns24h int64 `json:"skipped_runs_24h"`
+}
+
+// checkDegradedJSON says why an UP check is degraded: "regional" (some regions fail), "slow"
+// (slower than degraded_response_time_ms in the quorum's regions), or both.
+type checkDegradedJSON struct {
+	Reasons []string `json:"reasons"`
+}
+
+// degradedJSON is the degraded field of a check: null without reasons, and while it is paused
+// (its runs are not judged, so a degradation from before the pause is stale).
+func degradedJSON(c store.Check) *checkDegradedJSON {
+	if len(c.DegradedReasons) == 0 || c.Paused {
+		return nil
+	}
+	return &checkDegradedJSON{Reasons: c.DegradedReasons}
 }
 
 // The kinds' own fields are the model's (pkg/check), rendered under their json names: a field
@@ -146,6 +165,8 @@ func renderCheck(c store.Check, withScript bool) any {
 		TestRegions:                  regions,
 		RegionQuorum:                 s.RegionQuorum,
 		DependsOn:                    deps,
+		DegradedResponseTimeMs:       s.DegradedResponseTimeMs,
+		Degraded:                     degradedJSON(c),
 		Alerts:                       alerts,
 		CheckType:                    string(s.Kind),
 		Version:                      version,

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/png"
@@ -369,4 +370,29 @@ func TestConsoleRevokedToken(t *testing.T) {
 	if !strings.Contains(eval[string](b, `location.search`), "next=") {
 		t.Error("sign-in does not lead back to the check")
 	}
+}
+
+// TestConsoleCheckDegraded: the edit form sets degraded_response_time_ms (empty turns it off),
+// the check page shows the threshold, and an UP check the evaluator holds slow shows a Degraded
+// badge beside its status.
+func TestConsoleCheckDegraded(t *testing.T) {
+	s := newSite(t)
+	id := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
+	b := s.tab(1280, 900)
+	b.signIn(s.tokenA, "/console/checks/"+id+"/edit")
+	b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
+	b.run(chromedp.SendKeys(chromedp.Search(`//label[text()="Degraded above (ms)"]/following-sibling::input`), "750"),
+		chromedp.Click(chromedp.Search(`//button[text()="Save changes"]`)))
+	b.waitFor(`location.pathname === '/console/checks/` + id + `' && document.querySelector('.view[data-ready] h1')`)
+	if _, err := s.st.Pool().Exec(context.Background(), `UPDATE checks SET state = 'UP' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.st.Pool().Exec(context.Background(), `INSERT INTO check_slowness (org_id, check_id, since, degraded)
+		VALUES ($1, $2, now(), true)`, s.orgA, id); err != nil {
+		t.Fatal(err)
+	}
+	b.run(chromedp.Navigate(b.base + "/console/checks/" + id))
+	b.waitFor(`document.querySelector('.view[data-ready] .detail-head')?.textContent.includes('Degraded: slow')`)
+	b.waitFor(`[...document.querySelectorAll('.view[data-ready] dl.kv')].some((d) => d.textContent.includes('Degraded above750 ms'))`)
+	b.noErrors()
 }

@@ -31,6 +31,7 @@ type checkEval struct {
 	// maintenance: the check is inside an active maintenance window (alerts are held back).
 	maintenance bool
 	regional    Regional // regional degradation (regional.go)
+	slow        Regional // slowness (slow.go)
 	// downDeps are the check's dependencies DOWN at the last failing verdict (dependencies.go).
 	downDeps []uuid.UUID
 }
@@ -54,7 +55,10 @@ func (ce *checkEval) apply(ctx context.Context, r *pendingRun) error {
 			return err
 		}
 	}
-	return ce.stepRegional(ctx, r, policy)
+	if err := ce.stepRegional(ctx, r, policy); err != nil {
+		return err
+	}
+	return ce.stepSlow(ctx, r, policy)
 }
 
 func (ce *checkEval) effect(ctx context.Context, fx Effect) error {

@@ -78,6 +78,9 @@ type Tx interface {
 	// Degradations and SaveDegradation read and write regional degradation (regional.go).
 	Degradations(ctx context.Context, checks []*store.PipelineCheck) (map[uuid.UUID]store.Degradation, error)
 	SaveDegradation(ctx context.Context, d store.Degradation) error
+	// Slowness and SaveSlowness read and write slowness (slow.go).
+	Slowness(ctx context.Context, checks []*store.PipelineCheck) (map[uuid.UUID]store.Slowness, error)
+	SaveSlowness(ctx context.Context, s store.Slowness) error
 	// DownDependencies and SetIncidentCause serve dependencies (dependencies.go).
 	DownDependencies(ctx context.Context, orgID, checkID uuid.UUID) ([]uuid.UUID, error)
 	SetIncidentCause(ctx context.Context, orgID, incidentID, causedBy uuid.UUID) error

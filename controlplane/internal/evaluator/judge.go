@@ -53,6 +53,10 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 	if err != nil {
 		return err
 	}
+	slowness, err := tx.Slowness(ctx, checks)
+	if err != nil {
+		return err
+	}
 	// Results of a region whose probes are judged broken (probehealth) are stored but left
 	// out, as if the region had not reported.
 	unhealthy, err := tx.UnhealthyRegions(ctx)
@@ -93,8 +97,8 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 			continue
 		}
 		cs := &checkEval{c: c, tx: tx, now: now, state: stateOf(c), incident: c.CurrentIncidentID, out: out, maintenance: inWindow[c.ID],
-			regional: regionalOf(degradations[c.ID])}
-		regionalBefore := cs.regional
+			regional: regionalOf(degradations[c.ID]), slow: slownessOf(slowness[c.ID])}
+		regionalBefore, slowBefore := cs.regional, cs.slow
 		for _, r := range runs[:n] {
 			if len(r.PassedRegions)+len(r.FailedRegions) == 0 { // its only report was left out (holdOff)
 				if r.stored {
@@ -113,6 +117,11 @@ func (e *Evaluator) judge(ctx context.Context, tx Tx, checks []*store.PipelineCh
 		}
 		if !regionalBefore.equal(cs.regional) {
 			if err := tx.SaveDegradation(ctx, cs.degradation()); err != nil {
+				return err
+			}
+		}
+		if !slowBefore.equal(cs.slow) {
+			if err := tx.SaveSlowness(ctx, cs.slowness()); err != nil {
 				return err
 			}
 		}
@@ -169,7 +178,7 @@ func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []s
 		if p == nil {
 			p = &pendingRun{Run: store.Run{OrgID: c.OrgID, CheckID: c.ID, JobID: f.JobID, ScheduledAt: f.ScheduledAt,
 				Deadline: e.deadline(c, f.ScheduledAt, now), ExpectedRegions: slices.Clone(c.TestRegions),
-				PassedRegions: []string{}, FailedRegions: []string{}, FirstResultAt: now}}
+				PassedRegions: []string{}, FailedRegions: []string{}, SlowRegions: []string{}, FirstResultAt: now}}
 			byJob[f.JobID] = p
 			runs = append(runs, p)
 		}
@@ -178,6 +187,9 @@ func (e *Evaluator) merge(c *store.PipelineCheck, stored []store.Run, finals []s
 		}
 		if f.Passing {
 			p.PassedRegions = append(p.PassedRegions, f.Region)
+			if slower(c.DegradedResponseTimeMs, f.ResponseTimeMs) {
+				p.SlowRegions = append(p.SlowRegions, f.Region)
+			}
 		} else {
 			p.FailedRegions = append(p.FailedRegions, f.Region)
 		}

@@ -58,8 +58,11 @@ type uptimeV1 struct {
 	OccurredAt time.Time        `json:"occurred_at"`
 	Check      checkV1          `json:"check"`
 	Incident   *checkIncidentV1 `json:"incident"`
-	// FailingRegions: uptime.degraded and uptime.restored only.
+	// FailingRegions, Reason and SlowRegions: uptime.degraded and uptime.restored only. Rows
+	// written before Reason existed have none: they were regional.
 	FailingRegions []string `json:"failing_regions,omitempty"`
+	Reason         string   `json:"reason,omitempty"`
+	SlowRegions    []string `json:"slow_regions,omitempty"`
 }
 
 type checkV1 struct {
@@ -229,11 +232,11 @@ func payloadV1(ev Event) (any, error) {
 		return uptimeToV1(ev.UptimeAlert, ev.Type(), false), nil
 	case UptimeDegraded:
 		p := uptimeToV1(ev.UptimeAlert, ev.Type(), false)
-		p.FailingRegions = ev.FailingRegions
+		p.FailingRegions, p.Reason, p.SlowRegions = ev.FailingRegions, ev.Reason, ev.SlowRegions
 		return p, nil
 	case UptimeRestored:
 		p := uptimeToV1(ev.UptimeAlert, ev.Type(), false)
-		p.FailingRegions = ev.FailingRegions
+		p.FailingRegions, p.Reason, p.SlowRegions = ev.FailingRegions, ev.Reason, ev.SlowRegions
 		return p, nil
 	case HeartbeatDown:
 		return heartbeatV1{Event: ev.Type(), OccurredAt: ev.OccurredAt.UTC(), Heartbeat: ev.Heartbeat}, nil
@@ -306,11 +309,15 @@ func decodeV1(typ string, b []byte) (Event, error) {
 		if inc := p.Incident; inc != nil {
 			a.Incident = &CheckIncident{ID: inc.ID, CheckID: inc.CheckID, StartedAt: inc.StartedAt, EndedAt: inc.EndedAt}
 		}
+		ra := RegionalAlert{UptimeAlert: a, FailingRegions: p.FailingRegions, Reason: p.Reason, SlowRegions: p.SlowRegions}
+		if ra.Reason == "" {
+			ra.Reason = DegradedRegional
+		}
 		switch {
 		case typ == TypeUptimeDegraded:
-			return UptimeDegraded{RegionalAlert{a, p.FailingRegions}}, nil
+			return UptimeDegraded{ra}, nil
 		case typ == TypeUptimeRestored:
-			return UptimeRestored{RegionalAlert{a, p.FailingRegions}}, nil
+			return UptimeRestored{ra}, nil
 		case typ == TypeUptimeUp:
 			return UptimeUp{a}, nil
 		case p.Reminder:

@@ -30,7 +30,10 @@ func everyEvent() []Event {
 	page := MailPage{ID: id1, Name: "Acme", Subdomain: "acme"}
 	return []Event{
 		UptimeDown{uptime}, UptimeReminder{uptime}, UptimeUp{uptime},
-		UptimeDegraded{RegionalAlert{uptime, []string{"cloud:eu-west-2"}}}, UptimeRestored{RegionalAlert{uptime, nil}},
+		UptimeDegraded{RegionalAlert{UptimeAlert: uptime, FailingRegions: []string{"cloud:eu-west-2"}, Reason: DegradedRegional}},
+		UptimeRestored{RegionalAlert{UptimeAlert: uptime, Reason: DegradedRegional}},
+		UptimeDegraded{RegionalAlert{UptimeAlert: uptime, Reason: DegradedSlow, SlowRegions: []string{"cloud:us-east-1"}}},
+		UptimeRestored{RegionalAlert{UptimeAlert: uptime, Reason: DegradedSlow}},
 		AgentUnhealthy{RegionHealthChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnhealthySince: t0, Reason: "lone failures", Checks: 3}},
 		AgentHealthy{RegionHealthChange{OccurredAt: t0, Region: "cloud:eu-west-2", UnhealthySince: t0.Add(-time.Minute), Checks: 3}},
 		HeartbeatDown{hb}, HeartbeatReminder{hb}, HeartbeatUp{hb},
@@ -92,6 +95,12 @@ func TestEventDecodesVersion1Rows(t *testing.T) {
 			"state": "DOWN", "org_id": "0190a0b0-0000-7000-8000-000000000002", "check_type": "uptime", "alert_priority": "LOW"},
 			"incident": null, "reminder": true, "occurred_at": "2026-03-04T05:06:07.891Z"}`,
 			UptimeReminder{UptimeAlert{OccurredAt: t0, Check: Check{ID: id1, OrgID: id2, Name: "API", Kind: "uptime", State: "DOWN", AlertPriority: "LOW"}}}},
+		// A row queued before degradation had reasons was regional.
+		{"uptime.degraded", `{"event": "uptime.degraded", "check": {"id": "0190a0b0-0000-7000-8000-000000000001", "url": null, "name": "API",
+			"state": "UP", "org_id": "0190a0b0-0000-7000-8000-000000000002", "check_type": "uptime", "alert_priority": "LOW"},
+			"incident": null, "reminder": false, "occurred_at": "2026-03-04T05:06:07.891Z", "failing_regions": ["cloud:eu-west-2"]}`,
+			UptimeDegraded{RegionalAlert{UptimeAlert: UptimeAlert{OccurredAt: t0, Check: Check{ID: id1, OrgID: id2, Name: "API", Kind: "uptime", State: "UP", AlertPriority: "LOW"}},
+				FailingRegions: []string{"cloud:eu-west-2"}, Reason: DegradedRegional}}},
 		{"heartbeat.up", `{"event": "heartbeat.up", "reminder": false, "heartbeat": {"id": "h"}, "occurred_at": "2026-03-04T05:06:07.891Z"}`,
 			HeartbeatUp{HeartbeatAlert{OccurredAt: t0, Heartbeat: json.RawMessage(`{"id": "h"}`)}}},
 		{"status_page.incident.resolved", `{"event": "status_page.incident.resolved", "incident": {"id": "i"},

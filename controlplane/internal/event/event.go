@@ -48,8 +48,8 @@ const (
 	// checks run from, for longer than the grace period; and one does again.
 	TypeRegionUnserved = "agent.region_unserved"
 	TypeRegionServed   = "agent.region_served"
-	// Regional degradation (Vantage extensions, docs/detection.md): a check stays UP while
-	// some of its regions fail; and none does any more.
+	// Degradation (Vantage extensions, docs/detection.md): a check stays UP while some of its
+	// regions fail or while it is slow; and that ended.
 	TypeUptimeDegraded = "uptime.degraded"
 	TypeUptimeRestored = "uptime.restored"
 	// Probe health (Vantage extensions, docs/detection.md): a region's probes fail checks other
@@ -104,18 +104,32 @@ type UptimeReminder struct{ UptimeAlert }
 // UptimeUp reports that a check that was reported down is up again.
 type UptimeUp struct{ UptimeAlert }
 
-// RegionalAlert is what every regional degradation event says: the uptime alert, and the
-// regions that failed the last run of the streak (none on uptime.restored).
+// Reasons of uptime.degraded and uptime.restored (docs/detection.md): some regions fail while
+// the check stays UP, or its passing runs are slower than its degraded_response_time_ms in
+// the quorum's regions. A check may be degraded for both reasons at once; each has its own
+// pair of events.
+const (
+	DegradedRegional = "regional"
+	DegradedSlow     = "slow"
+)
+
+// RegionalAlert is what every degradation event says: the uptime alert, why (Degraded…), and
+// the regions of the streak's last run that made it: failing regions (reason regional) or slow
+// ones (reason slow); none on uptime.restored.
 type RegionalAlert struct {
 	UptimeAlert
 	FailingRegions []string
+	// Reason is DegradedRegional or DegradedSlow.
+	Reason      string
+	SlowRegions []string
 }
 
-// UptimeDegraded reports that a check stayed UP while some of its regions failed, for its confirmation
-// period.
+// UptimeDegraded reports that a check stayed UP while some of its regions failed, or while it
+// was slow, for its confirmation period.
 type UptimeDegraded struct{ RegionalAlert }
 
-// UptimeRestored reports that a degraded check's regions all pass again.
+// UptimeRestored reports that a degraded check's regions all pass again, or that it is fast
+// again.
 type UptimeRestored struct{ RegionalAlert }
 
 // HeartbeatAlert is what every heartbeat event says.

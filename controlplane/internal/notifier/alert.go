@@ -51,10 +51,13 @@ type alertCheck struct {
 	Target   string   // what it probes: the URL, the DNS domain or the TCP host:port; "" when none
 	Regions  []string // where it runs (test_regions); nil for a snapshot
 	Incident *event.CheckIncident
-	// Degraded is set for uptime.degraded and uptime.restored, with the regions that fail
-	// (none on uptime.restored).
+	// Degraded is set for uptime.degraded and uptime.restored, with why (event.Degraded…) and
+	// the regions that made it: failing ones (regional) or slow ones (slow); none on
+	// uptime.restored.
 	Degraded       bool
+	Reason         string
 	FailingRegions []string
+	SlowRegions    []string
 }
 
 // alertHeartbeat is what alerts say of a heartbeat, from its API rendering.
@@ -154,7 +157,8 @@ func (a *alert) degraded(r event.RegionalAlert) error {
 	if err := a.uptime(r.UptimeAlert); err != nil {
 		return err
 	}
-	a.Check.Degraded, a.Check.FailingRegions = true, r.FailingRegions
+	a.Check.Degraded, a.Check.Reason = true, r.Reason
+	a.Check.FailingRegions, a.Check.SlowRegions = r.FailingRegions, r.SlowRegions
 	return nil
 }
 

@@ -127,8 +127,14 @@ func (m *mailer) message(d store.DueDelivery, a alert) []byte {
 			what = "UP again"
 		case event.TypeUptimeDegraded:
 			what = "UP but failing in some regions"
+			if c.Reason == event.DegradedSlow {
+				what = "UP but slow"
+			}
 		case event.TypeUptimeRestored:
 			what = "passing in every region again"
+			if c.Reason == event.DegradedSlow {
+				what = "fast again"
+			}
 		}
 		fmt.Fprintf(&body, "Check %q is %s (priority %s) as of %s.\r\n", c.Name, what, a.Priority, at)
 		if c.URL != nil {

@@ -14,17 +14,25 @@ func (a alert) message(base string) provider.Message {
 	m := provider.Message{EventID: a.ID.String(), EventType: a.Type, Reminder: a.Reminder, Priority: a.Priority, At: a.At}
 	switch {
 	case a.Check != nil && a.Check.Degraded:
-		// Regional degradation (docs/detection.md): opened while some regions fail and the check
-		// stays UP, resolved when they all pass again.
+		// Degradation (docs/detection.md): opened while some regions fail, or while the check
+		// is slow, and it stays UP; resolved when that ends. Each reason is its own incident: a
+		// check may be slow and regionally degraded at once.
 		c := a.Check
 		m.Kind, m.Name, m.State, m.Regions = "check", c.Name+" (regional degradation)", provider.Open, c.FailingRegions
 		m.Summary = "UP, but failing in " + strings.Join(c.FailingRegions, ", ")
+		m.DedupKey = "vantage/check/" + c.ID.String() + "/degraded"
+		resolved := "passing in every region again"
+		if c.Reason == event.DegradedSlow {
+			m.Name, m.Regions = c.Name+" (slow)", c.SlowRegions
+			m.Summary = "UP, but slower than its threshold in " + strings.Join(c.SlowRegions, ", ")
+			m.DedupKey = "vantage/check/" + c.ID.String() + "/slow"
+			resolved = "fast again"
+		}
 		if a.Type == event.TypeUptimeRestored {
-			m.State, m.Summary = provider.Resolved, "passing in every region again"
+			m.State, m.Summary = provider.Resolved, resolved
 		}
 		m.Target = c.Target
 		m.Link = base + "/v1/checks/" + c.ID.String() + "/regions"
-		m.DedupKey = "vantage/check/" + c.ID.String() + "/degraded"
 	case a.Check != nil:
 		c := a.Check
 		m.Kind, m.Name, m.State, m.Regions, m.Target = "check", c.Name, provider.Down, c.Regions, c.Target

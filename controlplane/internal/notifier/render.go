@@ -51,10 +51,10 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
 	case event.UptimeDegraded:
 		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
-		doc.Data["failing_regions"] = regionList(e.FailingRegions)
+		degradation(e.RegionalAlert, &doc)
 	case event.UptimeRestored:
 		err = n.uptime(ctx, ev, e.UptimeAlert, &doc, &f)
-		doc.Data["failing_regions"] = regionList(e.FailingRegions)
+		degradation(e.RegionalAlert, &doc)
 	case event.HeartbeatDown:
 		heartbeat(e.HeartbeatAlert, a, &doc, &f)
 	case event.HeartbeatReminder:
@@ -312,6 +312,14 @@ func regionDocOf(v store.RegionView) regionDoc {
 		d.LastResult = &regionResult{ID: r.ID.String(), Passing: r.Passing, ResponseTime: r.ResponseTimeMs, ResultSummary: r.ResultSummary}
 	}
 	return d
+}
+
+// degradation fills what uptime.degraded and uptime.restored add to the uptime data: why, and
+// the regions that made it (failing_regions for regional, slow_regions for slow).
+func degradation(a event.RegionalAlert, doc *Document) {
+	doc.Data["reason"] = a.Reason
+	doc.Data["failing_regions"] = regionList(a.FailingRegions)
+	doc.Data["slow_regions"] = regionList(a.SlowRegions)
 }
 
 // regionList is a list of regions that is never null.

@@ -3,8 +3,8 @@ package statuspage
 // Monitor is the state of one check or heartbeat that feeds a component.
 type Monitor struct {
 	// State is the monitor's own state: PENDING, UP, VERIFYING, DOWN or RECOVERING for checks,
-	// PENDING, UP or DOWN for heartbeats; DEGRADED for an UP check some of whose regions fail
-	// (regional degradation, docs/detection.md). Muting does not change it (a muted monitor
+	// PENDING, UP or DOWN for heartbeats; DEGRADED for an UP check some of whose regions fail,
+	// or that is slow (regional degradation and slowness, docs/detection.md). Muting does not change it (a muted monitor
 	// still reports its real state; muting only silences alerts).
 	State  string
 	Paused bool
@@ -18,7 +18,7 @@ type Monitor struct {
 //	some DOWN                              → PARTIAL_OUTAGE
 //	none DOWN, some VERIFYING / RECOVERING → DEGRADED_PERFORMANCE (failing, or recovering,
 //	  / DEGRADED                             but not confirmed yet; or UP but failing in some
-//	                                         regions)
+//	                                         regions, or slow)
 //	otherwise (all UP, or no signal)       → OPERATIONAL
 func FromMonitors(ms []Monitor) string {
 	live, down, unsure := 0, 0, 0

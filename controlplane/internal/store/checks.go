@@ -33,6 +33,9 @@ type Check struct {
 	// InMaintenance: an active, enabled maintenance window lists the check (set by GetCheck
 	// and UpdateCheck, as of the store's clock; false elsewhere).
 	InMaintenance bool
+	// DegradedReasons say why the check is degraded now (regional, slow), none when it is not
+	// (set by GetCheck and UpdateCheck; nil elsewhere).
+	DegradedReasons []string
 }
 
 // checkConfig is a spec as the checks table stores it: the columns of its common fields, the
@@ -77,6 +80,7 @@ func (s *Store) checkOfRow(r dbsqlc.Check) (Check, error) {
 		TimeoutMs:                    intPtr(r.TimeoutMs),
 		RegionQuorum:                 check.Quorum(r.RegionQuorum),
 		DependsOn:                    uuidStrings(r.DependsOn),
+		DegradedResponseTimeMs:       intPtr(r.DegradedResponseTimeMs),
 	}
 	sp := &c.Spec
 	if err := json.Unmarshal(r.Alerts, &sp.Alerts); err != nil {
@@ -131,6 +135,7 @@ func (s *Store) CreateCheck(ctx context.Context, actor Actor, orgID uuid.UUID, p
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
 			RegionQuorum: quorumColumn(sp.RegionQuorum), DependsOn: uuidStrings(deps),
+			DegradedResponseTimeMs: int32Ptr(sp.DegradedResponseTimeMs),
 		}); err != nil {
 			return fmt.Errorf("insert check: %w", err)
 		}
@@ -163,6 +168,9 @@ func (s *Store) GetCheck(ctx context.Context, orgID, id uuid.UUID, withScript bo
 		return c, err
 	}
 	c.SkippedRuns24h = skipped[id]
+	if c.DegradedReasons, err = s.degradedReasons(ctx, orgID, id); err != nil {
+		return c, err
+	}
 	c.InMaintenance, err = windowsActive(row.MaintenanceWindows, s.now())
 	return c, err
 }
@@ -236,6 +244,7 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 			ReminderAlertIntervalMinutes: int32Ptr(sp.ReminderAlertIntervalMinutes),
 			Alerts:                       cfg.alerts, Spec: cfg.spec, AuthPasswordEnc: cfg.passwordEnc,
 			RegionQuorum: quorumColumn(sp.RegionQuorum), DependsOn: uuidStrings(deps),
+			DegradedResponseTimeMs: int32Ptr(sp.DegradedResponseTimeMs),
 		})
 		if err != nil {
 			return fmt.Errorf("update check: %w", err)
@@ -260,7 +269,11 @@ func (s *Store) UpdateCheck(ctx context.Context, actor Actor, orgID, id uuid.UUI
 	}
 	out.LastQueued = lastQueued(out.ID, time.Duration(out.Spec.TestInterval)*time.Second, out.Paused, out.CreatedAt, out.LastQueued, s.schedulerProgress(ctx))
 	skipped, err := s.skippedRunCounts(ctx, s.q, orgID, []uuid.UUID{id})
+	if err != nil {
+		return out, err
+	}
 	out.SkippedRuns24h = skipped[id]
+	out.DegradedReasons, err = s.degradedReasons(ctx, orgID, id)
 	return out, err
 }
 

@@ -107,6 +107,7 @@ type PipelineCheck struct {
 	CurrentIncidentID            *uuid.UUID
 	LastRunAt                    *time.Time
 	RegionQuorum                 string // check.Quorum
+	DegradedResponseTimeMs       *int32 // nil: slowness is not judged
 }
 
 // pipelineCheck maps a locked check row (LockChecksForResults and LockChecksWithDueRuns
@@ -118,7 +119,7 @@ func pipelineCheck(r dbsqlc.LockChecksForResultsRow) *PipelineCheck {
 		RecoveryPeriodSeconds: r.RecoveryPeriodSeconds, ReminderAlertIntervalMinutes: r.ReminderAlertIntervalMinutes,
 		Alerts: r.Alerts, FailingSince: r.FailingSince, PassingSince: r.PassingSince, LastAlertAt: r.LastAlertAt,
 		DownAlerted: r.DownAlerted, CurrentIncidentID: r.CurrentIncidentID, LastRunAt: r.LastRunAt,
-		RegionQuorum: r.RegionQuorum}
+		RegionQuorum: r.RegionQuorum, DegradedResponseTimeMs: r.DegradedResponseTimeMs}
 }
 
 // JudgeFunc is the evaluator's part of a pipeline transaction: checks are locked (their check_progress

@@ -66,13 +66,14 @@ func (p *PipelineTx) SaveRuns(ctx context.Context, runs []Run) error {
 	arg := dbsqlc.SaveRunsParams{OrgIds: make([]uuid.UUID, n), CheckIds: make([]uuid.UUID, n), JobIds: make([]uuid.UUID, n),
 		ScheduledAts: make([]time.Time, n), Deadlines: make([]time.Time, n), FirstResultAts: make([]time.Time, n),
 		ExpectedRegions: make([]string, n), PassedRegions: make([]string, n), FailedRegions: make([]string, n),
-		HeldSinceMs: make([]int64, n)}
+		HeldSinceMs: make([]int64, n), SlowRegions: make([]string, n)}
 	for i, r := range runs {
 		arg.OrgIds[i], arg.CheckIds[i], arg.JobIds[i] = r.OrgID, r.CheckID, r.JobID
 		arg.ScheduledAts[i], arg.Deadlines[i], arg.FirstResultAts[i] = r.ScheduledAt, r.Deadline, r.FirstResultAt
 		arg.ExpectedRegions[i] = strings.Join(r.ExpectedRegions, ",")
 		arg.PassedRegions[i] = strings.Join(r.PassedRegions, ",")
 		arg.FailedRegions[i] = strings.Join(r.FailedRegions, ",")
+		arg.SlowRegions[i] = strings.Join(r.SlowRegions, ",")
 		if r.HeldSince != nil {
 			arg.HeldSinceMs[i] = r.HeldSince.UnixMilli()
 		}

@@ -202,3 +202,62 @@ func (p *PipelineTx) SaveDegradation(ctx context.Context, d Degradation) error {
 	}
 	return nil
 }
+
+// Slowness is a check's streak of slow runs (check_slowness, docs/detection.md "Slowness"):
+// passing runs slower than its degraded_response_time_ms in the quorum's regions, since the
+// first of them; Degraded once it was confirmed.
+type Slowness struct {
+	OrgID, CheckID uuid.UUID
+	Since          time.Time
+	Degraded       bool
+	SlowRegions    []string
+}
+
+// Slowness returns the slowness rows of the given (locked) checks, by check id.
+func (p *PipelineTx) Slowness(ctx context.Context, checks []*PipelineCheck) (map[uuid.UUID]Slowness, error) {
+	out := map[uuid.UUID]Slowness{}
+	if len(checks) == 0 {
+		return out, nil
+	}
+	arg := dbsqlc.SlownessParams{OrgIds: make([]uuid.UUID, len(checks)), CheckIds: make([]uuid.UUID, len(checks))}
+	for i, c := range checks {
+		arg.OrgIds[i], arg.CheckIds[i] = c.OrgID, c.ID
+	}
+	rows, err := p.q().Slowness(ctx, arg)
+	if err != nil {
+		return nil, fmt.Errorf("read slowness: %w", err)
+	}
+	for _, r := range rows {
+		out[r.CheckID] = Slowness(r)
+	}
+	return out, nil
+}
+
+// SaveSlowness writes a check's slowness; a zero Since deletes it (no streak).
+func (p *PipelineTx) SaveSlowness(ctx context.Context, sl Slowness) error {
+	var err error
+	if sl.Since.IsZero() {
+		err = p.q().DeleteSlowness(ctx, dbsqlc.DeleteSlownessParams{OrgID: sl.OrgID, CheckID: sl.CheckID})
+	} else {
+		regions := sl.SlowRegions
+		if regions == nil {
+			regions = []string{}
+		}
+		err = p.q().SaveSlowness(ctx, dbsqlc.SaveSlownessParams{OrgID: sl.OrgID, CheckID: sl.CheckID,
+			Since: sl.Since, Degraded: sl.Degraded, SlowRegions: regions})
+	}
+	if err != nil {
+		return fmt.Errorf("save slowness: %w", err)
+	}
+	return nil
+}
+
+// degradedReasons says why a check of the organization is degraded now: regional, slow, both
+// or none.
+func (s *Store) degradedReasons(ctx context.Context, orgID, checkID uuid.UUID) ([]string, error) {
+	reasons, err := s.q.DegradedReasons(ctx, dbsqlc.DegradedReasonsParams{OrgID: orgID, CheckID: checkID})
+	if err != nil {
+		return nil, fmt.Errorf("read degradation of check %s: %w", checkID, err)
+	}
+	return reasons, nil
+}

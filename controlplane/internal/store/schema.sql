@@ -291,7 +291,16 @@ CREATE TABLE public.check_runs (
     passed_regions text[] DEFAULT '{}'::text[] NOT NULL,
     failed_regions text[] DEFAULT '{}'::text[] NOT NULL,
     first_result_at timestamp with time zone NOT NULL,
-    held_since timestamp with time zone
+    held_since timestamp with time zone,
+    slow_regions text[] DEFAULT '{}'::text[] NOT NULL
+);
+
+CREATE TABLE public.check_slowness (
+    org_id uuid NOT NULL,
+    check_id uuid NOT NULL,
+    since timestamp with time zone NOT NULL,
+    degraded boolean DEFAULT false NOT NULL,
+    slow_regions text[] DEFAULT '{}'::text[] NOT NULL
 );
 
 CREATE TABLE public.checks (
@@ -325,7 +334,9 @@ CREATE TABLE public.checks (
     url text GENERATED ALWAYS AS ((spec ->> 'url'::text)) STORED,
     region_quorum text DEFAULT 'majority'::text NOT NULL,
     depends_on uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    degraded_response_time_ms integer,
     CONSTRAINT checks_alert_priority_check CHECK ((alert_priority = ANY (ARRAY['LOW'::text, 'HIGH'::text]))),
+    CONSTRAINT checks_degraded_response_time_ms_check CHECK ((degraded_response_time_ms > 0)),
     CONSTRAINT checks_kind_check CHECK ((kind = ANY (ARRAY['UPTIME'::text, 'BROWSER'::text, 'DNS'::text, 'TCP'::text, 'MULTISTEP'::text, 'PING'::text, 'GRPC'::text, 'WEBSOCKET'::text]))),
     CONSTRAINT checks_spec_check CHECK ((jsonb_typeof(spec) = 'object'::text)),
     CONSTRAINT checks_state_check CHECK ((state = ANY (ARRAY['PENDING'::text, 'UP'::text, 'VERIFYING'::text, 'DOWN'::text, 'RECOVERING'::text])))
@@ -842,6 +853,9 @@ ALTER TABLE ONLY public.check_rollups
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_pkey PRIMARY KEY (check_id, job_id);
 
+ALTER TABLE ONLY public.check_slowness
+    ADD CONSTRAINT check_slowness_pkey PRIMARY KEY (check_id);
+
 ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_org_id_id_key UNIQUE (org_id, id);
 
@@ -1199,6 +1213,9 @@ ALTER TABLE ONLY public.check_rollups
 
 ALTER TABLE ONLY public.check_runs
     ADD CONSTRAINT check_runs_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.check_slowness
+    ADD CONSTRAINT check_slowness_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;

@@ -160,10 +160,10 @@ const createCheck = `-- name: CreateCheck :exec
 
 INSERT INTO checks (id, org_id, project_id, kind, name, test_interval, timeout_ms, test_regions,
     alert_priority, confirmation_period_seconds, recovery_period_seconds,
-    reminder_alert_interval_minutes, alerts, spec, auth_password_enc, region_quorum, depends_on, created_at, updated_at)
+    reminder_alert_interval_minutes, alerts, spec, auth_password_enc, region_quorum, depends_on, degraded_response_time_ms, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
     $9, $10, $11,
-    $12, $13, $14, $15, $16, coalesce($17::text[], '{}')::uuid[], $18, $18)
+    $12, $13, $14, $15, $16, coalesce($17::text[], '{}')::uuid[], $18, $19, $19)
 `
 
 type CreateCheckParams struct {
@@ -184,6 +184,7 @@ type CreateCheckParams struct {
 	AuthPasswordEnc              []byte
 	RegionQuorum                 string
 	DependsOn                    []string
+	DegradedResponseTimeMs       *int32
 	CreatedAt                    time.Time
 }
 
@@ -209,6 +210,7 @@ func (q *Queries) CreateCheck(ctx context.Context, arg CreateCheckParams) error 
 		arg.AuthPasswordEnc,
 		arg.RegionQuorum,
 		arg.DependsOn,
+		arg.DegradedResponseTimeMs,
 		arg.CreatedAt,
 	)
 	return err
@@ -239,7 +241,7 @@ func (q *Queries) DeleteCheck(ctx context.Context, arg DeleteCheckParams) (Delet
 }
 
 const getCheck = `-- name: GetCheck :one
-SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.spec, c.url, c.region_quorum, c.depends_on,
+SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.spec, c.url, c.region_quorum, c.depends_on, c.degraded_response_time_ms,
     (SELECT coalesce(json_agg(json_build_object('start', w.start_date, 'duration', w.duration_minutes,
             'tz', w.timezone, 'days', w.days_of_week)), '[]')
         FROM maintenance_window_checks l
@@ -295,6 +297,7 @@ func (q *Queries) GetCheck(ctx context.Context, arg GetCheckParams) (GetCheckRow
 		&i.Check.Url,
 		&i.Check.RegionQuorum,
 		&i.Check.DependsOn,
+		&i.Check.DegradedResponseTimeMs,
 		&i.MaintenanceWindows,
 	)
 	return i, err
@@ -504,7 +507,7 @@ func (q *Queries) ListFilteredChecks(ctx context.Context, arg ListFilteredChecks
 }
 
 const lockCheck = `-- name: LockCheck :one
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on, checks.degraded_response_time_ms FROM checks WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
 
 type LockCheckParams struct {
@@ -552,6 +555,7 @@ func (q *Queries) LockCheck(ctx context.Context, arg LockCheckParams) (LockCheck
 		&i.Check.Url,
 		&i.Check.RegionQuorum,
 		&i.Check.DependsOn,
+		&i.Check.DegradedResponseTimeMs,
 	)
 	return i, err
 }
@@ -685,8 +689,9 @@ UPDATE checks SET
     recovery_period_seconds = $11,
     reminder_alert_interval_minutes = $12, alerts = $13,
     spec = $14, auth_password_enc = $15, region_quorum = $16,
-    depends_on = coalesce($17::text[], '{}')::uuid[]
-WHERE org_id = $18 AND id = $19
+    depends_on = coalesce($17::text[], '{}')::uuid[],
+    degraded_response_time_ms = $18
+WHERE org_id = $19 AND id = $20
 `
 
 type UpdateCheckParams struct {
@@ -707,6 +712,7 @@ type UpdateCheckParams struct {
 	AuthPasswordEnc              []byte
 	RegionQuorum                 string
 	DependsOn                    []string
+	DegradedResponseTimeMs       *int32
 	OrgID                        uuid.UUID
 	ID                           uuid.UUID
 }
@@ -730,6 +736,7 @@ func (q *Queries) UpdateCheck(ctx context.Context, arg UpdateCheckParams) (int64
 		arg.AuthPasswordEnc,
 		arg.RegionQuorum,
 		arg.DependsOn,
+		arg.DegradedResponseTimeMs,
 		arg.OrgID,
 		arg.ID,
 	)

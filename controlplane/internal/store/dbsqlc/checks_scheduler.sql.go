@@ -13,7 +13,7 @@ import (
 )
 
 const schedulableChecksByID = `-- name: SchedulableChecksByID :many
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE NOT paused AND id = ANY($1::uuid[])
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on, checks.degraded_response_time_ms FROM checks WHERE NOT paused AND id = ANY($1::uuid[])
 `
 
 type SchedulableChecksByIDRow struct {
@@ -60,6 +60,7 @@ func (q *Queries) SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([
 			&i.Check.Url,
 			&i.Check.RegionQuorum,
 			&i.Check.DependsOn,
+			&i.Check.DegradedResponseTimeMs,
 		); err != nil {
 			return nil, err
 		}
@@ -73,7 +74,7 @@ func (q *Queries) SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([
 
 const schedulableChecksPage = `-- name: SchedulableChecksPage :many
 
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on FROM checks WHERE NOT paused AND id > $1 ORDER BY id LIMIT $2::bigint
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on, checks.degraded_response_time_ms FROM checks WHERE NOT paused AND id > $1 ORDER BY id LIMIT $2::bigint
 `
 
 type SchedulableChecksPageParams struct {
@@ -128,6 +129,7 @@ func (q *Queries) SchedulableChecksPage(ctx context.Context, arg SchedulableChec
 			&i.Check.Url,
 			&i.Check.RegionQuorum,
 			&i.Check.DependsOn,
+			&i.Check.DegradedResponseTimeMs,
 		); err != nil {
 			return nil, err
 		}

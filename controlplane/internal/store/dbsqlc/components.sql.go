@@ -129,8 +129,10 @@ func (q *Queries) DeleteComponent(ctx context.Context, arg DeleteComponentParams
 
 const followingComponent = `-- name: FollowingComponent :many
 SELECT c.org_id, c.id, c.name, c.status,
-    coalesce((SELECT array_agg(CASE WHEN ch.state = 'UP' AND EXISTS (SELECT 1 FROM check_degradations d
-                WHERE d.org_id = ch.org_id AND d.check_id = ch.id AND d.degraded) THEN 'DEGRADED' ELSE ch.state END
+    coalesce((SELECT array_agg(CASE WHEN ch.state = 'UP' AND (EXISTS (SELECT 1 FROM check_degradations d
+                WHERE d.org_id = ch.org_id AND d.check_id = ch.id AND d.degraded)
+            OR EXISTS (SELECT 1 FROM check_slowness sl
+                WHERE sl.org_id = ch.org_id AND sl.check_id = ch.id AND sl.degraded)) THEN 'DEGRADED' ELSE ch.state END
             ORDER BY ch.id) FROM status_page_component_checks l
         JOIN checks ch ON ch.org_id = l.org_id AND ch.id = l.check_id WHERE l.component_id = c.id), '{}')::text[] AS check_states,
     coalesce((SELECT array_agg(ch.paused ORDER BY ch.id) FROM status_page_component_checks l
@@ -193,8 +195,10 @@ func (q *Queries) FollowingComponent(ctx context.Context, arg FollowingComponent
 
 const followingComponents = `-- name: FollowingComponents :many
 SELECT c.org_id, c.id, c.name, c.status,
-    coalesce((SELECT array_agg(CASE WHEN ch.state = 'UP' AND EXISTS (SELECT 1 FROM check_degradations d
-                WHERE d.org_id = ch.org_id AND d.check_id = ch.id AND d.degraded) THEN 'DEGRADED' ELSE ch.state END
+    coalesce((SELECT array_agg(CASE WHEN ch.state = 'UP' AND (EXISTS (SELECT 1 FROM check_degradations d
+                WHERE d.org_id = ch.org_id AND d.check_id = ch.id AND d.degraded)
+            OR EXISTS (SELECT 1 FROM check_slowness sl
+                WHERE sl.org_id = ch.org_id AND sl.check_id = ch.id AND sl.degraded)) THEN 'DEGRADED' ELSE ch.state END
             ORDER BY ch.id) FROM status_page_component_checks l
         JOIN checks ch ON ch.org_id = l.org_id AND ch.id = l.check_id WHERE l.component_id = c.id), '{}')::text[] AS check_states,
     coalesce((SELECT array_agg(ch.paused ORDER BY ch.id) FROM status_page_component_checks l
@@ -223,7 +227,7 @@ type FollowingComponentsRow struct {
 // The components that follow their monitors - linked to a check or a heartbeat, not overridden,
 // and not in a maintenance in progress (the maintenance owns their status until it ends) - of
 // every organization, with the states of their monitors (checks in id order; an UP check with
-// confirmed regional degradation reads DEGRADED, docs/detection.md). A deleted heartbeat gives no
+// confirmed regional degradation or slowness reads DEGRADED, docs/detection.md). A deleted heartbeat gives no
 // state.
 func (q *Queries) FollowingComponents(ctx context.Context) ([]FollowingComponentsRow, error) {
 	rows, err := q.db.Query(ctx, followingComponents)

@@ -230,7 +230,7 @@ func (q *Queries) ListEnvVars(ctx context.Context, arg ListEnvVarsParams) ([]Env
 }
 
 const lockChecksUsingEnvVar = `-- name: LockChecksUsingEnvVar :many
-SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.spec, c.url, c.region_quorum, c.depends_on FROM checks c
+SELECT c.id, c.org_id, c.project_id, c.kind, c.name, c.state, c.state_changed_at, c.paused, c.muted, c.last_queued, c.test_interval, c.timeout_ms, c.test_regions, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds, c.reminder_alert_interval_minutes, c.alerts, c.auth_password_enc, c.created_at, c.updated_at, c.failing_since, c.passing_since, c.last_alert_at, c.down_alerted, c.current_incident_id, c.spec, c.url, c.region_quorum, c.depends_on, c.degraded_response_time_ms FROM checks c
 JOIN check_env_refs r ON r.org_id = c.org_id AND r.check_id = c.id
 WHERE r.org_id = $1 AND r.env_var_id = $2
 ORDER BY c.id
@@ -287,6 +287,7 @@ func (q *Queries) LockChecksUsingEnvVar(ctx context.Context, arg LockChecksUsing
 			&i.Check.Url,
 			&i.Check.RegionQuorum,
 			&i.Check.DependsOn,
+			&i.Check.DegradedResponseTimeMs,
 		); err != nil {
 			return nil, err
 		}

@@ -119,6 +119,7 @@ type Check struct {
 	Url                          *string
 	RegionQuorum                 string
 	DependsOn                    []uuid.UUID
+	DegradedResponseTimeMs       *int32
 }
 
 type CheckBadge struct {
@@ -272,6 +273,15 @@ type CheckRun struct {
 	FailedRegions   []string
 	FirstResultAt   time.Time
 	HeldSince       *time.Time
+	SlowRegions     []string
+}
+
+type CheckSlowness struct {
+	OrgID       uuid.UUID
+	CheckID     uuid.UUID
+	Since       time.Time
+	Degraded    bool
+	SlowRegions []string
 }
 
 type ConsoleSession struct {

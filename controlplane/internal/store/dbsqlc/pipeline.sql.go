@@ -228,7 +228,8 @@ const lockChecksForResults = `-- name: LockChecksForResults :many
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum,
+    c.degraded_response_time_ms
 FROM checks c
 JOIN check_progress p ON p.check_id = c.id
 WHERE c.id = ANY($1::uuid[]) AND c.org_id = ANY($2::uuid[])
@@ -265,6 +266,7 @@ type LockChecksForResultsRow struct {
 	CurrentIncidentID            *uuid.UUID
 	LastRunAt                    *time.Time
 	RegionQuorum                 string
+	DegradedResponseTimeMs       *int32
 }
 
 // The evaluator's lock of a check is its check_progress row (0017), in id order; the check's
@@ -304,6 +306,7 @@ func (q *Queries) LockChecksForResults(ctx context.Context, arg LockChecksForRes
 			&i.CurrentIncidentID,
 			&i.LastRunAt,
 			&i.RegionQuorum,
+			&i.DegradedResponseTimeMs,
 		); err != nil {
 			return nil, err
 		}
@@ -319,7 +322,8 @@ const lockChecksWithDueRuns = `-- name: LockChecksWithDueRuns :many
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum,
+    c.degraded_response_time_ms
 FROM checks c
 JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
@@ -361,6 +365,7 @@ type LockChecksWithDueRunsRow struct {
 	CurrentIncidentID            *uuid.UUID
 	LastRunAt                    *time.Time
 	RegionQuorum                 string
+	DegradedResponseTimeMs       *int32
 }
 
 // The same columns as LockChecksForResults, for up to @max_checks checks with a run whose
@@ -398,6 +403,7 @@ func (q *Queries) LockChecksWithDueRuns(ctx context.Context, arg LockChecksWithD
 			&i.CurrentIncidentID,
 			&i.LastRunAt,
 			&i.RegionQuorum,
+			&i.DegradedResponseTimeMs,
 		); err != nil {
 			return nil, err
 		}
@@ -449,7 +455,7 @@ func (q *Queries) OpenIncident(ctx context.Context, arg OpenIncidentParams) (Ope
 }
 
 const pendingRuns = `-- name: PendingRuns :many
-SELECT r.org_id, r.check_id, r.job_id, r.scheduled_at, r.deadline, r.expected_regions, r.passed_regions, r.failed_regions, r.first_result_at, r.held_since FROM check_runs r
+SELECT r.org_id, r.check_id, r.job_id, r.scheduled_at, r.deadline, r.expected_regions, r.passed_regions, r.failed_regions, r.first_result_at, r.held_since, r.slow_regions FROM check_runs r
 JOIN ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[])) AS k(org_id, id)
     ON r.org_id = k.org_id AND r.check_id = k.id
 `
@@ -479,6 +485,7 @@ func (q *Queries) PendingRuns(ctx context.Context, arg PendingRunsParams) ([]Che
 			&i.FailedRegions,
 			&i.FirstResultAt,
 			&i.HeldSince,
+			&i.SlowRegions,
 		); err != nil {
 			return nil, err
 		}
@@ -509,17 +516,17 @@ func (q *Queries) SaveCheckProgress(ctx context.Context, arg SaveCheckProgressPa
 
 const saveRuns = `-- name: SaveRuns :exec
 INSERT INTO check_runs (org_id, check_id, job_id, scheduled_at, deadline,
-    expected_regions, passed_regions, failed_regions, first_result_at, held_since)
+    expected_regions, passed_regions, failed_regions, first_result_at, held_since, slow_regions)
 SELECT o, c, j, s, d, string_to_array(e, ','), string_to_array(pa, ','), string_to_array(f, ','), fr,
-    CASE WHEN h = 0 THEN NULL ELSE to_timestamp(h / 1000.0) END
+    CASE WHEN h = 0 THEN NULL ELSE to_timestamp(h / 1000.0) END, string_to_array(sl, ',')
 FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::uuid[]),
     unnest($4::timestamptz[]), unnest($5::timestamptz[]), unnest($6::text[]),
     unnest($7::text[]), unnest($8::text[]), unnest($9::timestamptz[]),
-    unnest($10::bigint[]))
-    AS u(o, c, j, s, d, e, pa, f, fr, h)
+    unnest($10::bigint[]), unnest($11::text[]))
+    AS u(o, c, j, s, d, e, pa, f, fr, h, sl)
 ON CONFLICT (check_id, job_id) DO UPDATE
     SET passed_regions = EXCLUDED.passed_regions, failed_regions = EXCLUDED.failed_regions,
-        deadline = EXCLUDED.deadline, held_since = EXCLUDED.held_since
+        slow_regions = EXCLUDED.slow_regions, deadline = EXCLUDED.deadline, held_since = EXCLUDED.held_since
 `
 
 type SaveRunsParams struct {
@@ -533,6 +540,7 @@ type SaveRunsParams struct {
 	FailedRegions   []string
 	FirstResultAts  []time.Time
 	HeldSinceMs     []int64
+	SlowRegions     []string
 }
 
 // Region lists travel as comma-joined text: unnest cannot take an array of arrays, and region
@@ -551,6 +559,7 @@ func (q *Queries) SaveRuns(ctx context.Context, arg SaveRunsParams) error {
 		arg.FailedRegions,
 		arg.FirstResultAts,
 		arg.HeldSinceMs,
+		arg.SlowRegions,
 	)
 	return err
 }

@@ -13,22 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const checkDegraded = `-- name: CheckDegraded :one
-SELECT EXISTS (SELECT 1 FROM check_degradations WHERE org_id = $1 AND check_id = $2 AND degraded)::bool
-`
-
-type CheckDegradedParams struct {
-	OrgID   uuid.UUID
-	CheckID uuid.UUID
-}
-
-func (q *Queries) CheckDegraded(ctx context.Context, arg CheckDegradedParams) (bool, error) {
-	row := q.db.QueryRow(ctx, checkDegraded, arg.OrgID, arg.CheckID)
-	var column_1 bool
-	err := row.Scan(&column_1)
-	return column_1, err
-}
-
 const checkRegions = `-- name: CheckRegions :many
 SELECT g.region, g.passing, g.checked_at, g.result_id, g.response_time_ms, g.result_summary,
     (r.details -> 'tls_chain' -> 'certificates' -> 0)::jsonb AS tls_leaf
@@ -120,6 +104,40 @@ func (q *Queries) Degradations(ctx context.Context, arg DegradationsParams) ([]C
 	return items, nil
 }
 
+const degradedReasons = `-- name: DegradedReasons :many
+SELECT 'regional'::text AS reason FROM check_degradations d
+WHERE d.org_id = $1 AND d.check_id = $2 AND d.degraded
+UNION ALL
+SELECT 'slow'::text FROM check_slowness sl
+WHERE sl.org_id = $1 AND sl.check_id = $2 AND sl.degraded
+`
+
+type DegradedReasonsParams struct {
+	OrgID   uuid.UUID
+	CheckID uuid.UUID
+}
+
+// Why the check is degraded now, if it is: regional, slow, or both in that order.
+func (q *Queries) DegradedReasons(ctx context.Context, arg DegradedReasonsParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, degradedReasons, arg.OrgID, arg.CheckID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var reason string
+		if err := rows.Scan(&reason); err != nil {
+			return nil, err
+		}
+		items = append(items, reason)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const deleteDegradation = `-- name: DeleteDegradation :exec
 DELETE FROM check_degradations WHERE org_id = $1 AND check_id = $2
 `
@@ -131,6 +149,20 @@ type DeleteDegradationParams struct {
 
 func (q *Queries) DeleteDegradation(ctx context.Context, arg DeleteDegradationParams) error {
 	_, err := q.db.Exec(ctx, deleteDegradation, arg.OrgID, arg.CheckID)
+	return err
+}
+
+const deleteSlowness = `-- name: DeleteSlowness :exec
+DELETE FROM check_slowness WHERE org_id = $1 AND check_id = $2
+`
+
+type DeleteSlownessParams struct {
+	OrgID   uuid.UUID
+	CheckID uuid.UUID
+}
+
+func (q *Queries) DeleteSlowness(ctx context.Context, arg DeleteSlownessParams) error {
+	_, err := q.db.Exec(ctx, deleteSlowness, arg.OrgID, arg.CheckID)
 	return err
 }
 
@@ -221,7 +253,8 @@ type SaveRegionResultsParams struct {
 	Summaries     []string
 }
 
-// The regional view (check_regions) and regional degradation (check_degradations).
+// The regional view (check_regions), regional degradation (check_degradations) and slowness
+// (check_slowness).
 // One row per (check, region) of the batch, its latest final result; an older result than the
 // stored one changes nothing.
 func (q *Queries) SaveRegionResults(ctx context.Context, arg SaveRegionResultsParams) error {
@@ -236,4 +269,67 @@ func (q *Queries) SaveRegionResults(ctx context.Context, arg SaveRegionResultsPa
 		arg.Summaries,
 	)
 	return err
+}
+
+const saveSlowness = `-- name: SaveSlowness :exec
+INSERT INTO check_slowness (org_id, check_id, since, degraded, slow_regions)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (check_id) DO UPDATE SET since = excluded.since, degraded = excluded.degraded,
+    slow_regions = excluded.slow_regions
+`
+
+type SaveSlownessParams struct {
+	OrgID       uuid.UUID
+	CheckID     uuid.UUID
+	Since       time.Time
+	Degraded    bool
+	SlowRegions []string
+}
+
+func (q *Queries) SaveSlowness(ctx context.Context, arg SaveSlownessParams) error {
+	_, err := q.db.Exec(ctx, saveSlowness,
+		arg.OrgID,
+		arg.CheckID,
+		arg.Since,
+		arg.Degraded,
+		arg.SlowRegions,
+	)
+	return err
+}
+
+const slowness = `-- name: Slowness :many
+SELECT s.org_id, s.check_id, s.since, s.degraded, s.slow_regions FROM check_slowness s
+JOIN ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[])) AS k(org_id, id)
+    ON s.org_id = k.org_id AND s.check_id = k.id
+`
+
+type SlownessParams struct {
+	OrgIds   []uuid.UUID
+	CheckIds []uuid.UUID
+}
+
+func (q *Queries) Slowness(ctx context.Context, arg SlownessParams) ([]CheckSlowness, error) {
+	rows, err := q.db.Query(ctx, slowness, arg.OrgIds, arg.CheckIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CheckSlowness{}
+	for rows.Next() {
+		var i CheckSlowness
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.CheckID,
+			&i.Since,
+			&i.Degraded,
+			&i.SlowRegions,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

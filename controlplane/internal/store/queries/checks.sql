@@ -5,10 +5,10 @@
 -- name: CreateCheck :exec
 INSERT INTO checks (id, org_id, project_id, kind, name, test_interval, timeout_ms, test_regions,
     alert_priority, confirmation_period_seconds, recovery_period_seconds,
-    reminder_alert_interval_minutes, alerts, spec, auth_password_enc, region_quorum, depends_on, created_at, updated_at)
+    reminder_alert_interval_minutes, alerts, spec, auth_password_enc, region_quorum, depends_on, degraded_response_time_ms, created_at, updated_at)
 VALUES (@id, @org_id, @project_id, @kind, @name, @test_interval, @timeout_ms, @test_regions,
     @alert_priority, @confirmation_period_seconds, @recovery_period_seconds,
-    @reminder_alert_interval_minutes, @alerts, @spec, @auth_password_enc, @region_quorum, coalesce(@depends_on::text[], '{}')::uuid[], @created_at, @created_at);
+    @reminder_alert_interval_minutes, @alerts, @spec, @auth_password_enc, @region_quorum, coalesce(@depends_on::text[], '{}')::uuid[], @degraded_response_time_ms, @created_at, @created_at);
 
 -- name: GetCheck :one
 -- With the check's enabled maintenance windows, so that one primary-key lookup also decides
@@ -39,7 +39,8 @@ UPDATE checks SET
     recovery_period_seconds = @recovery_period_seconds,
     reminder_alert_interval_minutes = @reminder_alert_interval_minutes, alerts = @alerts,
     spec = @spec, auth_password_enc = @auth_password_enc, region_quorum = @region_quorum,
-    depends_on = coalesce(@depends_on::text[], '{}')::uuid[]
+    depends_on = coalesce(@depends_on::text[], '{}')::uuid[],
+    degraded_response_time_ms = @degraded_response_time_ms
 WHERE org_id = @org_id AND id = @id;
 
 -- name: DeleteCheck :one

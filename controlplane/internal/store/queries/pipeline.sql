@@ -21,7 +21,8 @@ RETURNING job_id, region, attempt_number, is_final;
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum,
+    c.degraded_response_time_ms
 FROM checks c
 JOIN check_progress p ON p.check_id = c.id
 WHERE c.id = ANY(@check_ids::uuid[]) AND c.org_id = ANY(@org_ids::uuid[])
@@ -34,7 +35,8 @@ FOR NO KEY UPDATE OF p;
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,
     c.test_regions, c.timeout_ms, c.alert_priority, c.confirmation_period_seconds, c.recovery_period_seconds,
     c.reminder_alert_interval_minutes, c.alerts, c.failing_since, c.passing_since, c.last_alert_at,
-    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum
+    c.down_alerted, c.current_incident_id, p.last_run_at, c.region_quorum,
+    c.degraded_response_time_ms
 FROM checks c
 JOIN check_progress p ON p.check_id = c.id
 WHERE (c.org_id, c.id) IN (
@@ -69,17 +71,17 @@ JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_i
 -- held_since travels as the epoch's milliseconds, 0 for NULL (an array cannot carry NULLs as
 -- parameters).
 INSERT INTO check_runs (org_id, check_id, job_id, scheduled_at, deadline,
-    expected_regions, passed_regions, failed_regions, first_result_at, held_since)
+    expected_regions, passed_regions, failed_regions, first_result_at, held_since, slow_regions)
 SELECT o, c, j, s, d, string_to_array(e, ','), string_to_array(pa, ','), string_to_array(f, ','), fr,
-    CASE WHEN h = 0 THEN NULL ELSE to_timestamp(h / 1000.0) END
+    CASE WHEN h = 0 THEN NULL ELSE to_timestamp(h / 1000.0) END, string_to_array(sl, ',')
 FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@job_ids::uuid[]),
     unnest(@scheduled_ats::timestamptz[]), unnest(@deadlines::timestamptz[]), unnest(@expected_regions::text[]),
     unnest(@passed_regions::text[]), unnest(@failed_regions::text[]), unnest(@first_result_ats::timestamptz[]),
-    unnest(@held_since_ms::bigint[]))
-    AS u(o, c, j, s, d, e, pa, f, fr, h)
+    unnest(@held_since_ms::bigint[]), unnest(@slow_regions::text[]))
+    AS u(o, c, j, s, d, e, pa, f, fr, h, sl)
 ON CONFLICT (check_id, job_id) DO UPDATE
     SET passed_regions = EXCLUDED.passed_regions, failed_regions = EXCLUDED.failed_regions,
-        deadline = EXCLUDED.deadline, held_since = EXCLUDED.held_since;
+        slow_regions = EXCLUDED.slow_regions, deadline = EXCLUDED.deadline, held_since = EXCLUDED.held_since;
 
 -- name: DeleteRuns :exec
 DELETE FROM check_runs r

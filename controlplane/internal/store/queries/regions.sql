@@ -1,4 +1,5 @@
--- The regional view (check_regions) and regional degradation (check_degradations).
+-- The regional view (check_regions), regional degradation (check_degradations) and slowness
+-- (check_slowness).
 
 -- name: SaveRegionResults :exec
 -- One row per (check, region) of the batch, its latest final result; an older result than the
@@ -36,8 +37,27 @@ ON CONFLICT (check_id) DO UPDATE SET since = excluded.since, degraded = excluded
 -- name: DeleteDegradation :exec
 DELETE FROM check_degradations WHERE org_id = @org_id AND check_id = @check_id;
 
--- name: CheckDegraded :one
-SELECT EXISTS (SELECT 1 FROM check_degradations WHERE org_id = @org_id AND check_id = @check_id AND degraded)::bool;
+-- name: Slowness :many
+SELECT s.* FROM check_slowness s
+JOIN ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[])) AS k(org_id, id)
+    ON s.org_id = k.org_id AND s.check_id = k.id;
+
+-- name: SaveSlowness :exec
+INSERT INTO check_slowness (org_id, check_id, since, degraded, slow_regions)
+VALUES (@org_id, @check_id, @since, @degraded, @slow_regions)
+ON CONFLICT (check_id) DO UPDATE SET since = excluded.since, degraded = excluded.degraded,
+    slow_regions = excluded.slow_regions;
+
+-- name: DeleteSlowness :exec
+DELETE FROM check_slowness WHERE org_id = @org_id AND check_id = @check_id;
+
+-- name: DegradedReasons :many
+-- Why the check is degraded now, if it is: regional, slow, or both in that order.
+SELECT 'regional'::text AS reason FROM check_degradations d
+WHERE d.org_id = @org_id AND d.check_id = @check_id AND d.degraded
+UNION ALL
+SELECT 'slow'::text FROM check_slowness sl
+WHERE sl.org_id = @org_id AND sl.check_id = @check_id AND sl.degraded;
 
 -- name: HeldRegions :many
 -- The regions whose failing result holds one of the check's runs (docs/detection.md

@@ -50,7 +50,7 @@ export async function render(root, { id }, ctx) {
   const drawHead = () => clear(head,
     h('div', { class: 'crumbs' }, h('a', { href: '/console/checks' }, 'Checks'), ' / ', kindLabel(check.check_type)),
     h('div', { class: 'page-head detail-head' },
-      h('h1', {}, check.name), statusBadge(check.status), h('span', { class: 'spacer' }),
+      h('h1', {}, check.name), statusBadge(check.status), degradedBadge(check.degraded), h('span', { class: 'spacer' }),
       canEdit ? actions() : null),
     h('div', { class: 'detail-head' }, h('div', { class: 'meta' },
       h('span', { class: 'mono' }, target(check)),
@@ -475,6 +475,7 @@ async function drawSettings(p, c, ctx) {
     h('dt', {}, 'Quorum'), h('dd', {}, quorumText(c.region_quorum)),
     h('dt', {}, 'Interval'), h('dd', {}, duration(c.test_interval)),
     h('dt', {}, 'Timeout'), h('dd', {}, c.timeout ? ms(c.timeout) : '—'),
+    h('dt', {}, 'Degraded above'), h('dd', {}, c.degraded_response_time_ms ? ms(c.degraded_response_time_ms) : 'Off'),
     h('dt', {}, 'Confirmation'), h('dd', {}, duration(c.confirmation_period_seconds)),
     h('dt', {}, 'Recovery'), h('dd', {}, duration(c.recovery_period_seconds)),
     h('dt', {}, 'Priority'), h('dd', {}, c.alert_priority || '—'),
@@ -490,6 +491,14 @@ async function drawSettings(p, c, ctx) {
     }
   }));
   if (links.length) clear(deps, h('span', { class: 'stack' }, links));
+}
+
+// degradedBadge shows why an UP check is degraded (docs/detection.md): some regions fail, or it
+// is slower than its threshold; nothing when it is not.
+function degradedBadge(d) {
+  if (!d || !(d.reasons || []).length) return null;
+  const why = d.reasons.map((r) => (r === 'slow' ? 'slow' : 'failing in some regions')).join(', ');
+  return h('span', { class: 'badge tone-warn', title: `Degraded: ${why}` }, h('span', { class: 'dot', 'aria-hidden': 'true' }), `Degraded: ${why}`);
 }
 
 function quorumText(q) {

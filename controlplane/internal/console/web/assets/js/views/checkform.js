@@ -98,13 +98,16 @@ export async function render(root, params, ctx) {
   syncQuorum();
   const interval = input({ type: 'number', min: 30, step: 1, name: 'test_interval', value: c.test_interval ?? 60 });
   const timeout = input({ type: 'number', min: 1000, step: 100, name: 'timeout', value: c.timeout ?? 10000 });
+  // Empty means off (null): slowness is judged only when a threshold is set.
+  const slowAbove = input({ type: 'number', min: 1, step: 50, name: 'degraded_response_time_ms', value: c.degraded_response_time_ms ?? '' });
   form.append(h('fieldset', { class: 'stack' }, h('legend', {}, 'Where and how often'),
     h('div', { class: 'field', 'data-field': 'test_regions' }, h('span', { class: 'label', id: 'regions-label' }, 'Regions'),
       h('div', { class: 'regions', role: 'group', 'aria-labelledby': 'regions-label' }, regionBoxes), h('p', { class: 'field-error', hidden: true })),
     h('div', { class: 'grid' },
       field('A run fails when', quorumKind, { name: 'region_quorum', hint: 'How many failing regions make a run fail.' }), quorumNField,
       field('Interval (seconds)', interval, { name: 'test_interval' }),
-      field('Timeout (ms)', timeout, { name: 'timeout' }))));
+      field('Timeout (ms)', timeout, { name: 'timeout' }),
+      field('Degraded above (ms)', slowAbove, { name: 'degraded_response_time_ms', hint: 'Passing runs slower than this are degraded, never down. Empty: off.' }))));
 
   // ---- verdict and alerts ----
   const confirmation = input({ type: 'number', min: 0, name: 'confirmation_period_seconds', value: c.confirmation_period_seconds ?? 60 });
@@ -139,6 +142,7 @@ export async function render(root, params, ctx) {
       test_regions: regionBoxes.map((l) => l.querySelector('input')).filter((b) => b.checked).map((b) => b.value),
       region_quorum: quorumKind.value === 'count' ? intOr(quorumN.value) : quorumKind.value,
       test_interval: intOr(interval.value), timeout: intOr(timeout.value),
+      degraded_response_time_ms: slowAbove.value.trim() === '' ? null : intOr(slowAbove.value),
       confirmation_period_seconds: intOr(confirmation.value), recovery_period_seconds: intOr(recovery.value),
       reminder_alert_interval_minutes: intOr(reminder.value), alert_priority: priority.value,
       depends_on: [...deps.selectedOptions].map((o) => o.value),
