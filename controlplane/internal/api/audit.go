@@ -60,25 +60,22 @@ func toAuditEventJSON(e store.AuditLogEntry) auditEventJSON {
 
 // list pages through the organization's audit log, newest first. search matches the audit
 // action, the auditable type and the actor's and auditable's display names, case-insensitively.
-func (h *auditHandler) list(c *gin.Context) {
+func (h *auditHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	search := c.Query("search")
 	if utf8.RuneCountInString(search) > auditSearchMaxLen {
-		fail(c, fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", auditSearchMaxLen)}})
-		return
+		return 0, nil, fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", auditSearchMaxLen)}}
 	}
 	entries, total, err := h.store.ListAuditLog(c.Request.Context(), orgID(c), search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items := make([]auditEventJSON, len(entries))
 	for i, e := range entries {
 		items[i] = toAuditEventJSON(e)
 	}
-	okList(c, items, p, total)
+	return listed(items, p, total, nil)
 }

@@ -62,27 +62,24 @@ func toIntegrationJSON(in store.Integration) integrationJSON {
 }
 
 // list is GET /v1/integrations: page, per_page and type.
-func (h *integrationsHandler) list(c *gin.Context) {
+func (h *integrationsHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	t := c.Query("type")
 	if t != "" && !integration.Valid(t) {
-		fail(c, fieldErrors{{Field: "type", Message: "must be one of " + strings.Join(integration.Types(), ", ")}})
-		return
+		return 0, nil, fieldErrors{{Field: "type", Message: "must be one of " + strings.Join(integration.Types(), ", ")}}
 	}
 	items, total, err := h.st.ListIntegrations(c, orgID(c), t, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := make([]integrationJSON, len(items))
 	for i, in := range items {
 		out[i] = toIntegrationJSON(in)
 	}
-	okList(c, out, p, total)
+	return listed(out, p, total, nil)
 }
 
 // integrationBody is a decoded create or update body.
@@ -158,11 +155,10 @@ func validSettings(o *object, typ string, set integration.Settings) integration.
 }
 
 // create is POST /v1/integrations.
-func (h *integrationsHandler) create(c *gin.Context) {
+func (h *integrationsHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	b := decodeIntegration(o, true)
 	if len(*o.errs) == 0 {
@@ -174,55 +170,47 @@ func (h *integrationsHandler) create(c *gin.Context) {
 		b.settings = validSettings(o, b.typ, b.settings)
 	}
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in, err := h.st.CreateIntegration(c, actor(c), orgID(c), store.NewIntegration{Name: b.name.V, Type: b.typ,
 		Settings: b.settings, StatusPageIDs: b.pages})
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, toIntegrationJSON(in))
+	return http.StatusCreated, toIntegrationJSON(in), nil
 }
 
-func (h *integrationsHandler) get(c *gin.Context) {
+func (h *integrationsHandler) get(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in, err := h.st.GetIntegration(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, toIntegrationJSON(in))
+	return http.StatusOK, toIntegrationJSON(in), nil
 }
 
 // update is PATCH /v1/integrations/{id}: name, settings and status_page_ids, all optional. The
 // given settings are merged into the stored ones (null puts an optional one back to its
 // default; a secret sent back in its redacted form is kept), then validated as a whole; a URL
 // setting moved to another origin needs every secret given again.
-func (h *integrationsHandler) update(c *gin.Context) {
+func (h *integrationsHandler) update(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if o.Empty() {
-		fail(c, badRequest("request body must change at least one field"))
-		return
+		return 0, nil, badRequest("request body must change at least one field")
 	}
 	b := decodeIntegration(o, false)
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in, err := h.st.UpdateIntegration(c, actor(c), orgID(c), id, func(cur store.Integration) (store.IntegrationPatch, error) {
 		p := store.IntegrationPatch{Name: cur.Name, Settings: cur.Settings, StatusPageIDs: b.pages}
@@ -238,10 +226,9 @@ func (h *integrationsHandler) update(c *gin.Context) {
 		return p, o.Err()
 	})
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, toIntegrationJSON(in))
+	return http.StatusOK, toIntegrationJSON(in), nil
 }
 
 // requireSecretsOnMove fails every secret setting a change leaves out while it moves a URL
@@ -257,17 +244,15 @@ func requireSecretsOnMove(o *object, cur store.Integration, next, given integrat
 
 // remove is DELETE /v1/integrations/{id}; 409 integration_in_use while a check or heartbeat
 // names it.
-func (h *integrationsHandler) remove(c *gin.Context) {
+func (h *integrationsHandler) remove(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.st.DeleteIntegration(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, id.String())
+	return removed(id.String(), nil)
 }
 
 // integrationTestJSON is what the provider answered a test message.
@@ -281,25 +266,22 @@ type integrationTestJSON struct {
 
 // test is POST /v1/integrations/{id}/test: a clearly marked test message is sent now; the
 // answer says what the provider answered (also when it refused: that is what the test is for).
-func (h *integrationsHandler) test(c *gin.Context) {
+func (h *integrationsHandler) test(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in, err := h.st.GetIntegration(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if h.tester == nil {
-		fail(c, &apiError{Status: http.StatusServiceUnavailable, Type: "notifier_unavailable",
-			Message: "this replica does not send notifications"})
-		return
+		return 0, nil, &apiError{Status: http.StatusServiceUnavailable, Type: "notifier_unavailable",
+			Message: "this replica does not send notifications"}
 	}
 	r := h.tester.TestIntegration(c, in.Type, in.Settings, in.Name)
-	ok(c, http.StatusOK, integrationTestJSON{Delivered: r.Delivered, StatusCode: r.StatusCode, Response: r.Body,
-		Error: strPtr(r.Error), LatencyMs: r.LatencyMs})
+	return http.StatusOK, integrationTestJSON{Delivered: r.Delivered, StatusCode: r.StatusCode, Response: r.Body,
+		Error: strPtr(r.Error), LatencyMs: r.LatencyMs}, nil
 }
 
 // integrationDeliveryJSON is one entry of an integration's delivery log.
@@ -320,21 +302,18 @@ type integrationDeliveryJSON struct {
 
 // deliveries is GET /v1/integrations/{id}/deliveries: the delivery log, newest first, with
 // every attempt of each delivery.
-func (h *integrationsHandler) deliveries(c *gin.Context) {
+func (h *integrationsHandler) deliveries(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "integration_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.st.IntegrationDeliveries(c, orgID(c), id, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := make([]integrationDeliveryJSON, len(items))
 	for i, d := range items {
@@ -344,5 +323,5 @@ func (h *integrationsHandler) deliveries(c *gin.Context) {
 			LastStatusCode: w.LastStatusCode, LastError: w.LastError, CreatedAt: w.CreatedAt, DeliveredAt: w.DeliveredAt,
 			Attempts: w.Attempts}
 	}
-	okList(c, out, p, total)
+	return listed(out, p, total, nil)
 }

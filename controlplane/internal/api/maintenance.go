@@ -82,27 +82,24 @@ func windowUUIDStrings(ids []uuid.UUID) []string {
 	return out
 }
 
-func (h *windowsHandler) list(c *gin.Context) {
+func (h *windowsHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	f := store.WindowFilter{Search: c.Query("search")}
 	if utf8.RuneCountInString(f.Search) > check.MaxNameLength {
-		fail(c, fieldErrors{{"search", "must be at most 255 characters"}})
-		return
+		return 0, nil, fieldErrors{{"search", "must be at most 255 characters"}}
 	}
 	items, total, err := h.st.ListMaintenanceWindows(c, orgID(c), f, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := make([]mwJSON, len(items))
 	for i, w := range items {
 		out[i] = toMWJSON(w)
 	}
-	okList(c, out, p, total)
+	return listed(out, p, total, nil)
 }
 
 // timeOfDay matches a start_date given as HH:MM (24-hour).
@@ -236,16 +233,14 @@ func windowMemberIDs(o *object, name string) *[]uuid.UUID {
 	return &ids
 }
 
-func (h *windowsHandler) create(c *gin.Context) {
+func (h *windowsHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p := decodeWindow(o, nil, true, h.now())
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	w := store.MaintenanceWindow{Name: *p.Name, StartDate: *p.StartDate, DurationMinutes: *p.DurationMinutes,
 		Timezone: *p.Timezone, DaysOfWeek: p.DaysOfWeek, Status: store.WindowEnabled}
@@ -260,70 +255,59 @@ func (h *windowsHandler) create(c *gin.Context) {
 	}
 	out, err := h.st.CreateMaintenanceWindow(c, actor(c), orgID(c), w)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, toMWFullJSON(out))
+	return http.StatusCreated, toMWFullJSON(out), nil
 }
 
-func (h *windowsHandler) get(c *gin.Context) {
+func (h *windowsHandler) get(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	w, err := h.st.GetMaintenanceWindow(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, toMWFullJSON(w))
+	return http.StatusOK, toMWFullJSON(w), nil
 }
 
 // update is PATCH: every field optional; checks and heartbeats replace the associations; an
 // empty body is a 400.
-func (h *windowsHandler) update(c *gin.Context) {
+func (h *windowsHandler) update(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if o.Empty() {
-		fail(c, badRequest("no fields to update: the request body must change at least one field"))
-		return
+		return 0, nil, badRequest("no fields to update: the request body must change at least one field")
 	}
 	cur, err := h.st.GetMaintenanceWindow(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p := decodeWindow(o, &cur, false, h.now())
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out, err := h.st.UpdateMaintenanceWindow(c, actor(c), orgID(c), id, p)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, toMWFullJSON(out))
+	return http.StatusOK, toMWFullJSON(out), nil
 }
 
-func (h *windowsHandler) remove(c *gin.Context) {
+func (h *windowsHandler) remove(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.st.DeleteMaintenanceWindow(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, id.String())
+	return removed(id.String(), nil)
 }

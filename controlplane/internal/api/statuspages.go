@@ -167,51 +167,44 @@ func readPageInput(o *object) store.StatusPageInput {
 	return in
 }
 
-func (h *statusPagesHandler) list(c *gin.Context) {
+func (h *statusPagesHandler) list(c *gin.Context) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListStatusPages(c, orgID(c), search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	okList(c, items, p, total)
+	return listed(items, p, total, nil)
 }
 
-func (h *statusPagesHandler) create(c *gin.Context) {
+func (h *statusPagesHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := readPageInput(o)
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	page, err := h.pages.CreateStatusPage(c, actor(c), orgID(c), in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, page.Identity())
+	return http.StatusCreated, page.Identity(), nil
 }
 
-func (h *statusPagesHandler) get(c *gin.Context) {
+func (h *statusPagesHandler) get(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	page, err := h.pages.GetStatusPage(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, page)
+	return http.StatusOK, page, nil
 }
 
 // pageUpdated is the update response: the identity, the description and the search flag.
@@ -223,95 +216,82 @@ type pageUpdated struct {
 
 // update is POST (the contract) and PATCH (what the Terraform provider sends) on the item
 // path: name and subdomain are required, other fields left out keep their value.
-func (h *statusPagesHandler) update(c *gin.Context) {
+func (h *statusPagesHandler) update(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := readPageInput(o)
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	page, err := h.pages.UpdateStatusPage(c, actor(c), orgID(c), id, in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, pageUpdated{Identity: page.Identity(), Description: page.Description, HideFromSearchEngines: page.HideFromSearchEngines})
+	return http.StatusOK, pageUpdated{Identity: page.Identity(), Description: page.Description, HideFromSearchEngines: page.HideFromSearchEngines}, nil
 }
 
 // customDomain is GET /v1/status_pages/{id}/custom_domain (an extension): the record to
 // publish and whether the domain is verified.
-func (h *statusPagesHandler) customDomain(c *gin.Context) {
+func (h *statusPagesHandler) customDomain(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	d, err := h.pages.CustomDomainStatus(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, d)
+	return http.StatusOK, d, nil
 }
 
 // verifyCustomDomain is POST /v1/status_pages/{id}/custom_domain/verify (an extension): it
 // looks the challenge record up now.
-func (h *statusPagesHandler) verifyCustomDomain(c *gin.Context) {
+func (h *statusPagesHandler) verifyCustomDomain(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	d, err := h.pages.VerifyCustomDomain(c, actor(c), orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, d)
+	return http.StatusOK, d, nil
 }
 
-func (h *statusPagesHandler) remove(c *gin.Context) {
+func (h *statusPagesHandler) remove(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.pages.DeleteStatusPage(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, id.String())
+	return removed(id.String(), nil)
 }
 
 // summary is the public GET /v1/status_pages/{status_page_subdomain}/summary. It is routed
 // with the :status_page_id parameter name (gin needs one name per path position) and reads
 // the value as the subdomain. Unknown and private pages are 404.
-func (h *statusPagesHandler) summary(c *gin.Context) {
+func (h *statusPagesHandler) summary(c *gin.Context) (int, any, error) {
 	c.Set(ctxResource, "status page")
 	sub := c.Param("status_page_id")
 	if sub == "" || !subdomainPattern.MatchString(sub) {
 		if sub == "" || len(sub) > 63 {
-			fail(c, badRequest("status_page_subdomain must be 1 to 63 characters"))
-			return
+			return 0, nil, badRequest("status_page_subdomain must be 1 to 63 characters")
 		}
-		fail(c, notFound("status page"))
-		return
+		return 0, nil, notFound("status page")
 	}
 	s, err := h.pages.GetStatusPageSummary(c, sub)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, s)
+	return http.StatusOK, s, nil
 }
 
 // componentStatus records a broken component status rule.

@@ -21,35 +21,30 @@ func spName(o *object, name, v string) {
 	}
 }
 
-func (h *statusPagesHandler) listComponents(c *gin.Context) {
+func (h *statusPagesHandler) listComponents(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListComponents(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	okList(c, items, p, total)
+	return listed(items, p, total, nil)
 }
 
-func (h *statusPagesHandler) createComponent(c *gin.Context) {
+func (h *statusPagesHandler) createComponent(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := store.NewComponent{Status: statuspage.Operational, DisplayUptime: true, DisplayMetrics: true}
 	if o.Require("name") {
@@ -70,29 +65,25 @@ func (h *statusPagesHandler) createComponent(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	comp, err := h.pages.CreateComponent(c, actor(c), orgID(c), id, in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, comp)
+	return http.StatusCreated, comp, nil
 }
 
-func (h *statusPagesHandler) getComponent(c *gin.Context) {
+func (h *statusPagesHandler) getComponent(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_component_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	comp, err := h.pages.GetComponent(c, orgID(c), p[0], p[1])
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, comp)
+	return http.StatusOK, comp, nil
 }
 
 // optionalID decodes a string-or-null id field; set reports presence.
@@ -112,16 +103,14 @@ func optionalID(o *object, name string) (id *uuid.UUID, set bool) {
 	return &parsed, true
 }
 
-func (h *statusPagesHandler) patchComponent(c *gin.Context) {
+func (h *statusPagesHandler) patchComponent(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_component_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var patch statuspage.ComponentPatch
 	if v := nonNull[string](o, "name"); v.Set {
@@ -142,28 +131,24 @@ func (h *statusPagesHandler) patchComponent(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	comp, err := h.pages.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, comp)
+	return http.StatusOK, comp, nil
 }
 
-func (h *statusPagesHandler) removeComponent(c *gin.Context) {
+func (h *statusPagesHandler) removeComponent(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_component_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.pages.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, p[1].String())
+	return removed(p[1].String(), nil)
 }
 
 // sortBody reads {<field>: string[]} (required).
@@ -180,94 +165,69 @@ func sortBody(c *gin.Context, name string) ([]uuid.UUID, error) {
 	return list, o.Err()
 }
 
-// sorted is the answer of the sort-order routes.
-func sorted(c *gin.Context) {
-	ok(c, http.StatusOK, gin.H{"message": "Sort order updated."})
-}
+// sorted is the answer of the sort-order routes, or err.
+func sorted(err error) (int, any, error) { return done(gin.H{"message": "Sort order updated."}, err) }
 
-func (h *statusPagesHandler) sortComponents(c *gin.Context) {
+func (h *statusPagesHandler) sortComponents(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	list, err := sortBody(c, "component_ids")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.pages.SortComponents(c, actor(c), orgID(c), id, list); err != nil {
-		fail(c, err)
-		return
-	}
-	sorted(c)
+	return sorted(h.pages.SortComponents(c, actor(c), orgID(c), id, list))
 }
 
-func (h *statusPagesHandler) sortGroups(c *gin.Context) {
+func (h *statusPagesHandler) sortGroups(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	list, err := sortBody(c, "group_ids")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.pages.SortGroups(c, actor(c), orgID(c), id, list); err != nil {
-		fail(c, err)
-		return
-	}
-	sorted(c)
+	return sorted(h.pages.SortGroups(c, actor(c), orgID(c), id, list))
 }
 
-func (h *statusPagesHandler) sortGroupComponents(c *gin.Context) {
+func (h *statusPagesHandler) sortGroupComponents(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "group_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	list, err := sortBody(c, "component_ids")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.pages.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list); err != nil {
-		fail(c, err)
-		return
-	}
-	sorted(c)
+	return sorted(h.pages.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list))
 }
 
-func (h *statusPagesHandler) listGroups(c *gin.Context) {
+func (h *statusPagesHandler) listGroups(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListGroups(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	okList(c, items, p, total)
+	return listed(items, p, total, nil)
 }
 
-func (h *statusPagesHandler) createGroup(c *gin.Context) {
+func (h *statusPagesHandler) createGroup(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var name string
 	if o.Require("name") {
@@ -280,41 +240,35 @@ func (h *statusPagesHandler) createGroup(c *gin.Context) {
 	desc := nonNull[string](o, "description").Ptr()
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	g, err := h.pages.CreateGroup(c, actor(c), orgID(c), id, name, desc)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, g)
+	return http.StatusCreated, g, nil
 }
 
-func (h *statusPagesHandler) getGroup(c *gin.Context) {
+func (h *statusPagesHandler) getGroup(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "group_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	g, err := h.pages.GetGroup(c, orgID(c), p[0], p[1])
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, g)
+	return http.StatusOK, g, nil
 }
 
-func (h *statusPagesHandler) patchGroup(c *gin.Context) {
+func (h *statusPagesHandler) patchGroup(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "group_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var patch store.GroupPatch
 	if v := nonNull[string](o, "name"); v.Set {
@@ -326,26 +280,22 @@ func (h *statusPagesHandler) patchGroup(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	g, err := h.pages.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, g)
+	return http.StatusOK, g, nil
 }
 
-func (h *statusPagesHandler) removeGroup(c *gin.Context) {
+func (h *statusPagesHandler) removeGroup(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "group_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.pages.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, p[1].String())
+	return removed(p[1].String(), nil)
 }

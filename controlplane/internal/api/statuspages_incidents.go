@@ -78,35 +78,30 @@ func timestampField(o *object, name string) *time.Time {
 	return &t
 }
 
-func (h *statusPagesHandler) listIncidents(c *gin.Context) {
+func (h *statusPagesHandler) listIncidents(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListIncidents(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	okList(c, items, p, total)
+	return listed(items, p, total, nil)
 }
 
-func (h *statusPagesHandler) createIncident(c *gin.Context) {
+func (h *statusPagesHandler) createIncident(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := statuspage.NewIncident{NotifySubscribers: true}
 	if o.Require("title") {
@@ -130,42 +125,36 @@ func (h *statusPagesHandler) createIncident(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	inc, err := h.pages.CreateIncident(c, actor(c), orgID(c), id, in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, inc)
+	return http.StatusCreated, inc, nil
 }
 
-func (h *statusPagesHandler) getIncident(c *gin.Context) {
+func (h *statusPagesHandler) getIncident(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	inc, err := h.pages.GetIncident(c, orgID(c), p[0], p[1])
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, inc)
+	return http.StatusOK, inc, nil
 }
 
 // patchIncident takes title and impact, both required (api/openapi/status-page-incidents.yaml).
-func (h *statusPagesHandler) patchIncident(c *gin.Context) {
+func (h *statusPagesHandler) patchIncident(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var title, impact string
 	if o.Require("title") {
@@ -182,47 +171,40 @@ func (h *statusPagesHandler) patchIncident(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	inc, err := h.pages.UpdateIncident(c, actor(c), orgID(c), p[0], p[1], title, impact)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, inc)
+	return http.StatusOK, inc, nil
 }
 
-func (h *statusPagesHandler) removeIncident(c *gin.Context) {
+func (h *statusPagesHandler) removeIncident(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], false); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, p[1].String())
+	return removed(p[1].String(), nil)
 }
 
-func (h *statusPagesHandler) listUpdates(c *gin.Context) {
+func (h *statusPagesHandler) listUpdates(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	pg, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListIncidentUpdates(c, orgID(c), p[0], p[1], search, pg.PerPage, pg.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	okList(c, items, pg, total)
+	return listed(items, pg, total, nil)
 }
 
 // minOne records a broken "min 1" rule of a string field.
@@ -232,16 +214,14 @@ func minOne(o *object, name, v string) {
 	}
 }
 
-func (h *statusPagesHandler) createUpdate(c *gin.Context) {
+func (h *statusPagesHandler) createUpdate(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := statuspage.NewIncidentUpdate{NotifySubscribers: true}
 	if o.Require("status") {
@@ -263,41 +243,35 @@ func (h *statusPagesHandler) createUpdate(c *gin.Context) {
 	in.DateHappened = timestampField(o, "date_happened")
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	u, err := h.pages.CreateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, u)
+	return http.StatusCreated, u, nil
 }
 
-func (h *statusPagesHandler) getUpdate(c *gin.Context) {
+func (h *statusPagesHandler) getUpdate(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	u, err := h.pages.GetIncidentUpdate(c, orgID(c), p[0], p[1], p[2])
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, u)
+	return http.StatusOK, u, nil
 }
 
-func (h *statusPagesHandler) patchUpdate(c *gin.Context) {
+func (h *statusPagesHandler) patchUpdate(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var patch store.IncidentUpdatePatch
 	if v := nonNull[string](o, "status"); v.Set {
@@ -311,28 +285,24 @@ func (h *statusPagesHandler) patchUpdate(c *gin.Context) {
 	patch.DateHappened = timestampField(o, "date_happened")
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	u, err := h.pages.UpdateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2], patch)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, u)
+	return http.StatusOK, u, nil
 }
 
-func (h *statusPagesHandler) removeUpdate(c *gin.Context) {
+func (h *statusPagesHandler) removeUpdate(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.pages.DeleteIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2]); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, p[2].String())
+	return removed(p[2].String(), nil)
 }
 
 // durationField decodes an integer ≥ 1.
@@ -347,16 +317,14 @@ func durationField(o *object, name string) *int {
 	return &v.V
 }
 
-func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
+func (h *statusPagesHandler) createMaintenance(c *gin.Context) (int, any, error) {
 	id, err := pageParam(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := statuspage.NewMaintenance{Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}, ComponentIDs: []uuid.UUID{}}
 	if o.Require("title") {
@@ -390,15 +358,13 @@ func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
 	setIf(&in.Notifications.AtEnd, n.AtEnd)
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	m, err := h.pages.CreateMaintenance(c, actor(c), orgID(c), id, in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, m)
+	return http.StatusCreated, m, nil
 }
 
 // notificationFlags is the notifications object of maintenance bodies; nil flags are not given.
@@ -440,33 +406,29 @@ func objectField(o *object, name string) (nested *object, set, null bool) {
 	return &object{prefix: o.prefix + name + ".", raw: m, read: map[string]bool{}, errs: o.errs}, true, false
 }
 
-func (h *statusPagesHandler) getMaintenance(c *gin.Context) {
+func (h *statusPagesHandler) getMaintenance(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	m, err := h.pages.GetMaintenance(c, orgID(c), p[0], p[1])
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, m)
+	return http.StatusOK, m, nil
 }
 
 // patchMaintenance changes title, start_date or duration_minutes of a maintenance that has
 // not started (400 once it has), and, as an extension, its description, components_affected
 // and notifications.
-func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
+func (h *statusPagesHandler) patchMaintenance(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var patch store.MaintenancePatch
 	if v := nonNull[string](o, "title"); v.Set {
@@ -488,26 +450,22 @@ func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
 	patch.AnHourBefore, patch.AtStart, patch.AtEnd = n.AnHourBefore, n.AtStart, n.AtEnd
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	m, err := h.pages.UpdateMaintenance(c, actor(c), orgID(c), p[0], p[1], patch)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, m)
+	return http.StatusOK, m, nil
 }
 
-func (h *statusPagesHandler) removeMaintenance(c *gin.Context) {
+func (h *statusPagesHandler) removeMaintenance(c *gin.Context) (int, any, error) {
 	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], true); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, p[1].String())
+	return removed(p[1].String(), nil)
 }

@@ -29,23 +29,20 @@ func (h *statusPagesHandler) subscriberPage(c *gin.Context) (uuid.UUID, error) {
 	return id, nil
 }
 
-func (h *statusPagesHandler) listSubscribers(c *gin.Context) {
+func (h *statusPagesHandler) listSubscribers(c *gin.Context) (int, any, error) {
 	id, err := h.subscriberPage(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListSubscribers(c, orgID(c), id, search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	okList(c, items, p, total)
+	return listed(items, p, total, nil)
 }
 
 // validEmail accepts a bare address (no display name, no angle brackets) with a dotted domain.
@@ -62,16 +59,14 @@ func validEmail(s string) bool {
 	return at > 0 && strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
 }
 
-func (h *statusPagesHandler) createSubscriber(c *gin.Context) {
+func (h *statusPagesHandler) createSubscriber(c *gin.Context) (int, any, error) {
 	id, err := h.subscriberPage(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := store.NewSubscriber{Mode: statuspage.AllComponents, ComponentIDs: []uuid.UUID{}}
 	if o.Require("email_address") {
@@ -97,32 +92,27 @@ func (h *statusPagesHandler) createSubscriber(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	sub, err := h.pages.CreateSubscriber(c, actor(c), orgID(c), id, in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, sub)
+	return http.StatusCreated, sub, nil
 }
 
-func (h *statusPagesHandler) removeSubscriber(c *gin.Context) {
+func (h *statusPagesHandler) removeSubscriber(c *gin.Context) (int, any, error) {
 	id, err := h.subscriberPage(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	c.Set(ctxResource, "subscriber")
 	sub, err := pathID(c, "subscriber_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.pages.DeleteSubscriber(c, actor(c), orgID(c), id, sub); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	deleted(c, sub.String())
+	return removed(sub.String(), nil)
 }
