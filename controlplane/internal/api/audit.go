@@ -70,12 +70,5 @@ func (h *auditHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", auditSearchMaxLen)}}
 	}
 	entries, total, err := h.store.ListAuditLog(c.Request.Context(), orgID(c), search, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	items := make([]auditEventJSON, len(entries))
-	for i, e := range entries {
-		items[i] = toAuditEventJSON(e)
-	}
-	return listed(items, p, total, nil)
+	return listed(mapped(entries, toAuditEventJSON), p, total, err)
 }

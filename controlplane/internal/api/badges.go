@@ -67,11 +67,7 @@ func (h *badgesHandler) state(c *gin.Context, token string) badgeStateJSON {
 }
 
 // get is GET /v1/checks/{check_id}/badge.
-func (h *badgesHandler) get(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *badgesHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	token, err := h.st.CheckBadge(c, orgID(c), id)
 	if err != nil {
 		return 0, nil, err
@@ -82,11 +78,7 @@ func (h *badgesHandler) get(c *gin.Context) (int, any, error) {
 // enable is POST /v1/checks/{check_id}/badge: a check without a badge gets one with a new
 // token; a check with one keeps it (its URLs may be published already). The body, if any,
 // must be an empty object.
-func (h *badgesHandler) enable(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *badgesHandler) enable(c *gin.Context, id uuid.UUID) (int, any, error) {
 	if err := emptyBody(c); err != nil {
 		return 0, nil, err
 	}
@@ -101,11 +93,7 @@ func (h *badgesHandler) enable(c *gin.Context) (int, any, error) {
 // every replica (each drops the badge from its cache as the revocation feed tells it, and the
 // answer waits, briefly, until they all did); enabling it again makes new ones. Disabling a
 // check without a badge is not an error.
-func (h *badgesHandler) disable(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *badgesHandler) disable(c *gin.Context, id uuid.UUID) (int, any, error) {
 	dropped := h.auth.Expect(store.AuthChangeBadge + id.String())
 	deleted, err := h.st.DisableCheckBadge(c, actor(c), orgID(c), id)
 	if err != nil || !deleted {

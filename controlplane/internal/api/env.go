@@ -211,8 +211,5 @@ func (h *envHandler) remove(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := h.st.DeleteEnvVar(c, actor(c), orgID(c), id); err != nil {
-		return 0, nil, err
-	}
-	return removed(id.String(), nil)
+	return removed(id.String(), h.st.DeleteEnvVar(c, actor(c), orgID(c), id))
 }

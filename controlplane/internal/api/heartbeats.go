@@ -197,25 +197,14 @@ func (h *heartbeatsHandler) create(c *gin.Context) (int, any, error) {
 	return http.StatusCreated, heartbeat.Render(out), nil
 }
 
-func (h *heartbeatsHandler) get(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *heartbeatsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	hb, err := h.st.GetHeartbeat(c, orgID(c), id, h.now())
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, heartbeat.Render(hb), nil
+	return rendered(http.StatusOK, heartbeat.Render, hb, err)
 }
 
 // patch is PATCH /v1/heartbeats/{id}: every field optional, no defaults; null clears
 // report_period, report_period_cron and timezone; project_id is refused (use move).
-func (h *heartbeatsHandler) patch(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *heartbeatsHandler) patch(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
 		return 0, nil, err
@@ -244,24 +233,13 @@ func (h *heartbeatsHandler) patch(c *gin.Context) (int, any, error) {
 	return http.StatusOK, heartbeat.Render(out), nil
 }
 
-func (h *heartbeatsHandler) remove(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := h.st.DeleteHeartbeat(c, actor(c), orgID(c), id); err != nil {
-		return 0, nil, err
-	}
-	return removed(id.String(), nil)
+func (h *heartbeatsHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteHeartbeat(c, actor(c), orgID(c), id))
 }
 
 // move is POST /v1/heartbeats/{heartbeat_id}/move: strict {project_id}, a project id or null
 // (Unassigned), required. The ping URL stays the same; there is no variable conflict.
-func (h *heartbeatsHandler) move(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *heartbeatsHandler) move(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
 		return 0, nil, err

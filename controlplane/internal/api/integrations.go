@@ -72,14 +72,7 @@ func (h *integrationsHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, fieldErrors{{Field: "type", Message: "must be one of " + strings.Join(integration.Types(), ", ")}}
 	}
 	items, total, err := h.st.ListIntegrations(c, orgID(c), t, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	out := make([]integrationJSON, len(items))
-	for i, in := range items {
-		out[i] = toIntegrationJSON(in)
-	}
-	return listed(out, p, total, nil)
+	return listed(mapped(items, toIntegrationJSON), p, total, err)
 }
 
 // integrationBody is a decoded create or update body.
@@ -174,33 +167,19 @@ func (h *integrationsHandler) create(c *gin.Context) (int, any, error) {
 	}
 	in, err := h.st.CreateIntegration(c, actor(c), orgID(c), store.NewIntegration{Name: b.name.V, Type: b.typ,
 		Settings: b.settings, StatusPageIDs: b.pages})
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, toIntegrationJSON(in), nil
+	return rendered(http.StatusCreated, toIntegrationJSON, in, err)
 }
 
-func (h *integrationsHandler) get(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *integrationsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	in, err := h.st.GetIntegration(c, orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toIntegrationJSON(in), nil
+	return rendered(http.StatusOK, toIntegrationJSON, in, err)
 }
 
 // update is PATCH /v1/integrations/{id}: name, settings and status_page_ids, all optional. The
 // given settings are merged into the stored ones (null puts an optional one back to its
 // default; a secret sent back in its redacted form is kept), then validated as a whole; a URL
 // setting moved to another origin needs every secret given again.
-func (h *integrationsHandler) update(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *integrationsHandler) update(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
 		return 0, nil, err
@@ -225,10 +204,7 @@ func (h *integrationsHandler) update(c *gin.Context) (int, any, error) {
 		}
 		return p, o.Err()
 	})
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toIntegrationJSON(in), nil
+	return rendered(http.StatusOK, toIntegrationJSON, in, err)
 }
 
 // requireSecretsOnMove fails every secret setting a change leaves out while it moves a URL
@@ -244,15 +220,8 @@ func requireSecretsOnMove(o *object, cur store.Integration, next, given integrat
 
 // remove is DELETE /v1/integrations/{id}; 409 integration_in_use while a check or heartbeat
 // names it.
-func (h *integrationsHandler) remove(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := h.st.DeleteIntegration(c, actor(c), orgID(c), id); err != nil {
-		return 0, nil, err
-	}
-	return removed(id.String(), nil)
+func (h *integrationsHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteIntegration(c, actor(c), orgID(c), id))
 }
 
 // integrationTestJSON is what the provider answered a test message.
@@ -266,11 +235,7 @@ type integrationTestJSON struct {
 
 // test is POST /v1/integrations/{id}/test: a clearly marked test message is sent now; the
 // answer says what the provider answered (also when it refused: that is what the test is for).
-func (h *integrationsHandler) test(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *integrationsHandler) test(c *gin.Context, id uuid.UUID) (int, any, error) {
 	in, err := h.st.GetIntegration(c, orgID(c), id)
 	if err != nil {
 		return 0, nil, err
@@ -284,44 +249,17 @@ func (h *integrationsHandler) test(c *gin.Context) (int, any, error) {
 		Error: strPtr(r.Error), LatencyMs: r.LatencyMs}, nil
 }
 
-// integrationDeliveryJSON is one entry of an integration's delivery log.
-type integrationDeliveryJSON struct {
-	ID             string                `json:"id"`
-	IntegrationID  string                `json:"integration_id"`
-	EventID        string                `json:"event_id"`
-	EventType      string                `json:"event_type"`
-	Status         string                `json:"status"`
-	AttemptCount   int                   `json:"attempt_count"`
-	NextAttemptAt  *string               `json:"next_attempt_at"`
-	LastStatusCode *int                  `json:"last_status_code"`
-	LastError      *string               `json:"last_error"`
-	CreatedAt      string                `json:"created_at"`
-	DeliveredAt    *string               `json:"delivered_at"`
-	Attempts       []deliveryAttemptJSON `json:"attempts"`
-}
-
 // deliveries is GET /v1/integrations/{id}/deliveries: the delivery log, newest first, with
 // every attempt of each delivery.
-func (h *integrationsHandler) deliveries(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *integrationsHandler) deliveries(c *gin.Context, id uuid.UUID) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
 		return 0, nil, err
 	}
 	items, total, err := h.st.IntegrationDeliveries(c, orgID(c), id, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	out := make([]integrationDeliveryJSON, len(items))
-	for i, d := range items {
-		w := toDeliveryJSON(d)
-		out[i] = integrationDeliveryJSON{ID: w.ID, IntegrationID: d.IntegrationID.String(), EventID: w.EventID,
-			EventType: w.EventType, Status: w.Status, AttemptCount: w.AttemptCount, NextAttemptAt: w.NextAttemptAt,
-			LastStatusCode: w.LastStatusCode, LastError: w.LastError, CreatedAt: w.CreatedAt, DeliveredAt: w.DeliveredAt,
-			Attempts: w.Attempts}
-	}
-	return listed(out, p, total, nil)
+	return listed(mapped(items, func(d store.Delivery) deliveryJSON {
+		out := toDeliveryJSON(d)
+		out.WebhookID, out.IntegrationID = "", d.IntegrationID.String()
+		return out
+	}), p, total, err)
 }

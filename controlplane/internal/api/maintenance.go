@@ -92,14 +92,7 @@ func (h *windowsHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, fieldErrors{{"search", "must be at most 255 characters"}}
 	}
 	items, total, err := h.st.ListMaintenanceWindows(c, orgID(c), f, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	out := make([]mwJSON, len(items))
-	for i, w := range items {
-		out[i] = toMWJSON(w)
-	}
-	return listed(out, p, total, nil)
+	return listed(mapped(items, toMWJSON), p, total, err)
 }
 
 // timeOfDay matches a start_date given as HH:MM (24-hour).
@@ -254,31 +247,17 @@ func (h *windowsHandler) create(c *gin.Context) (int, any, error) {
 		w.Heartbeats = *p.Heartbeats
 	}
 	out, err := h.st.CreateMaintenanceWindow(c, actor(c), orgID(c), w)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, toMWFullJSON(out), nil
+	return rendered(http.StatusCreated, toMWFullJSON, out, err)
 }
 
-func (h *windowsHandler) get(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *windowsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	w, err := h.st.GetMaintenanceWindow(c, orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toMWFullJSON(w), nil
+	return rendered(http.StatusOK, toMWFullJSON, w, err)
 }
 
 // update is PATCH: every field optional; checks and heartbeats replace the associations; an
 // empty body is a 400.
-func (h *windowsHandler) update(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *windowsHandler) update(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
 		return 0, nil, err
@@ -295,19 +274,9 @@ func (h *windowsHandler) update(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	out, err := h.st.UpdateMaintenanceWindow(c, actor(c), orgID(c), id, p)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toMWFullJSON(out), nil
+	return rendered(http.StatusOK, toMWFullJSON, out, err)
 }
 
-func (h *windowsHandler) remove(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := h.st.DeleteMaintenanceWindow(c, actor(c), orgID(c), id); err != nil {
-		return 0, nil, err
-	}
-	return removed(id.String(), nil)
+func (h *windowsHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteMaintenanceWindow(c, actor(c), orgID(c), id))
 }

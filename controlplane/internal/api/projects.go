@@ -107,14 +107,7 @@ func (h *projectsHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	items, total, err := h.st.ListProjects(c, orgID(c), p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	out := make([]projectJSON, len(items))
-	for i, it := range items {
-		out[i] = toProjectJSON(it)
-	}
-	return listed(out, p, total, nil)
+	return listed(mapped(items, toProjectJSON), p, total, err)
 }
 
 // readProjectBody reads the strict {name} body of create and update.
@@ -142,10 +135,7 @@ func (h *projectsHandler) create(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	p, err := h.st.CreateProject(c, actor(c), orgID(c), name)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, toProjectJSON(p), nil
+	return rendered(http.StatusCreated, toProjectJSON, p, err)
 }
 
 func (h *projectsHandler) get(c *gin.Context) (int, any, error) {
@@ -154,10 +144,7 @@ func (h *projectsHandler) get(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	p, err := h.st.GetProject(c, orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toProjectJSON(p), nil
+	return rendered(http.StatusOK, toProjectJSON, p, err)
 }
 
 func (h *projectsHandler) update(c *gin.Context) (int, any, error) {
@@ -170,10 +157,7 @@ func (h *projectsHandler) update(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	p, err := h.st.RenameProject(c, actor(c), orgID(c), id, name)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toProjectJSON(p), nil
+	return rendered(http.StatusOK, toProjectJSON, p, err)
 }
 
 func (h *projectsHandler) remove(c *gin.Context) (int, any, error) {
@@ -181,10 +165,7 @@ func (h *projectsHandler) remove(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := h.st.DeleteProject(c, actor(c), orgID(c), id); err != nil {
-		return 0, nil, err
-	}
-	return removed(id.String(), nil)
+	return removed(id.String(), h.st.DeleteProject(c, actor(c), orgID(c), id))
 }
 
 // moveJSON is the result of a move: where the check now is (project_id null = Unassigned).

@@ -49,11 +49,7 @@ type regionCertificateJSON struct {
 }
 
 // get answers the check's state in each of its test regions, in test_regions order.
-func (h *regionsHandler) get(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *regionsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	chk, err := h.st.GetCheck(c, orgID(c), id, false)
 	if err != nil {
 		return 0, nil, err

@@ -76,11 +76,7 @@ type seriesPointJSON struct {
 
 // timeseries answers a check's series over the range given (default 24h), per region, in
 // buckets that end with the one holding now.
-func (h *seriesHandler) timeseries(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *seriesHandler) timeseries(c *gin.Context, id uuid.UUID) (int, any, error) {
 	name := c.DefaultQuery("range", defaultSeriesRange)
 	rng, known := seriesRanges[name]
 	if !known {

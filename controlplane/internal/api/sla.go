@@ -113,11 +113,7 @@ func slaQuery(c *gin.Context) (from, to time.Time, csvOut bool, err error) {
 }
 
 // check is GET /v1/checks/{check_id}/sla.
-func (h *slaHandler) check(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *slaHandler) check(c *gin.Context, id uuid.UUID) (int, any, error) {
 	from, to, csvOut, err := slaQuery(c)
 	if err != nil {
 		return 0, nil, err

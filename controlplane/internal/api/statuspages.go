@@ -50,19 +50,6 @@ func spList(c *gin.Context) (page, string, error) {
 	return p, search, nil
 }
 
-// spIDs reads path ids in order; the first problem is returned.
-func spIDs(c *gin.Context, names ...string) ([]uuid.UUID, error) {
-	out := make([]uuid.UUID, len(names))
-	for i, n := range names {
-		id, err := pathID(c, n, minPathIDLen)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = id
-	}
-	return out, nil
-}
-
 // subdomainPattern is the subdomain rule of api/openapi/status-pages.yaml.
 var subdomainPattern = regexp.MustCompile(`^\w(?:[\w-]{0,61}\w)?$`)
 
@@ -173,10 +160,7 @@ func (h *statusPagesHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	items, total, err := h.pages.ListStatusPages(c, orgID(c), search, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	return listed(items, p, total, nil)
+	return listed(items, p, total, err)
 }
 
 func (h *statusPagesHandler) create(c *gin.Context) (int, any, error) {
@@ -195,16 +179,8 @@ func (h *statusPagesHandler) create(c *gin.Context) (int, any, error) {
 	return http.StatusCreated, page.Identity(), nil
 }
 
-func (h *statusPagesHandler) get(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	page, err := h.pages.GetStatusPage(c, orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, page, nil
+func (h *statusPagesHandler) get(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return done(h.pages.GetStatusPage(c, orgID(c), pageID))
 }
 
 // pageUpdated is the update response: the identity, the description and the search flag.
@@ -216,11 +192,7 @@ type pageUpdated struct {
 
 // update is POST (the contract) and PATCH (what the Terraform provider sends) on the item
 // path: name and subdomain are required, other fields left out keep their value.
-func (h *statusPagesHandler) update(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *statusPagesHandler) update(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
 		return 0, nil, err
@@ -229,7 +201,7 @@ func (h *statusPagesHandler) update(c *gin.Context) (int, any, error) {
 	if err := o.Err(); err != nil {
 		return 0, nil, err
 	}
-	page, err := h.pages.UpdateStatusPage(c, actor(c), orgID(c), id, in)
+	page, err := h.pages.UpdateStatusPage(c, actor(c), orgID(c), pageID, in)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -238,41 +210,18 @@ func (h *statusPagesHandler) update(c *gin.Context) (int, any, error) {
 
 // customDomain is GET /v1/status_pages/{id}/custom_domain (an extension): the record to
 // publish and whether the domain is verified.
-func (h *statusPagesHandler) customDomain(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	d, err := h.pages.CustomDomainStatus(c, orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, d, nil
+func (h *statusPagesHandler) customDomain(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return done(h.pages.CustomDomainStatus(c, orgID(c), pageID))
 }
 
 // verifyCustomDomain is POST /v1/status_pages/{id}/custom_domain/verify (an extension): it
 // looks the challenge record up now.
-func (h *statusPagesHandler) verifyCustomDomain(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	d, err := h.pages.VerifyCustomDomain(c, actor(c), orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, d, nil
+func (h *statusPagesHandler) verifyCustomDomain(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return done(h.pages.VerifyCustomDomain(c, actor(c), orgID(c), pageID))
 }
 
-func (h *statusPagesHandler) remove(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := h.pages.DeleteStatusPage(c, actor(c), orgID(c), id); err != nil {
-		return 0, nil, err
-	}
-	return removed(id.String(), nil)
+func (h *statusPagesHandler) remove(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return removed(pageID.String(), h.pages.DeleteStatusPage(c, actor(c), orgID(c), pageID))
 }
 
 // summary is the public GET /v1/status_pages/{status_page_subdomain}/summary. It is routed
@@ -287,11 +236,7 @@ func (h *statusPagesHandler) summary(c *gin.Context) (int, any, error) {
 		}
 		return 0, nil, notFound("status page")
 	}
-	s, err := h.pages.GetStatusPageSummary(c, sub)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, s, nil
+	return done(h.pages.GetStatusPageSummary(c, sub))
 }
 
 // componentStatus records a broken component status rule.
@@ -323,6 +268,18 @@ func spIDList(o *object, name string) ([]uuid.UUID, bool) {
 		out = append(out, id)
 	}
 	return out, true
+}
+
+// onPage serves a route whose only path id is the status page's (the page itself, and the
+// lists, creates and sort orders of its sub-resources): f gets the page id.
+func onPage(f func(c *gin.Context, pageID uuid.UUID) (int, any, error)) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, err := pageParam(c)
+		if err != nil {
+			return 0, nil, err
+		}
+		return f(c, id)
+	}
 }
 
 // pageParam reads the status_page_id of a route whose only path id it is; a 404 there can

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -21,31 +20,30 @@ func spName(o *object, name, v string) {
 	}
 }
 
-func (h *statusPagesHandler) listComponents(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
+// Path ids of a component and of a group, in route order.
+var (
+	componentPath = []string{"status_page_id", "status_page_component_id"}
+	groupPath     = []string{"status_page_id", "group_id"}
+)
+
+func (h *statusPagesHandler) listComponents(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
 		return 0, nil, err
 	}
-	items, total, err := h.pages.ListComponents(c, orgID(c), id, search, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	return listed(items, p, total, nil)
+	items, total, err := h.pages.ListComponents(c, orgID(c), pageID, search, p.PerPage, p.Offset())
+	return listed(items, p, total, err)
 }
 
-func (h *statusPagesHandler) createComponent(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
+func (h *statusPagesHandler) createComponent(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	in, err := decodeBody(c, decodeNewComponent)
 	if err != nil {
 		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	return created(h.pages.CreateComponent(c, actor(c), orgID(c), pageID, in))
+}
+
+func decodeNewComponent(o *object) store.NewComponent {
 	in := store.NewComponent{Status: statuspage.Operational, DisplayUptime: true, DisplayMetrics: true}
 	if o.Require("name") {
 		if v, ok := field[string](o, "name").Value(); ok {
@@ -63,27 +61,11 @@ func (h *statusPagesHandler) createComponent(c *gin.Context) (int, any, error) {
 	if v := nonNull[bool](o, "display_metrics"); v.Set {
 		in.DisplayMetrics = v.V
 	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		return 0, nil, err
-	}
-	comp, err := h.pages.CreateComponent(c, actor(c), orgID(c), id, in)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, comp, nil
+	return in
 }
 
-func (h *statusPagesHandler) getComponent(c *gin.Context) (int, any, error) {
-	p, err := spIDs(c, "status_page_id", "status_page_component_id")
-	if err != nil {
-		return 0, nil, err
-	}
-	comp, err := h.pages.GetComponent(c, orgID(c), p[0], p[1])
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, comp, nil
+func (h *statusPagesHandler) getComponent(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return done(h.pages.GetComponent(c, orgID(c), p[0], p[1]))
 }
 
 // optionalID decodes a string-or-null id field; set reports presence.
@@ -103,15 +85,15 @@ func optionalID(o *object, name string) (id *uuid.UUID, set bool) {
 	return &parsed, true
 }
 
-func (h *statusPagesHandler) patchComponent(c *gin.Context) (int, any, error) {
-	p, err := spIDs(c, "status_page_id", "status_page_component_id")
+func (h *statusPagesHandler) patchComponent(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	patch, err := decodeBody(c, decodeComponentPatch)
 	if err != nil {
 		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	return done(h.pages.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch))
+}
+
+func decodeComponentPatch(o *object) statuspage.ComponentPatch {
 	var patch statuspage.ComponentPatch
 	if v := nonNull[string](o, "name"); v.Set {
 		spName(o, "name", v.V)
@@ -129,74 +111,44 @@ func (h *statusPagesHandler) patchComponent(c *gin.Context) (int, any, error) {
 	if list, ok := spIDList(o, "check_ids"); ok {
 		patch.CheckIDs = &list
 	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		return 0, nil, err
-	}
-	comp, err := h.pages.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, comp, nil
+	return patch
 }
 
-func (h *statusPagesHandler) removeComponent(c *gin.Context) (int, any, error) {
-	p, err := spIDs(c, "status_page_id", "status_page_component_id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := h.pages.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]); err != nil {
-		return 0, nil, err
-	}
-	return removed(p[1].String(), nil)
+func (h *statusPagesHandler) removeComponent(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return removed(p[1].String(), h.pages.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]))
 }
 
 // sortBody reads {<field>: string[]} (required).
 func sortBody(c *gin.Context, name string) ([]uuid.UUID, error) {
-	o, err := readObject(c)
-	if err != nil {
-		return nil, err
-	}
-	var list []uuid.UUID
-	if o.Require(name) {
-		list, _ = spIDList(o, name)
-	}
-	o.Strict()
-	return list, o.Err()
+	return decodeBody(c, func(o *object) []uuid.UUID {
+		var list []uuid.UUID
+		if o.Require(name) {
+			list, _ = spIDList(o, name)
+		}
+		return list
+	})
 }
 
 // sorted is the answer of the sort-order routes, or err.
 func sorted(err error) (int, any, error) { return done(gin.H{"message": "Sort order updated."}, err) }
 
-func (h *statusPagesHandler) sortComponents(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *statusPagesHandler) sortComponents(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	list, err := sortBody(c, "component_ids")
 	if err != nil {
 		return 0, nil, err
 	}
-	return sorted(h.pages.SortComponents(c, actor(c), orgID(c), id, list))
+	return sorted(h.pages.SortComponents(c, actor(c), orgID(c), pageID, list))
 }
 
-func (h *statusPagesHandler) sortGroups(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *statusPagesHandler) sortGroups(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	list, err := sortBody(c, "group_ids")
 	if err != nil {
 		return 0, nil, err
 	}
-	return sorted(h.pages.SortGroups(c, actor(c), orgID(c), id, list))
+	return sorted(h.pages.SortGroups(c, actor(c), orgID(c), pageID, list))
 }
 
-func (h *statusPagesHandler) sortGroupComponents(c *gin.Context) (int, any, error) {
-	p, err := spIDs(c, "status_page_id", "group_id")
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *statusPagesHandler) sortGroupComponents(c *gin.Context, p []uuid.UUID) (int, any, error) {
 	list, err := sortBody(c, "component_ids")
 	if err != nil {
 		return 0, nil, err
@@ -204,98 +156,62 @@ func (h *statusPagesHandler) sortGroupComponents(c *gin.Context) (int, any, erro
 	return sorted(h.pages.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list))
 }
 
-func (h *statusPagesHandler) listGroups(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *statusPagesHandler) listGroups(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
 		return 0, nil, err
 	}
-	items, total, err := h.pages.ListGroups(c, orgID(c), id, search, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	return listed(items, p, total, nil)
+	items, total, err := h.pages.ListGroups(c, orgID(c), pageID, search, p.PerPage, p.Offset())
+	return listed(items, p, total, err)
 }
 
-func (h *statusPagesHandler) createGroup(c *gin.Context) (int, any, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	o, err := readObject(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	var name string
-	if o.Require("name") {
-		if v, ok := field[string](o, "name").Value(); ok {
-			spName(o, "name", v)
-			name = v
+// newGroup is a decoded group create body.
+type newGroup struct {
+	name string
+	desc *string
+}
+
+func (h *statusPagesHandler) createGroup(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	g, err := decodeBody(c, func(o *object) newGroup {
+		var g newGroup
+		if o.Require("name") {
+			if v, ok := field[string](o, "name").Value(); ok {
+				spName(o, "name", v)
+				g.name = v
+			}
 		}
-	}
-	// The create body's description is a string (null is for the PATCH, where it clears).
-	desc := nonNull[string](o, "description").Ptr()
-	o.Strict()
-	if err := o.Err(); err != nil {
-		return 0, nil, err
-	}
-	g, err := h.pages.CreateGroup(c, actor(c), orgID(c), id, name, desc)
+		// The create body's description is a string (null is for the PATCH, where it clears).
+		g.desc = nonNull[string](o, "description").Ptr()
+		return g
+	})
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, g, nil
+	return created(h.pages.CreateGroup(c, actor(c), orgID(c), pageID, g.name, g.desc))
 }
 
-func (h *statusPagesHandler) getGroup(c *gin.Context) (int, any, error) {
-	p, err := spIDs(c, "status_page_id", "group_id")
-	if err != nil {
-		return 0, nil, err
-	}
-	g, err := h.pages.GetGroup(c, orgID(c), p[0], p[1])
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, g, nil
+func (h *statusPagesHandler) getGroup(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return done(h.pages.GetGroup(c, orgID(c), p[0], p[1]))
 }
 
-func (h *statusPagesHandler) patchGroup(c *gin.Context) (int, any, error) {
-	p, err := spIDs(c, "status_page_id", "group_id")
+func (h *statusPagesHandler) patchGroup(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	patch, err := decodeBody(c, func(o *object) store.GroupPatch {
+		var patch store.GroupPatch
+		if v := nonNull[string](o, "name"); v.Set {
+			spName(o, "name", v.V)
+			patch.Name = &v.V
+		}
+		if v := field[string](o, "description"); v.Set {
+			patch.DescriptionSet, patch.Description = true, v.Ptr()
+		}
+		return patch
+	})
 	if err != nil {
 		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	var patch store.GroupPatch
-	if v := nonNull[string](o, "name"); v.Set {
-		spName(o, "name", v.V)
-		patch.Name = &v.V
-	}
-	if v := field[string](o, "description"); v.Set {
-		patch.DescriptionSet, patch.Description = true, v.Ptr()
-	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		return 0, nil, err
-	}
-	g, err := h.pages.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, g, nil
+	return done(h.pages.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch))
 }
 
-func (h *statusPagesHandler) removeGroup(c *gin.Context) (int, any, error) {
-	p, err := spIDs(c, "status_page_id", "group_id")
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := h.pages.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]); err != nil {
-		return 0, nil, err
-	}
-	return removed(p[1].String(), nil)
+func (h *statusPagesHandler) removeGroup(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return removed(p[1].String(), h.pages.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]))
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"net/mail"
 	"strings"
 
@@ -39,10 +38,7 @@ func (h *statusPagesHandler) listSubscribers(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	items, total, err := h.pages.ListSubscribers(c, orgID(c), id, search, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	return listed(items, p, total, nil)
+	return listed(items, p, total, err)
 }
 
 // validEmail accepts a bare address (no display name, no angle brackets) with a dotted domain.
@@ -94,11 +90,7 @@ func (h *statusPagesHandler) createSubscriber(c *gin.Context) (int, any, error) 
 	if err := o.Err(); err != nil {
 		return 0, nil, err
 	}
-	sub, err := h.pages.CreateSubscriber(c, actor(c), orgID(c), id, in)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, sub, nil
+	return created(h.pages.CreateSubscriber(c, actor(c), orgID(c), id, in))
 }
 
 func (h *statusPagesHandler) removeSubscriber(c *gin.Context) (int, any, error) {
@@ -111,8 +103,5 @@ func (h *statusPagesHandler) removeSubscriber(c *gin.Context) (int, any, error) 
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := h.pages.DeleteSubscriber(c, actor(c), orgID(c), id, sub); err != nil {
-		return 0, nil, err
-	}
-	return removed(sub.String(), nil)
+	return removed(sub.String(), h.pages.DeleteSubscriber(c, actor(c), orgID(c), id, sub))
 }

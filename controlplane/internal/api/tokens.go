@@ -130,10 +130,7 @@ func (h *tokensHandler) get(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	t, err := h.store.GetAPIToken(c.Request.Context(), orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toTokenJSON(t), nil
+	return rendered(http.StatusOK, toTokenJSON, t, err)
 }
 
 // create makes an API token in the caller's organization.

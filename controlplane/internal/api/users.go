@@ -116,14 +116,7 @@ func (h *peopleHandler) listInvitations(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	list, total, err := h.st.ListInvitations(c, orgID(c), search, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	items := make([]invitationJSON, len(list))
-	for i, inv := range list {
-		items[i] = toInvitationJSON(inv)
-	}
-	return listed(items, p, total, nil)
+	return listed(mapped(list, toInvitationJSON), p, total, err)
 }
 
 // createInvitation is POST /v1/invitations: it stores the invitation and queues its e-mail.

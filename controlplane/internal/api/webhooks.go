@@ -109,14 +109,7 @@ func (h *webhooksHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	items, total, err := h.st.ListWebhooks(c, orgID(c), c.Query("search"), p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	out := make([]webhookJSON, len(items))
-	for i, w := range items {
-		out[i] = toWebhookJSON(w)
-	}
-	return listed(out, p, total, nil)
+	return listed(mapped(items, toWebhookJSON), p, total, err)
 }
 
 // webhookBody is a decoded create or update body.
@@ -250,25 +243,14 @@ func (h *webhooksHandler) create(c *gin.Context) (int, any, error) {
 	return http.StatusCreated, out, nil
 }
 
-func (h *webhooksHandler) get(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *webhooksHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	w, err := h.st.GetWebhook(c, orgID(c), id)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toWebhookJSON(w), nil
+	return rendered(http.StatusOK, toWebhookJSON, w, err)
 }
 
 // update is PATCH /v1/webhooks/{id}: the create fields, all optional; a given id list replaces
 // the stored one. The webhook must keep at least one association.
-func (h *webhooksHandler) update(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *webhooksHandler) update(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
 		return 0, nil, err
@@ -288,27 +270,19 @@ func (h *webhooksHandler) update(c *gin.Context) (int, any, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, toWebhookJSON(w), nil
+	return rendered(http.StatusOK, toWebhookJSON, w, err)
 }
 
-func (h *webhooksHandler) remove(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := h.st.DeleteWebhook(c, actor(c), orgID(c), id); err != nil {
-		return 0, nil, err
-	}
-	return removed(id.String(), nil)
+func (h *webhooksHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteWebhook(c, actor(c), orgID(c), id))
 }
 
-// deliveryJSON is one entry of a webhook's delivery log.
+// deliveryJSON is one entry of a delivery log: a webhook's, with webhook_id, or an
+// integration's, with integration_id instead.
 type deliveryJSON struct {
 	ID             string                `json:"id"`
-	WebhookID      string                `json:"webhook_id"`
+	WebhookID      string                `json:"webhook_id,omitempty"`
+	IntegrationID  string                `json:"integration_id,omitempty"`
 	EventID        string                `json:"event_id"`
 	EventType      string                `json:"event_type"`
 	Status         string                `json:"status"`
@@ -344,41 +318,23 @@ func toDeliveryJSON(d store.Delivery) deliveryJSON {
 
 // deliveries is GET /v1/webhooks/{id}/deliveries: the delivery log, newest first, with every
 // attempt of each delivery.
-func (h *webhooksHandler) deliveries(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *webhooksHandler) deliveries(c *gin.Context, id uuid.UUID) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
 		return 0, nil, err
 	}
 	items, total, err := h.st.ListDeliveries(c, orgID(c), id, p.PerPage, p.Offset())
-	if err != nil {
-		return 0, nil, err
-	}
-	out := make([]deliveryJSON, len(items))
-	for i, d := range items {
-		out[i] = toDeliveryJSON(d)
-	}
-	return listed(out, p, total, nil)
+	return listed(mapped(items, toDeliveryJSON), p, total, err)
 }
 
 // resend is POST /v1/webhooks/{id}/deliveries/{delivery_id}/resend: a finished delivery is sent
 // again (same event id, fresh retry schedule); 409 while it is still pending.
-func (h *webhooksHandler) resend(c *gin.Context) (int, any, error) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		return 0, nil, err
-	}
+func (h *webhooksHandler) resend(c *gin.Context, id uuid.UUID) (int, any, error) {
 	c.Set(ctxResource, "delivery")
 	deliveryID, err := pathID(c, "delivery_id", minPathIDLen)
 	if err != nil {
 		return 0, nil, err
 	}
 	d, err := h.st.ResendDelivery(c, actor(c), orgID(c), id, deliveryID)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusAccepted, toDeliveryJSON(d), nil
+	return rendered(http.StatusAccepted, toDeliveryJSON, d, err)
 }
