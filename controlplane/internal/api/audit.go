@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -65,9 +63,9 @@ func (h *auditHandler) list(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	search := c.Query("search")
-	if utf8.RuneCountInString(search) > auditSearchMaxLen {
-		return 0, nil, fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", auditSearchMaxLen)}}
+	search, err := searchQuery(c, auditSearchMaxLen)
+	if err != nil {
+		return 0, nil, err
 	}
 	entries, total, err := h.store.ListAuditLog(c.Request.Context(), orgID(c), search, p.PerPage, p.Offset())
 	return listed(mapped(entries, toAuditEventJSON), p, total, err)

@@ -45,16 +45,8 @@ func (h *checksHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	f := store.CheckFilter{Search: c.Query("search"), Status: checkListStatus(c.Query("filter"))}
-	if v, given := c.GetQuery("project_id"); given {
-		if v == "unassigned" {
-			f.Unassigned = true
-		} else {
-			id, err := parseProjectID("project_id", v)
-			if err != nil {
-				return 0, nil, err
-			}
-			f.ProjectID = &id
-		}
+	if f.ProjectID, f.Unassigned, err = projectQuery(c); err != nil {
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListChecks(c, orgID(c), f, p.PerPage, p.Offset())
 	if err != nil {
@@ -166,35 +158,36 @@ func (h *checksHandler) remove(k check.Kind) handlerFn {
 	}
 }
 
-// historyCheck reads the path id of an incident or result list and makes sure the check is
-// one of this organization's checks of kind k.
-func (h *checksHandler) historyCheck(c *gin.Context, k check.Kind) (uuid.UUID, error) {
+// history reads the query and path of an incident or result list (page, per_page, from and
+// to, required when rangeRequired) and makes sure the check is one of this organization's
+// checks of kind k.
+func (h *checksHandler) history(c *gin.Context, k check.Kind, rangeRequired bool) (uuid.UUID, page, timeRange, error) {
+	p, err := parsePage(c, historyPages)
+	if err != nil {
+		return uuid.Nil, p, timeRange{}, err
+	}
+	r, err := parseRange(c, rangeRequired)
+	if err != nil {
+		return uuid.Nil, p, r, err
+	}
 	// Incident and result lists take check ids of one character or more (api/openapi/openapi.yaml);
 	// every other route takes minPathIDLen.
 	id, err := pathID(c, "check_id", 1)
 	if err != nil {
-		return id, err
+		return id, p, r, err
 	}
 	kind, err := h.st.CheckKind(c, orgID(c), id)
 	if err == nil && kind != k {
 		err = store.ErrNotFound
 	}
-	return id, err
+	return id, p, r, err
 }
 
 // incidents is GET /v1/checks/<kind>/{check_id}/incidents: incidents overlapping [from, to),
 // newest first.
 func (h *checksHandler) incidents(k check.Kind) handlerFn {
 	return func(c *gin.Context) (int, any, error) {
-		p, err := parsePage(c, historyPages)
-		if err != nil {
-			return 0, nil, err
-		}
-		r, err := parseRange(c, false)
-		if err != nil {
-			return 0, nil, err
-		}
-		id, err := h.historyCheck(c, k)
+		id, p, r, err := h.history(c, k, false)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -215,15 +208,7 @@ func (h *checksHandler) incidents(k check.Kind) handlerFn {
 // required, at most seven days), oldest first, as a result page.
 func (h *checksHandler) results(k check.Kind) handlerFn {
 	return func(c *gin.Context) (int, any, error) {
-		p, err := parsePage(c, historyPages)
-		if err != nil {
-			return 0, nil, err
-		}
-		r, err := parseRange(c, true)
-		if err != nil {
-			return 0, nil, err
-		}
-		id, err := h.historyCheck(c, k)
+		id, p, r, err := h.history(c, k, true)
 		if err != nil {
 			return 0, nil, err
 		}

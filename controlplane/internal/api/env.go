@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -73,9 +72,8 @@ func (h *envHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	var f store.EnvVarFilter
-	f.Search = c.Query("search")
-	if utf8.RuneCountInString(f.Search) > maxEnvSearch {
-		return 0, nil, fieldErrors{{"search", "must be at most 64 characters"}}
+	if f.Search, err = searchQuery(c, maxEnvSearch); err != nil {
+		return 0, nil, err
 	}
 	if s, given := c.GetQuery("project_id"); given {
 		f.Scoped = true
@@ -114,10 +112,18 @@ func checkEnvValue(o *object, value string) {
 
 // create is POST /v1/env: strict {name, type, value, project_id?}.
 func (h *envHandler) create(c *gin.Context) (int, any, error) {
-	o, err := readObject(c)
+	in, err := decodeBody(c, decodeNewEnvVar)
 	if err != nil {
 		return 0, nil, err
 	}
+	v, err := h.st.CreateEnvVar(c, actor(c), orgID(c), in)
+	if err != nil {
+		return 0, nil, projectNotFound(err)
+	}
+	return http.StatusCreated, toEnvVarJSON(v, true), nil
+}
+
+func decodeNewEnvVar(o *object) store.NewEnvVar {
 	var in store.NewEnvVar
 	if o.Require("name") {
 		if v, ok := field[string](o, "name").Value(); ok {
@@ -140,15 +146,7 @@ func (h *envHandler) create(c *gin.Context) (int, any, error) {
 		}
 	}
 	in.ProjectID = projectIDField(o, "project_id")
-	o.Strict()
-	if err := o.Err(); err != nil {
-		return 0, nil, err
-	}
-	v, err := h.st.CreateEnvVar(c, actor(c), orgID(c), in)
-	if err != nil {
-		return 0, nil, projectNotFound(err)
-	}
-	return http.StatusCreated, toEnvVarJSON(v, true), nil
+	return in
 }
 
 func (h *envHandler) get(c *gin.Context) (int, any, error) {

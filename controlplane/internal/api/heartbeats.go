@@ -56,20 +56,11 @@ func (h *heartbeatsHandler) list(c *gin.Context) (int, any, error) {
 		return 0, nil, err
 	}
 	var f store.HeartbeatFilter
-	f.Search = c.Query("search")
-	if utf8.RuneCountInString(f.Search) > maxHeartbeatSearch {
-		return 0, nil, fieldErrors{{"search", "must be at most 255 characters"}}
+	if f.Search, err = searchQuery(c, maxHeartbeatSearch); err != nil {
+		return 0, nil, err
 	}
-	if s, given := c.GetQuery("project_id"); given {
-		if s == "unassigned" {
-			f.Unassigned = true
-		} else {
-			id, err := parseProjectID("project_id", s)
-			if err != nil {
-				return 0, nil, err
-			}
-			f.ProjectID = &id
-		}
+	if f.ProjectID, f.Unassigned, err = projectQuery(c); err != nil {
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListHeartbeats(c, orgID(c), f, p.PerPage, p.Offset(), h.now())
 	if err != nil {

@@ -87,9 +87,9 @@ func (h *windowsHandler) list(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	f := store.WindowFilter{Search: c.Query("search")}
-	if utf8.RuneCountInString(f.Search) > check.MaxNameLength {
-		return 0, nil, fieldErrors{{"search", "must be at most 255 characters"}}
+	var f store.WindowFilter
+	if f.Search, err = searchQuery(c, check.MaxNameLength); err != nil {
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListMaintenanceWindows(c, orgID(c), f, p.PerPage, p.Offset())
 	return listed(mapped(items, toMWJSON), p, total, err)

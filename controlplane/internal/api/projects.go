@@ -93,6 +93,20 @@ func projectIDField(o *object, name string) *uuid.UUID {
 	return &id
 }
 
+// projectQuery reads the project_id query parameter of lists and reports: a project id, or
+// "unassigned" for what is in no project; absent, neither.
+func projectQuery(c *gin.Context) (id *uuid.UUID, unassigned bool, err error) {
+	v, given := c.GetQuery("project_id")
+	if !given || v == "unassigned" {
+		return nil, given, nil
+	}
+	pid, err := parseProjectID("project_id", v)
+	if err != nil {
+		return nil, false, err
+	}
+	return &pid, false, nil
+}
+
 // projectNotFound names the project in a 404 when a project given as input does not exist.
 func projectNotFound(err error) error {
 	if errors.Is(err, store.ErrProjectNotFound) {

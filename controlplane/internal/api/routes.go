@@ -165,9 +165,9 @@ func routes(r *gin.Engine, d Deps) {
 		spg.PUT("/:group_id/sort-order", wrap(withIDs(pages.sortGroupComponents, groupPath...)))
 	}
 	sps := sp.Group("/:status_page_id/subscribers", resource("subscriber"))
-	sps.GET("", wrap(pages.listSubscribers))
-	sps.POST("", wrap(pages.createSubscriber))
-	sps.DELETE("/:subscriber_id", wrap(pages.removeSubscriber))
+	sps.GET("", wrap(pages.onSubscriberPage(pages.listSubscribers)))
+	sps.POST("", wrap(pages.onSubscriberPage(pages.createSubscriber)))
+	sps.DELETE("/:subscriber_id", wrap(pages.onSubscriberPage(pages.removeSubscriber)))
 	spi := sp.Group("/:status_page_id/incidents", resource("incident"))
 	spi.GET("", wrap(onPage(pages.listIncidents)))
 	spi.POST("", wrap(onPage(pages.createIncident)))

@@ -133,16 +133,9 @@ func (h *slaHandler) check(c *gin.Context, id uuid.UUID) (int, any, error) {
 // or "unassigned"), and their total.
 func (h *slaHandler) org(c *gin.Context) (int, any, error) {
 	var scope store.SLAScope
-	if v, given := c.GetQuery("project_id"); given {
-		if v == "unassigned" {
-			scope.Unassigned = true
-		} else {
-			id, err := parseProjectID("project_id", v)
-			if err != nil {
-				return 0, nil, err
-			}
-			scope.ProjectID = &id
-		}
+	var err error
+	if scope.ProjectID, scope.Unassigned, err = projectQuery(c); err != nil {
+		return 0, nil, err
 	}
 	from, to, csvOut, err := slaQuery(c)
 	if err != nil {

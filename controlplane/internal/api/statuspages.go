@@ -43,11 +43,8 @@ func spList(c *gin.Context) (page, string, error) {
 	if err != nil {
 		return p, "", err
 	}
-	search := c.Query("search")
-	if utf8.RuneCountInString(search) > maxSPSearch {
-		return p, "", fieldErrors{{"search", "must be at most 255 characters"}}
-	}
-	return p, search, nil
+	search, err := searchQuery(c, maxSPSearch)
+	return p, search, err
 }
 
 // subdomainPattern is the subdomain rule of api/openapi/status-pages.yaml.

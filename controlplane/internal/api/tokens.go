@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -107,9 +106,9 @@ func (h *tokensHandler) list(c *gin.Context) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	search := c.Query("search")
-	if utf8.RuneCountInString(search) > tokenSearchMaxLen {
-		return 0, nil, fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", tokenSearchMaxLen)}}
+	search, err := searchQuery(c, tokenSearchMaxLen)
+	if err != nil {
+		return 0, nil, err
 	}
 	tokens, total, err := h.store.ListAPITokens(c.Request.Context(), orgID(c), search, p.PerPage, p.Offset())
 	if err != nil {
