@@ -18,8 +18,8 @@ func routes(r *gin.Engine, d Deps) {
 	limit := limits.org() // routes with a documented 429
 
 	v1 := r.Group("/v1")
-	v1.GET("/openapi.json", serveOpenAPI)
-	v1.GET("/openapi.yaml", serveOpenAPIYAML)
+	v1.GET("/openapi.json", wrap(serveOpenAPI))
+	v1.GET("/openapi.yaml", wrap(serveOpenAPIYAML))
 
 	// Token introspection: a bearer token, no area, no organization selection (api/openapi/tokens.yaml).
 	v1.GET("/tokens/verify", wrap(tokens.verify))
@@ -197,8 +197,8 @@ func routes(r *gin.Engine, d Deps) {
 
 	// The public badges: outside /v1 and the OpenAPI document, authenticated by their token.
 	public := newPublicBadges(d, badgeCache)
-	r.GET("/badges/:token/:file", public.serve)
-	r.HEAD("/badges/:token/:file", public.serve)
+	r.GET("/badges/:token/:file", wrap(public.serve))
+	r.HEAD("/badges/:token/:file", wrap(public.serve))
 
 	// The invitation e-mail's link: an HTML page outside /v1, not part of the REST contract.
 	if d.Invitations != nil {
