@@ -59,15 +59,13 @@ type agentsJSON struct {
 	Regions []regionJSON `json:"regions"`
 }
 
-func (h *agentsHandler) list(c *gin.Context) {
+func (h *agentsHandler) list(c *gin.Context) (int, any, error) {
 	if h.dir == nil {
-		fail(c, &apiError{Status: http.StatusServiceUnavailable, Type: "unavailable", Message: "this replica does not list agents"})
-		return
+		return 0, nil, &apiError{Status: http.StatusServiceUnavailable, Type: "unavailable", Message: "this replica does not list agents"}
 	}
 	o, err := h.dir.Overview(c.Request.Context())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := agentsJSON{Agents: make([]agentJSON, len(o.Agents)), Regions: make([]regionJSON, len(o.Regions))}
 	for i, a := range o.Agents {
@@ -86,5 +84,5 @@ func (h *agentsHandler) list(c *gin.Context) {
 		out.Regions[i] = regionJSON{Region: r.Region, Agents: r.Agents, BrowserAgents: r.BrowserAgents, ActiveChecks: r.Checks,
 			Served: r.Agents > 0, UnservedSince: formatTimePtr(r.UnservedSince), Alerted: r.Alerted}
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }

@@ -55,47 +55,41 @@ func (h *artifactsHandler) result(c *gin.Context) (checkID, resultID uuid.UUID, 
 
 // list answers the result's artifacts in the order the run kept them (none for a result
 // without any), or 404 when the check or the result is not there.
-func (h *artifactsHandler) list(c *gin.Context) {
+func (h *artifactsHandler) list(c *gin.Context) (int, any, error) {
 	checkID, resultID, err := h.result(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	index, err := h.st.ResultArtifacts(c, orgID(c), checkID, resultID)
 	if errors.Is(err, store.ErrNotFound) {
-		fail(c, notFound("result "+resultID.String()))
-		return
+		return 0, nil, notFound("result " + resultID.String())
 	}
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := make([]artifactJSON, len(index))
 	for i, a := range index {
 		out[i] = artifactJSON{Name: a.Name, ContentType: a.ContentType, Size: a.Size}
 	}
-	okList(c, out, page{Page: 1, PerPage: int64(max(len(out), 1))}, int64(len(out)))
+	return listed(out, page{Page: 1, PerPage: int64(max(len(out), 1))}, int64(len(out)), nil)
 }
 
 // get answers one artifact's bytes. What a script attached is the target's or the script's
 // content, not ours: it is served so that no browser renders it as a page of this origin —
 // an attachment (images and plain text may show inline), under a type from a short list of
 // inert ones (anything else is application/octet-stream), never sniffed, and sandboxed.
-func (h *artifactsHandler) get(c *gin.Context) {
+func (h *artifactsHandler) get(c *gin.Context) (int, any, error) {
 	checkID, resultID, err := h.result(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	name := c.Param("name")
 	a, body, err := h.st.ResultArtifact(c, orgID(c), checkID, resultID, name)
 	if errors.Is(err, store.ErrNotFound) {
-		fail(c, notFound("artifact "+name+" of result "+resultID.String()))
-		return
+		return 0, nil, notFound("artifact " + name + " of result " + resultID.String())
 	}
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	ct, inline := servedType(a.ContentType)
 	disposition := "attachment"
@@ -112,6 +106,7 @@ func (h *artifactsHandler) get(c *gin.Context) {
 	// Artifacts never change once stored.
 	c.Header("Cache-Control", "private, max-age=86400, immutable")
 	c.Data(http.StatusOK, ct, body)
+	return selfWritten, nil, nil
 }
 
 // servedTypes are the media types an artifact is served as; whether a browser may show it

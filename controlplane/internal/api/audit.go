@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -60,25 +58,15 @@ func toAuditEventJSON(e store.AuditLogEntry) auditEventJSON {
 
 // list pages through the organization's audit log, newest first. search matches the audit
 // action, the auditable type and the actor's and auditable's display names, case-insensitively.
-func (h *auditHandler) list(c *gin.Context) {
+func (h *auditHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	search := c.Query("search")
-	if utf8.RuneCountInString(search) > auditSearchMaxLen {
-		fail(c, fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", auditSearchMaxLen)}})
-		return
+	search, err := searchQuery(c, auditSearchMaxLen)
+	if err != nil {
+		return 0, nil, err
 	}
 	entries, total, err := h.store.ListAuditLog(c.Request.Context(), orgID(c), search, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	items := make([]auditEventJSON, len(entries))
-	for i, e := range entries {
-		items[i] = toAuditEventJSON(e)
-	}
-	okList(c, items, p, total)
+	return listed(mapped(entries, toAuditEventJSON), p, total, err)
 }

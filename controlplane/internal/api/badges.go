@@ -67,65 +67,46 @@ func (h *badgesHandler) state(c *gin.Context, token string) badgeStateJSON {
 }
 
 // get is GET /v1/checks/{check_id}/badge.
-func (h *badgesHandler) get(c *gin.Context) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *badgesHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	token, err := h.st.CheckBadge(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, h.state(c, token))
+	return http.StatusOK, h.state(c, token), nil
 }
 
 // enable is POST /v1/checks/{check_id}/badge: a check without a badge gets one with a new
 // token; a check with one keeps it (its URLs may be published already). The body, if any,
 // must be an empty object.
-func (h *badgesHandler) enable(c *gin.Context) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *badgesHandler) enable(c *gin.Context, id uuid.UUID) (int, any, error) {
 	if err := emptyBody(c); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	token, err := h.st.EnableCheckBadge(c, actor(c), orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, h.state(c, token))
+	return http.StatusOK, h.state(c, token), nil
 }
 
 // disable is DELETE /v1/checks/{check_id}/badge: the badge's URLs answer 404 from now on, on
 // every replica (each drops the badge from its cache as the revocation feed tells it, and the
 // answer waits, briefly, until they all did); enabling it again makes new ones. Disabling a
 // check without a badge is not an error.
-func (h *badgesHandler) disable(c *gin.Context) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *badgesHandler) disable(c *gin.Context, id uuid.UUID) (int, any, error) {
 	dropped := h.auth.Expect(store.AuthChangeBadge + id.String())
 	deleted, err := h.st.DisableCheckBadge(c, actor(c), orgID(c), id)
 	if err != nil || !deleted {
 		dropped.Cancel()
 	}
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	h.cache.forgetCheck(id)
 	if deleted {
 		awaitRevocation(c, dropped)
 	}
-	ok(c, http.StatusOK, h.state(c, ""))
+	return http.StatusOK, h.state(c, ""), nil
 }
 
 // maxEmptyBody bounds what emptyBody reads.

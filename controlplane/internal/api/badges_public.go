@@ -147,43 +147,39 @@ func newPublicBadges(d Deps, cache *badgeCache) *publicBadges {
 	return &publicBadges{src: d.Store, now: d.now, cache: cache}
 }
 
-func (p *publicBadges) serve(c *gin.Context) {
+func (p *publicBadges) serve(c *gin.Context) (int, any, error) {
 	h := c.Writer.Header()
 	h.Set("Content-Security-Policy", badgeCSP)
 	file, token := c.Param("file"), c.Param("token")
 	ranges, known := badgeRanges[file]
 	if !known || !validBadgeToken(token) {
-		badgeNotFound(c)
-		return
+		return badgeNotFound(c)
 	}
 	rng := c.Query("range")
 	if rng == "" {
 		rng = ranges[0]
 	} else if file == "status.svg" || !slices.Contains(ranges, rng) {
-		fail(c, fieldErrors{{"range", badgeRangeRule(file)}})
-		return
+		return 0, nil, fieldErrors{{"range", badgeRangeRule(file)}}
 	}
 	key := file + "|" + rng + "|" + token
 	e, hit := p.cache.get(key)
 	if !hit {
 		if !p.cache.misses.Allow() {
 			h.Set("Retry-After", "1")
-			fail(c, &apiError{Status: http.StatusServiceUnavailable, Type: "busy", Message: "too many badges at once, try again"})
-			return
+			return 0, nil, &apiError{Status: http.StatusServiceUnavailable, Type: "busy", Message: "too many badges at once, try again"}
 		}
 		var err error
 		if e, err = p.render(c, token, file, rng); err != nil {
-			fail(c, err)
-			return
+			return 0, nil, err
 		}
 		p.cache.put(key, e)
 	}
 	if e.svg == nil {
-		badgeNotFound(c)
-		return
+		return badgeNotFound(c)
 	}
 	h.Set("Cache-Control", badgeMaxAge)
 	c.Data(http.StatusOK, "image/svg+xml", e.svg)
+	return selfWritten, nil, nil
 }
 
 // render computes a badge; an unknown token (or a check deleted meanwhile) is an entry without
@@ -232,9 +228,10 @@ func (p *publicBadges) value(ctx context.Context, org, checkID uuid.UUID, file, 
 }
 
 // badgeNotFound is the one answer for a badge that does not exist, whatever the reason.
-func badgeNotFound(c *gin.Context) {
+func badgeNotFound(c *gin.Context) (int, any, error) {
 	c.Header("Cache-Control", "no-store")
 	c.Data(http.StatusNotFound, "text/plain; charset=utf-8", []byte("badge not found\n"))
+	return selfWritten, nil, nil
 }
 
 func badgeRangeRule(file string) string {

@@ -39,35 +39,24 @@ func newChecksHandler(d Deps) *checksHandler {
 }
 
 // list is GET /v1/checks.
-func (h *checksHandler) list(c *gin.Context) {
+func (h *checksHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	f := store.CheckFilter{Search: c.Query("search"), Status: checkListStatus(c.Query("filter"))}
-	if v, given := c.GetQuery("project_id"); given {
-		if v == "unassigned" {
-			f.Unassigned = true
-		} else {
-			id, err := parseProjectID("project_id", v)
-			if err != nil {
-				fail(c, err)
-				return
-			}
-			f.ProjectID = &id
-		}
+	if f.ProjectID, f.Unassigned, err = projectQuery(c); err != nil {
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListChecks(c, orgID(c), f, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return 0, nil, projectNotFound(err)
 	}
 	out := make([]checkListItemJSON, len(items))
 	for i, it := range items {
 		out[i] = renderCheckListItem(it)
 	}
-	okList(c, out, p, total)
+	return listed(out, p, total, nil)
 }
 
 // checkListStatus maps the list's filter to a status to match. NA, omitted and unrecognized
@@ -81,190 +70,151 @@ func checkListStatus(filter string) string {
 }
 
 // createGeneric is POST /v1/checks: an uptime (default) or browser check, by `type`.
-func (h *checksHandler) createGeneric(c *gin.Context) {
-	h.createCheck(c, checkBody{create: true, generic: true})
+func (h *checksHandler) createGeneric(c *gin.Context) (int, any, error) {
+	return h.createCheck(c, checkBody{create: true, generic: true})
 }
 
 // create is POST /v1/checks/<kind>.
-func (h *checksHandler) create(k check.Kind) gin.HandlerFunc {
-	return func(c *gin.Context) { h.createCheck(c, checkBody{create: true, kind: k}) }
+func (h *checksHandler) create(k check.Kind) handlerFn {
+	return func(c *gin.Context) (int, any, error) { return h.createCheck(c, checkBody{create: true, kind: k}) }
 }
 
-func (h *checksHandler) createCheck(c *gin.Context, b checkBody) {
+func (h *checksHandler) createCheck(c *gin.Context, b checkBody) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var in store.Check
 	if err := decodeCheck(o, b, &in); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	chk, err := h.st.CreateCheck(c, actor(c), orgID(c), in.ProjectID, in.Spec)
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return 0, nil, projectNotFound(err)
 	}
 	h.changed(chk.ID)
-	ok(c, http.StatusCreated, renderCheck(chk, false))
+	return http.StatusCreated, renderCheck(chk, false), nil
 }
 
-// getAny is GET /v1/checks/{check_id}: a check of any kind, with its script.
-func (h *checksHandler) getAny(c *gin.Context) { h.getCheck(c, "") }
-
-// get is GET /v1/checks/<kind>/{check_id}; a check of another kind is not found.
-func (h *checksHandler) get(k check.Kind) gin.HandlerFunc {
-	return func(c *gin.Context) { h.getCheck(c, k) }
-}
-
-func (h *checksHandler) getCheck(c *gin.Context, k check.Kind) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	chk, err := h.st.GetCheck(c, orgID(c), id, true)
-	if err == nil && k != "" && chk.Spec.Kind != k {
-		err = store.ErrNotFound
-	}
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, renderCheck(chk, true))
-}
-
-// patchGeneric is PATCH /v1/checks/{check_id}: the body of the stored check's kind, plus
-// project_id (a string moves the check, null makes it Unassigned) and, for uptime and browser
-// checks, `type` to switch between the two.
-func (h *checksHandler) patchGeneric(c *gin.Context) { h.patchCheck(c, "") }
-
-// patch is PATCH /v1/checks/<kind>/{check_id}.
-func (h *checksHandler) patch(k check.Kind) gin.HandlerFunc {
-	return func(c *gin.Context) { h.patchCheck(c, k) }
-}
-
-func (h *checksHandler) patchCheck(c *gin.Context, k check.Kind) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	chk, err := h.st.UpdateCheck(c, actor(c), orgID(c), id, k, func(cur *store.Check) error {
-		b := checkBody{kind: k}
-		if k == "" {
-			b = checkBody{generic: true, kind: cur.Spec.Kind}
+// get is GET /v1/checks/<kind>/{check_id}, and GET /v1/checks/{check_id} when k is "" (a check
+// of any kind); a check of another kind is not found. The answer carries the check's script.
+func (h *checksHandler) get(k check.Kind) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, err := pathID(c, "check_id", minPathIDLen)
+		if err != nil {
+			return 0, nil, err
 		}
-		return decodeCheck(o, b, cur)
-	})
+		chk, err := h.st.GetCheck(c, orgID(c), id, true)
+		if err == nil && k != "" && chk.Spec.Kind != k {
+			err = store.ErrNotFound
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, renderCheck(chk, true), nil
+	}
+}
+
+// patch is PATCH /v1/checks/<kind>/{check_id}, and PATCH /v1/checks/{check_id} when k is "":
+// the body of the stored check's kind, plus project_id (a string moves the check, null makes
+// it Unassigned) and, for uptime and browser checks, `type` to switch between the two.
+func (h *checksHandler) patch(k check.Kind) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, err := pathID(c, "check_id", minPathIDLen)
+		if err != nil {
+			return 0, nil, err
+		}
+		o, err := readObject(c)
+		if err != nil {
+			return 0, nil, err
+		}
+		chk, err := h.st.UpdateCheck(c, actor(c), orgID(c), id, k, func(cur *store.Check) error {
+			b := checkBody{kind: k}
+			if k == "" {
+				b = checkBody{generic: true, kind: cur.Spec.Kind}
+			}
+			return decodeCheck(o, b, cur)
+		})
+		if err != nil {
+			return 0, nil, projectNotFound(err)
+		}
+		h.changed(chk.ID)
+		return http.StatusOK, renderCheck(chk, false), nil
+	}
+}
+
+// remove is DELETE /v1/checks/<kind>/{check_id}, and DELETE /v1/checks/{check_id} when k is "".
+func (h *checksHandler) remove(k check.Kind) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, err := pathID(c, "check_id", minPathIDLen)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := h.st.DeleteCheck(c, actor(c), orgID(c), id, k); err != nil {
+			return 0, nil, err
+		}
+		h.changed(id)
+		return removed(id.String(), nil)
+	}
+}
+
+// history reads the query and path of an incident or result list (page, per_page, from and
+// to, required when rangeRequired) and makes sure the check is one of this organization's
+// checks of kind k.
+func (h *checksHandler) history(c *gin.Context, k check.Kind, rangeRequired bool) (uuid.UUID, page, timeRange, error) {
+	p, err := parsePage(c, historyPages)
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return uuid.Nil, p, timeRange{}, err
 	}
-	h.changed(chk.ID)
-	ok(c, http.StatusOK, renderCheck(chk, false))
-}
-
-// removeAny is DELETE /v1/checks/{check_id}.
-func (h *checksHandler) removeAny(c *gin.Context) { h.removeCheck(c, "") }
-
-// remove is DELETE /v1/checks/<kind>/{check_id}.
-func (h *checksHandler) remove(k check.Kind) gin.HandlerFunc {
-	return func(c *gin.Context) { h.removeCheck(c, k) }
-}
-
-func (h *checksHandler) removeCheck(c *gin.Context, k check.Kind) {
-	id, err := pathID(c, "check_id", minPathIDLen)
+	r, err := parseRange(c, rangeRequired)
 	if err != nil {
-		fail(c, err)
-		return
+		return uuid.Nil, p, r, err
 	}
-	if err := h.st.DeleteCheck(c, actor(c), orgID(c), id, k); err != nil {
-		fail(c, err)
-		return
-	}
-	h.changed(id)
-	deleted(c, id.String())
-}
-
-// historyCheck reads the path id of an incident or result list and makes sure the check is
-// one of this organization's checks of kind k.
-func (h *checksHandler) historyCheck(c *gin.Context, k check.Kind) (uuid.UUID, error) {
 	// Incident and result lists take check ids of one character or more (api/openapi/openapi.yaml);
 	// every other route takes minPathIDLen.
 	id, err := pathID(c, "check_id", 1)
 	if err != nil {
-		return id, err
+		return id, p, r, err
 	}
 	kind, err := h.st.CheckKind(c, orgID(c), id)
 	if err == nil && kind != k {
 		err = store.ErrNotFound
 	}
-	return id, err
+	return id, p, r, err
 }
 
 // incidents is GET /v1/checks/<kind>/{check_id}/incidents: incidents overlapping [from, to),
 // newest first.
-func (h *checksHandler) incidents(k check.Kind) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		p, err := parsePage(c, historyPages)
+func (h *checksHandler) incidents(k check.Kind) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, p, r, err := h.history(c, k, false)
 		if err != nil {
-			fail(c, err)
-			return
-		}
-		r, err := parseRange(c, false)
-		if err != nil {
-			fail(c, err)
-			return
-		}
-		id, err := h.historyCheck(c, k)
-		if err != nil {
-			fail(c, err)
-			return
+			return 0, nil, err
 		}
 		items, total, err := h.st.ListCheckIncidents(c, orgID(c), id, r.From, r.To, p.PerPage, p.Offset())
 		if err != nil {
-			fail(c, err)
-			return
+			return 0, nil, err
 		}
 		out := make([]checkIncidentJSON, len(items))
 		for i, in := range items {
 			out[i] = checkIncidentJSON{ID: in.ID.String(), CheckID: in.CheckID.String(),
 				StartedAt: formatTime(in.StartedAt), EndedAt: formatTimePtr(in.EndedAt), CausedBy: uuidString(in.CausedBy)}
 		}
-		okList(c, out, p, total)
+		return listed(out, p, total, nil)
 	}
 }
 
 // results is GET /v1/checks/<kind>/{check_id}/results: the results of [from, to) (both
 // required, at most seven days), oldest first, as a result page.
-func (h *checksHandler) results(k check.Kind) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		p, err := parsePage(c, historyPages)
+func (h *checksHandler) results(k check.Kind) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, p, r, err := h.history(c, k, true)
 		if err != nil {
-			fail(c, err)
-			return
-		}
-		r, err := parseRange(c, true)
-		if err != nil {
-			fail(c, err)
-			return
-		}
-		id, err := h.historyCheck(c, k)
-		if err != nil {
-			fail(c, err)
-			return
+			return 0, nil, err
 		}
 		items, total, err := h.st.ListCheckResults(c, orgID(c), id, *r.From, *r.To, p.PerPage, p.Offset())
 		if err != nil {
-			fail(c, err)
-			return
+			return 0, nil, err
 		}
 		out := resultPageJSON{CheckID: id.String(), CheckType: string(k),
 			Window:     windowJSON{From: formatTime(*r.From), To: formatTime(*r.To)},
@@ -273,6 +223,6 @@ func (h *checksHandler) results(k check.Kind) gin.HandlerFunc {
 		for i, res := range items {
 			out.Results[i] = renderResult(k, res)
 		}
-		ok(c, http.StatusOK, out)
+		return http.StatusOK, out, nil
 	}
 }

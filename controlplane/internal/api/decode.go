@@ -65,6 +65,19 @@ func readObject(c *gin.Context) (*object, error) {
 	return parseObject(body)
 }
 
+// decodeBody reads the request body as one object and decodes it with decode, which records
+// the rules it breaks in o; a field decode did not read is an unknown property.
+func decodeBody[T any](c *gin.Context, decode func(o *object) T) (T, error) {
+	o, err := readObject(c)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v := decode(o)
+	o.Strict()
+	return v, o.Err()
+}
+
 // parseObject decodes body as one JSON object.
 func parseObject(body []byte) (*object, error) {
 	body = bytes.TrimSpace(body)

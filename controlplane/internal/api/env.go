@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -67,39 +66,34 @@ func toEnvVarJSON(v store.EnvVar, withValue bool) envVarJSON {
 // list is GET /v1/env: page, per_page, search (case-insensitive substring of the name) and
 // project_id (a project id, or the literal "unassigned" for the organization-level scope;
 // omitted lists every scope).
-func (h *envHandler) list(c *gin.Context) {
+func (h *envHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var f store.EnvVarFilter
-	f.Search = c.Query("search")
-	if utf8.RuneCountInString(f.Search) > maxEnvSearch {
-		fail(c, fieldErrors{{"search", "must be at most 64 characters"}})
-		return
+	if f.Search, err = searchQuery(c, maxEnvSearch); err != nil {
+		return 0, nil, err
 	}
 	if s, given := c.GetQuery("project_id"); given {
 		f.Scoped = true
 		if s != "unassigned" {
 			id, err := parseProjectID("project_id", s)
 			if err != nil {
-				fail(c, err)
-				return
+				return 0, nil, err
 			}
 			f.ProjectID = &id
 		}
 	}
 	items, total, err := h.st.ListEnvVars(c, orgID(c), f, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return 0, nil, projectNotFound(err)
 	}
 	out := make([]envVarJSON, len(items))
 	for i, v := range items {
 		out[i] = toEnvVarJSON(v, false)
 	}
-	okList(c, out, p, total)
+	return listed(out, p, total, nil)
 }
 
 // checkEnvName records a broken name rule.
@@ -117,12 +111,19 @@ func checkEnvValue(o *object, value string) {
 }
 
 // create is POST /v1/env: strict {name, type, value, project_id?}.
-func (h *envHandler) create(c *gin.Context) {
-	o, err := readObject(c)
+func (h *envHandler) create(c *gin.Context) (int, any, error) {
+	in, err := decodeBody(c, decodeNewEnvVar)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
+	v, err := h.st.CreateEnvVar(c, actor(c), orgID(c), in)
+	if err != nil {
+		return 0, nil, projectNotFound(err)
+	}
+	return http.StatusCreated, toEnvVarJSON(v, true), nil
+}
+
+func decodeNewEnvVar(o *object) store.NewEnvVar {
 	var in store.NewEnvVar
 	if o.Require("name") {
 		if v, ok := field[string](o, "name").Value(); ok {
@@ -145,49 +146,34 @@ func (h *envHandler) create(c *gin.Context) {
 		}
 	}
 	in.ProjectID = projectIDField(o, "project_id")
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	v, err := h.st.CreateEnvVar(c, actor(c), orgID(c), in)
-	if err != nil {
-		fail(c, projectNotFound(err))
-		return
-	}
-	ok(c, http.StatusCreated, toEnvVarJSON(v, true))
+	return in
 }
 
-func (h *envHandler) get(c *gin.Context) {
+func (h *envHandler) get(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "environment_variable_id", 1)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	v, err := h.st.GetEnvVar(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, toEnvVarJSON(v, true))
+	return http.StatusOK, toEnvVarJSON(v, true), nil
 }
 
 // update is PATCH /v1/env/{id}: strict {name?, value?}, at least one. type and project_id
 // cannot be changed (a variable keeps its type and scope for life).
-func (h *envHandler) update(c *gin.Context) {
+func (h *envHandler) update(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "environment_variable_id", 1)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if o.Empty() {
-		fail(c, badRequest("request body must change name or value"))
-		return
+		return 0, nil, badRequest("request body must change name or value")
 	}
 	var p store.EnvVarPatch
 	if v := nonNull[string](o, "name"); v.Set {
@@ -202,13 +188,11 @@ func (h *envHandler) update(c *gin.Context) {
 	o.Forbid("project_id", "cannot be changed: variables cannot be moved between projects")
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	v, err := h.st.UpdateEnvVar(c, actor(c), orgID(c), id, p)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	// Jobs carry resolved values: checks using the variable must be rebuilt now. Best effort,
 	// since the scheduler's periodic resync repairs a missed notification.
@@ -217,18 +201,13 @@ func (h *envHandler) update(c *gin.Context) {
 			h.changed(checkID)
 		}
 	}
-	ok(c, http.StatusOK, toEnvVarJSON(v, true))
+	return http.StatusOK, toEnvVarJSON(v, true), nil
 }
 
-func (h *envHandler) remove(c *gin.Context) {
+func (h *envHandler) remove(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "environment_variable_id", 1)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.st.DeleteEnvVar(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, id.String())
+	return removed(id.String(), h.st.DeleteEnvVar(c, actor(c), orgID(c), id))
 }

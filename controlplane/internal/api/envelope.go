@@ -38,22 +38,84 @@ type resultInfo struct {
 	TotalCount int64 `json:"total_count"`
 }
 
-// ok renders a success envelope.
-func ok(c *gin.Context, status int, result any) {
-	c.JSON(status, envelope{Success: true, Result: result, Errors: []errorItem{}, Messages: []errorItem{}})
+// handlerFn is the shape of every API handler: the status and result of a success, or the
+// error to answer instead. Only wrap renders them, so no handler can answer twice or go on
+// after a failure. A handler that wrote its own answer (a file, a CSV) returns selfWritten.
+type handlerFn func(c *gin.Context) (status int, result any, err error)
+
+// wrap makes h a gin handler that renders what h returns: the failure envelope for an error
+// (fail), the list envelope for a page (listed), the success envelope for anything else.
+func wrap(h handlerFn) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		status, result, err := h(c)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		if status == selfWritten {
+			return
+		}
+		env := envelope{Success: true, Result: result, Errors: []errorItem{}, Messages: []errorItem{}}
+		if l, isPage := result.(listPage); isPage {
+			env.Result, env.ResultInfo = l.items, &l.info
+		}
+		c.JSON(status, env)
+	}
 }
 
-// okList renders a success envelope for a list; items must be a non-nil slice.
-func okList[T any](c *gin.Context, items []T, p page, total int64) {
+// selfWritten is the status a handler returns once it wrote its own answer.
+const selfWritten = 0
+
+// listPage is a page of a list, which wrap renders with its result_info.
+type listPage struct {
+	items any // a non-nil slice: an empty page is [], never null
+	info  resultInfo
+}
+
+// listed answers a page of items, p and total describing it, or err.
+func listed[T any](items []T, p page, total int64, err error) (int, any, error) {
+	if err != nil {
+		return 0, nil, err
+	}
 	if items == nil {
 		items = []T{}
 	}
-	c.JSON(http.StatusOK, envelope{Success: true, Result: items, Errors: []errorItem{}, Messages: []errorItem{},
-		ResultInfo: &resultInfo{Page: p.Page, PerPage: p.PerPage, Count: len(items), TotalCount: total}})
+	return http.StatusOK, listPage{items: items, info: resultInfo{Page: p.Page, PerPage: p.PerPage, Count: len(items), TotalCount: total}}, nil
 }
 
-// deleted renders the result of every delete: {id}.
-func deleted(c *gin.Context, id string) { ok(c, http.StatusOK, gin.H{"id": id}) }
+// done answers v with 200, or err.
+func done(v any, err error) (int, any, error) { return reply(http.StatusOK, v, err) }
+
+// created answers v with 201, or err.
+func created(v any, err error) (int, any, error) { return reply(http.StatusCreated, v, err) }
+
+func reply(status int, v any, err error) (int, any, error) {
+	if err != nil {
+		return 0, nil, err
+	}
+	return status, v, nil
+}
+
+// rendered answers render(v) with status, or err; render never sees the zero value of a
+// failed call.
+func rendered[T, J any](status int, render func(T) J, v T, err error) (int, any, error) {
+	if err != nil {
+		return 0, nil, err
+	}
+	return status, render(v), nil
+}
+
+// removed is the answer of every delete, {id}, or err.
+func removed(id string, err error) (int, any, error) { return done(gin.H{"id": id}, err) }
+
+// mapped renders every item with render; the result is never nil.
+func mapped[T, J any](items []T, render func(T) J) []J {
+	out := make([]J, len(items))
+	for i, v := range items {
+		out[i] = render(v)
+	}
+	return out
+}
 
 // apiError is an error with its HTTP rendering decided.
 type apiError struct {

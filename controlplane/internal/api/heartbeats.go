@@ -50,40 +50,27 @@ const (
 	defaultHeartbeatReminder = 1440
 )
 
-func (h *heartbeatsHandler) list(c *gin.Context) {
+func (h *heartbeatsHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var f store.HeartbeatFilter
-	f.Search = c.Query("search")
-	if utf8.RuneCountInString(f.Search) > maxHeartbeatSearch {
-		fail(c, fieldErrors{{"search", "must be at most 255 characters"}})
-		return
+	if f.Search, err = searchQuery(c, maxHeartbeatSearch); err != nil {
+		return 0, nil, err
 	}
-	if s, given := c.GetQuery("project_id"); given {
-		if s == "unassigned" {
-			f.Unassigned = true
-		} else {
-			id, err := parseProjectID("project_id", s)
-			if err != nil {
-				fail(c, err)
-				return
-			}
-			f.ProjectID = &id
-		}
+	if f.ProjectID, f.Unassigned, err = projectQuery(c); err != nil {
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListHeartbeats(c, orgID(c), f, p.PerPage, p.Offset(), h.now())
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return 0, nil, projectNotFound(err)
 	}
 	out := make([]heartbeat.Summary, len(items))
 	for i, it := range items {
 		out[i] = heartbeat.Summarize(it)
 	}
-	okList(c, out, p, total)
+	return listed(out, p, total, nil)
 }
 
 // decodeHeartbeat applies a create (create true: defaults already in hb) or PATCH body to hb.
@@ -181,11 +168,10 @@ func decodeHeartbeat(o *object, hb *store.Heartbeat, create bool) {
 }
 
 // create is POST /v1/heartbeats.
-func (h *heartbeatsHandler) create(c *gin.Context) {
+func (h *heartbeatsHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	reminder := defaultHeartbeatReminder
 	hb := store.Heartbeat{AlertPriority: "LOW", ReminderAlertIntervalMinutes: &reminder}
@@ -193,47 +179,29 @@ func (h *heartbeatsHandler) create(c *gin.Context) {
 	hb.ProjectID = projectIDField(o, "project_id")
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out, err := h.st.CreateHeartbeat(c, actor(c), orgID(c), hb)
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return 0, nil, projectNotFound(err)
 	}
-	ok(c, http.StatusCreated, heartbeat.Render(out))
+	return http.StatusCreated, heartbeat.Render(out), nil
 }
 
-func (h *heartbeatsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *heartbeatsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	hb, err := h.st.GetHeartbeat(c, orgID(c), id, h.now())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, heartbeat.Render(hb))
+	return rendered(http.StatusOK, heartbeat.Render, hb, err)
 }
 
 // patch is PATCH /v1/heartbeats/{id}: every field optional, no defaults; null clears
 // report_period, report_period_cron and timezone; project_id is refused (use move).
-func (h *heartbeatsHandler) patch(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *heartbeatsHandler) patch(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if o.Empty() {
-		fail(c, badRequest("request body must change at least one field"))
-		return
+		return 0, nil, badRequest("request body must change at least one field")
 	}
 	out, err := h.st.UpdateHeartbeat(c, actor(c), orgID(c), id, func(hb *store.Heartbeat) error {
 		paused := hb.Paused
@@ -246,43 +214,26 @@ func (h *heartbeatsHandler) patch(c *gin.Context) {
 		return o.Err()
 	})
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	m, err := h.st.HeartbeatsInMaintenance(c, []uuid.UUID{id}, h.now())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out.InMaintenance = m[id]
-	ok(c, http.StatusOK, heartbeat.Render(out))
+	return http.StatusOK, heartbeat.Render(out), nil
 }
 
-func (h *heartbeatsHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.st.DeleteHeartbeat(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, id.String())
+func (h *heartbeatsHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteHeartbeat(c, actor(c), orgID(c), id))
 }
 
 // move is POST /v1/heartbeats/{heartbeat_id}/move: strict {project_id}, a project id or null
 // (Unassigned), required. The ping URL stays the same; there is no variable conflict.
-func (h *heartbeatsHandler) move(c *gin.Context) {
-	id, err := pathID(c, "heartbeat_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *heartbeatsHandler) move(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var dest *uuid.UUID
 	if !o.Has("project_id") {
@@ -292,13 +243,11 @@ func (h *heartbeatsHandler) move(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	res, err := h.st.MoveHeartbeat(c, actor(c), orgID(c), id, dest)
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return 0, nil, projectNotFound(err)
 	}
-	ok(c, http.StatusOK, moveJSON{ID: res.ID.String(), ProjectID: uuidString(res.ProjectID)})
+	return http.StatusOK, moveJSON{ID: res.ID.String(), ProjectID: uuidString(res.ProjectID)}, nil
 }

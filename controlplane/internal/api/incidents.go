@@ -43,27 +43,23 @@ type feedIncidentJSON struct {
 // list answers a page of the organization's incidents across its checks and heartbeats, open
 // first. The caller sees the sources its grants cover: check incidents with UPTIME_CHECKS:READ,
 // DOWN heartbeats with HEARTBEAT_CHECKS:READ; with neither, the route is forbidden.
-func (h *incidentFeedHandler) list(c *gin.Context) {
+func (h *incidentFeedHandler) list(c *gin.Context) (int, any, error) {
 	perms := principal(c).Perms
 	f := store.FeedFilter{IncludeChecks: perms.Allows(auth.UptimeChecks, auth.Read),
 		IncludeHeartbeats: perms.Allows(auth.HeartbeatChecks, auth.Read)}
 	if !f.IncludeChecks && !f.IncludeHeartbeats {
-		fail(c, forbidden("this token lacks the UPTIME_CHECKS:READ and HEARTBEAT_CHECKS:READ permissions"))
-		return
+		return 0, nil, forbidden("this token lacks the UPTIME_CHECKS:READ and HEARTBEAT_CHECKS:READ permissions")
 	}
 	p, err := parsePage(c, historyPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if err := h.parseFilter(c, &f); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.st.IncidentFeed(c, orgID(c), f, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := make([]feedIncidentJSON, len(items))
 	for i, in := range items {
@@ -77,7 +73,7 @@ func (h *incidentFeedHandler) list(c *gin.Context) {
 		}
 		out[i] = o
 	}
-	okList(c, out, p, total)
+	return listed(out, p, total, nil)
 }
 
 // parseFilter reads status (open, resolved; both when absent) and check_id, which must name a

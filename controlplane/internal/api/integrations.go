@@ -62,27 +62,17 @@ func toIntegrationJSON(in store.Integration) integrationJSON {
 }
 
 // list is GET /v1/integrations: page, per_page and type.
-func (h *integrationsHandler) list(c *gin.Context) {
+func (h *integrationsHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	t := c.Query("type")
 	if t != "" && !integration.Valid(t) {
-		fail(c, fieldErrors{{Field: "type", Message: "must be one of " + strings.Join(integration.Types(), ", ")}})
-		return
+		return 0, nil, fieldErrors{{Field: "type", Message: "must be one of " + strings.Join(integration.Types(), ", ")}}
 	}
 	items, total, err := h.st.ListIntegrations(c, orgID(c), t, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	out := make([]integrationJSON, len(items))
-	for i, in := range items {
-		out[i] = toIntegrationJSON(in)
-	}
-	okList(c, out, p, total)
+	return listed(mapped(items, toIntegrationJSON), p, total, err)
 }
 
 // integrationBody is a decoded create or update body.
@@ -158,11 +148,10 @@ func validSettings(o *object, typ string, set integration.Settings) integration.
 }
 
 // create is POST /v1/integrations.
-func (h *integrationsHandler) create(c *gin.Context) {
+func (h *integrationsHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	b := decodeIntegration(o, true)
 	if len(*o.errs) == 0 {
@@ -174,55 +163,33 @@ func (h *integrationsHandler) create(c *gin.Context) {
 		b.settings = validSettings(o, b.typ, b.settings)
 	}
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in, err := h.st.CreateIntegration(c, actor(c), orgID(c), store.NewIntegration{Name: b.name.V, Type: b.typ,
 		Settings: b.settings, StatusPageIDs: b.pages})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, toIntegrationJSON(in))
+	return rendered(http.StatusCreated, toIntegrationJSON, in, err)
 }
 
-func (h *integrationsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *integrationsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	in, err := h.st.GetIntegration(c, orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toIntegrationJSON(in))
+	return rendered(http.StatusOK, toIntegrationJSON, in, err)
 }
 
 // update is PATCH /v1/integrations/{id}: name, settings and status_page_ids, all optional. The
 // given settings are merged into the stored ones (null puts an optional one back to its
 // default; a secret sent back in its redacted form is kept), then validated as a whole; a URL
 // setting moved to another origin needs every secret given again.
-func (h *integrationsHandler) update(c *gin.Context) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *integrationsHandler) update(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if o.Empty() {
-		fail(c, badRequest("request body must change at least one field"))
-		return
+		return 0, nil, badRequest("request body must change at least one field")
 	}
 	b := decodeIntegration(o, false)
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in, err := h.st.UpdateIntegration(c, actor(c), orgID(c), id, func(cur store.Integration) (store.IntegrationPatch, error) {
 		p := store.IntegrationPatch{Name: cur.Name, Settings: cur.Settings, StatusPageIDs: b.pages}
@@ -237,11 +204,7 @@ func (h *integrationsHandler) update(c *gin.Context) {
 		}
 		return p, o.Err()
 	})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toIntegrationJSON(in))
+	return rendered(http.StatusOK, toIntegrationJSON, in, err)
 }
 
 // requireSecretsOnMove fails every secret setting a change leaves out while it moves a URL
@@ -257,17 +220,8 @@ func requireSecretsOnMove(o *object, cur store.Integration, next, given integrat
 
 // remove is DELETE /v1/integrations/{id}; 409 integration_in_use while a check or heartbeat
 // names it.
-func (h *integrationsHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.st.DeleteIntegration(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, id.String())
+func (h *integrationsHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteIntegration(c, actor(c), orgID(c), id))
 }
 
 // integrationTestJSON is what the provider answered a test message.
@@ -281,68 +235,31 @@ type integrationTestJSON struct {
 
 // test is POST /v1/integrations/{id}/test: a clearly marked test message is sent now; the
 // answer says what the provider answered (also when it refused: that is what the test is for).
-func (h *integrationsHandler) test(c *gin.Context) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *integrationsHandler) test(c *gin.Context, id uuid.UUID) (int, any, error) {
 	in, err := h.st.GetIntegration(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if h.tester == nil {
-		fail(c, &apiError{Status: http.StatusServiceUnavailable, Type: "notifier_unavailable",
-			Message: "this replica does not send notifications"})
-		return
+		return 0, nil, &apiError{Status: http.StatusServiceUnavailable, Type: "notifier_unavailable",
+			Message: "this replica does not send notifications"}
 	}
 	r := h.tester.TestIntegration(c, in.Type, in.Settings, in.Name)
-	ok(c, http.StatusOK, integrationTestJSON{Delivered: r.Delivered, StatusCode: r.StatusCode, Response: r.Body,
-		Error: strPtr(r.Error), LatencyMs: r.LatencyMs})
-}
-
-// integrationDeliveryJSON is one entry of an integration's delivery log.
-type integrationDeliveryJSON struct {
-	ID             string                `json:"id"`
-	IntegrationID  string                `json:"integration_id"`
-	EventID        string                `json:"event_id"`
-	EventType      string                `json:"event_type"`
-	Status         string                `json:"status"`
-	AttemptCount   int                   `json:"attempt_count"`
-	NextAttemptAt  *string               `json:"next_attempt_at"`
-	LastStatusCode *int                  `json:"last_status_code"`
-	LastError      *string               `json:"last_error"`
-	CreatedAt      string                `json:"created_at"`
-	DeliveredAt    *string               `json:"delivered_at"`
-	Attempts       []deliveryAttemptJSON `json:"attempts"`
+	return http.StatusOK, integrationTestJSON{Delivered: r.Delivered, StatusCode: r.StatusCode, Response: r.Body,
+		Error: strPtr(r.Error), LatencyMs: r.LatencyMs}, nil
 }
 
 // deliveries is GET /v1/integrations/{id}/deliveries: the delivery log, newest first, with
 // every attempt of each delivery.
-func (h *integrationsHandler) deliveries(c *gin.Context) {
-	id, err := pathID(c, "integration_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *integrationsHandler) deliveries(c *gin.Context, id uuid.UUID) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.st.IntegrationDeliveries(c, orgID(c), id, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	out := make([]integrationDeliveryJSON, len(items))
-	for i, d := range items {
-		w := toDeliveryJSON(d)
-		out[i] = integrationDeliveryJSON{ID: w.ID, IntegrationID: d.IntegrationID.String(), EventID: w.EventID,
-			EventType: w.EventType, Status: w.Status, AttemptCount: w.AttemptCount, NextAttemptAt: w.NextAttemptAt,
-			LastStatusCode: w.LastStatusCode, LastError: w.LastError, CreatedAt: w.CreatedAt, DeliveredAt: w.DeliveredAt,
-			Attempts: w.Attempts}
-	}
-	okList(c, out, p, total)
+	return listed(mapped(items, func(d store.Delivery) deliveryJSON {
+		out := toDeliveryJSON(d)
+		out.WebhookID, out.IntegrationID = "", d.IntegrationID.String()
+		return out
+	}), p, total, err)
 }

@@ -82,27 +82,17 @@ func windowUUIDStrings(ids []uuid.UUID) []string {
 	return out
 }
 
-func (h *windowsHandler) list(c *gin.Context) {
+func (h *windowsHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	f := store.WindowFilter{Search: c.Query("search")}
-	if utf8.RuneCountInString(f.Search) > check.MaxNameLength {
-		fail(c, fieldErrors{{"search", "must be at most 255 characters"}})
-		return
+	var f store.WindowFilter
+	if f.Search, err = searchQuery(c, check.MaxNameLength); err != nil {
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListMaintenanceWindows(c, orgID(c), f, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	out := make([]mwJSON, len(items))
-	for i, w := range items {
-		out[i] = toMWJSON(w)
-	}
-	okList(c, out, p, total)
+	return listed(mapped(items, toMWJSON), p, total, err)
 }
 
 // timeOfDay matches a start_date given as HH:MM (24-hour).
@@ -236,16 +226,14 @@ func windowMemberIDs(o *object, name string) *[]uuid.UUID {
 	return &ids
 }
 
-func (h *windowsHandler) create(c *gin.Context) {
+func (h *windowsHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p := decodeWindow(o, nil, true, h.now())
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	w := store.MaintenanceWindow{Name: *p.Name, StartDate: *p.StartDate, DurationMinutes: *p.DurationMinutes,
 		Timezone: *p.Timezone, DaysOfWeek: p.DaysOfWeek, Status: store.WindowEnabled}
@@ -259,71 +247,36 @@ func (h *windowsHandler) create(c *gin.Context) {
 		w.Heartbeats = *p.Heartbeats
 	}
 	out, err := h.st.CreateMaintenanceWindow(c, actor(c), orgID(c), w)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, toMWFullJSON(out))
+	return rendered(http.StatusCreated, toMWFullJSON, out, err)
 }
 
-func (h *windowsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *windowsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	w, err := h.st.GetMaintenanceWindow(c, orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toMWFullJSON(w))
+	return rendered(http.StatusOK, toMWFullJSON, w, err)
 }
 
 // update is PATCH: every field optional; checks and heartbeats replace the associations; an
 // empty body is a 400.
-func (h *windowsHandler) update(c *gin.Context) {
-	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *windowsHandler) update(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if o.Empty() {
-		fail(c, badRequest("no fields to update: the request body must change at least one field"))
-		return
+		return 0, nil, badRequest("no fields to update: the request body must change at least one field")
 	}
 	cur, err := h.st.GetMaintenanceWindow(c, orgID(c), id)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p := decodeWindow(o, &cur, false, h.now())
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out, err := h.st.UpdateMaintenanceWindow(c, actor(c), orgID(c), id, p)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toMWFullJSON(out))
+	return rendered(http.StatusOK, toMWFullJSON, out, err)
 }
 
-func (h *windowsHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "maintenance_window_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.st.DeleteMaintenanceWindow(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, id.String())
+func (h *windowsHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteMaintenanceWindow(c, actor(c), orgID(c), id))
 }

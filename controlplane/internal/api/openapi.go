@@ -142,21 +142,21 @@ func mergeSection(dst, src map[string]any, key, part string) error {
 }
 
 // serveOpenAPI serves the OpenAPI document at GET /v1/openapi.json, without authentication.
-func serveOpenAPI(c *gin.Context) {
-	serveDocument(c, openAPIDocument, "application/json; charset=utf-8")
+func serveOpenAPI(c *gin.Context) (int, any, error) {
+	return serveDocument(c, openAPIDocument, "application/json; charset=utf-8")
 }
 
 // serveOpenAPIYAML serves the OpenAPI document at GET /v1/openapi.yaml, without authentication.
-func serveOpenAPIYAML(c *gin.Context) {
-	serveDocument(c, openAPIYAML, "application/yaml; charset=utf-8")
+func serveOpenAPIYAML(c *gin.Context) (int, any, error) {
+	return serveDocument(c, openAPIYAML, "application/yaml; charset=utf-8")
 }
 
-func serveDocument(c *gin.Context, doc func() ([]byte, error), contentType string) {
+func serveDocument(c *gin.Context, doc func() ([]byte, error), contentType string) (int, any, error) {
 	b, err := doc()
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	c.Header("Cache-Control", "public, max-age=300")
 	c.Data(http.StatusOK, contentType, b)
+	return selfWritten, nil, nil
 }

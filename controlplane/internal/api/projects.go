@@ -93,6 +93,20 @@ func projectIDField(o *object, name string) *uuid.UUID {
 	return &id
 }
 
+// projectQuery reads the project_id query parameter of lists and reports: a project id, or
+// "unassigned" for what is in no project; absent, neither.
+func projectQuery(c *gin.Context) (id *uuid.UUID, unassigned bool, err error) {
+	v, given := c.GetQuery("project_id")
+	if !given || v == "unassigned" {
+		return nil, given, nil
+	}
+	pid, err := parseProjectID("project_id", v)
+	if err != nil {
+		return nil, false, err
+	}
+	return &pid, false, nil
+}
+
 // projectNotFound names the project in a 404 when a project given as input does not exist.
 func projectNotFound(err error) error {
 	if errors.Is(err, store.ErrProjectNotFound) {
@@ -101,22 +115,13 @@ func projectNotFound(err error) error {
 	return err
 }
 
-func (h *projectsHandler) list(c *gin.Context) {
+func (h *projectsHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListProjects(c, orgID(c), p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	out := make([]projectJSON, len(items))
-	for i, it := range items {
-		out[i] = toProjectJSON(it)
-	}
-	okList(c, out, p, total)
+	return listed(mapped(items, toProjectJSON), p, total, err)
 }
 
 // readProjectBody reads the strict {name} body of create and update.
@@ -138,64 +143,43 @@ func readProjectBody(c *gin.Context) (string, error) {
 	return name, o.Err()
 }
 
-func (h *projectsHandler) create(c *gin.Context) {
+func (h *projectsHandler) create(c *gin.Context) (int, any, error) {
 	name, err := readProjectBody(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, err := h.st.CreateProject(c, actor(c), orgID(c), name)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, toProjectJSON(p))
+	return rendered(http.StatusCreated, toProjectJSON, p, err)
 }
 
-func (h *projectsHandler) get(c *gin.Context) {
+func (h *projectsHandler) get(c *gin.Context) (int, any, error) {
 	id, err := parseProjectID("project_id", c.Param("project_id"))
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, err := h.st.GetProject(c, orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toProjectJSON(p))
+	return rendered(http.StatusOK, toProjectJSON, p, err)
 }
 
-func (h *projectsHandler) update(c *gin.Context) {
+func (h *projectsHandler) update(c *gin.Context) (int, any, error) {
 	id, err := parseProjectID("project_id", c.Param("project_id"))
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	name, err := readProjectBody(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p, err := h.st.RenameProject(c, actor(c), orgID(c), id, name)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toProjectJSON(p))
+	return rendered(http.StatusOK, toProjectJSON, p, err)
 }
 
-func (h *projectsHandler) remove(c *gin.Context) {
+func (h *projectsHandler) remove(c *gin.Context) (int, any, error) {
 	id, err := parseProjectID("project_id", c.Param("project_id"))
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.st.DeleteProject(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, id.String())
+	return removed(id.String(), h.st.DeleteProject(c, actor(c), orgID(c), id))
 }
 
 // moveJSON is the result of a move: where the check now is (project_id null = Unassigned).
@@ -206,16 +190,14 @@ type moveJSON struct {
 
 // moveCheck is POST /v1/checks/{check_id}/move: strict {project_id}, a project id or null
 // (Unassigned), required. A move to where the check already is answers 200 and changes nothing.
-func (h *projectsHandler) moveCheck(c *gin.Context) {
+func (h *projectsHandler) moveCheck(c *gin.Context) (int, any, error) {
 	checkID, err := pathID(c, "check_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var dest *uuid.UUID
 	if !o.Has("project_id") {
@@ -225,13 +207,11 @@ func (h *projectsHandler) moveCheck(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	res, err := h.st.MoveCheck(c, actor(c), orgID(c), checkID, dest)
 	if err != nil {
-		fail(c, projectNotFound(err))
-		return
+		return 0, nil, projectNotFound(err)
 	}
 	h.changed(checkID)
 	out := moveJSON{ID: res.ID.String()}
@@ -239,5 +219,5 @@ func (h *projectsHandler) moveCheck(c *gin.Context) {
 		s := res.ProjectID.String()
 		out.ProjectID = &s
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 )
@@ -75,6 +77,15 @@ func parsePage(c *gin.Context, r pageRules) (page, error) {
 
 // fractionDigits finds the fractional seconds of an RFC 3339 timestamp.
 var fractionDigits = regexp.MustCompile(`T\d{2}:\d{2}:\d{2}\.(\d+)`)
+
+// searchQuery reads the search parameter of a list, at most max characters.
+func searchQuery(c *gin.Context, max int) (string, error) {
+	s := c.Query("search")
+	if utf8.RuneCountInString(s) > max {
+		return "", fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", max)}}
+	}
+	return s, nil
+}
 
 // parseTimestamp reads an ISO 8601 / RFC 3339 date-time with a zone and at most three
 // fractional digits of seconds (millisecond precision).

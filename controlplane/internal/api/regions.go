@@ -49,21 +49,14 @@ type regionCertificateJSON struct {
 }
 
 // get answers the check's state in each of its test regions, in test_regions order.
-func (h *regionsHandler) get(c *gin.Context) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *regionsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	chk, err := h.st.GetCheck(c, orgID(c), id, false)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	views, err := h.st.CheckRegions(c, chk)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := make([]checkRegionJSON, 0, len(views))
 	for _, v := range views {
@@ -78,7 +71,7 @@ func (h *regionsHandler) get(c *gin.Context) {
 		}
 		out = append(out, r)
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }
 
 // regionHealthStore is what the probe health view reads.
@@ -95,17 +88,16 @@ type unhealthyRegionJSON struct {
 
 // unhealthyRegions is GET /v1/regions/unhealthy (an operators' extension, docs/detection.md):
 // the regions whose probes are judged broken now, whose results are left out of verdicts.
-func unhealthyRegions(st regionHealthStore) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func unhealthyRegions(st regionHealthStore) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
 		rs, err := st.UnhealthyRegions(c)
 		if err != nil {
-			fail(c, err)
-			return
+			return 0, nil, err
 		}
 		out := make([]unhealthyRegionJSON, len(rs))
 		for i, r := range rs {
 			out[i] = unhealthyRegionJSON{Region: r.Region, UnhealthySince: formatTimePtr(r.UnhealthySince), Reason: r.Reason, Cause: r.Cause}
 		}
-		ok(c, http.StatusOK, out)
+		return http.StatusOK, out, nil
 	}
 }

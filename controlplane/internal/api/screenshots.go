@@ -31,31 +31,27 @@ func newScreenshotsHandler(d Deps) *screenshotsHandler { return &screenshotsHand
 
 // get answers the image, or a 404 envelope when the check, the result or its screenshot is not
 // there (a check of another organization is not there either).
-func (h *screenshotsHandler) get(c *gin.Context) {
+func (h *screenshotsHandler) get(c *gin.Context) (int, any, error) {
 	checkID, err := pathID(c, "check_id", 1)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if _, err := h.st.CheckKind(c, orgID(c), checkID); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	resultID, err := uuid.Parse(c.Param("result_id"))
 	if err != nil {
-		fail(c, notFound("result"))
-		return
+		return 0, nil, notFound("result")
 	}
 	img, err := h.st.ResultScreenshot(c, orgID(c), checkID, resultID)
 	if err == store.ErrNotFound {
-		fail(c, notFound("screenshot of result "+resultID.String()))
-		return
+		return 0, nil, notFound("screenshot of result " + resultID.String())
 	}
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	// Screenshots never change once stored.
 	c.Header("Cache-Control", "private, max-age=86400, immutable")
 	c.Data(http.StatusOK, wire.ScreenshotType(img), img)
+	return selfWritten, nil, nil
 }

@@ -76,29 +76,21 @@ type seriesPointJSON struct {
 
 // timeseries answers a check's series over the range given (default 24h), per region, in
 // buckets that end with the one holding now.
-func (h *seriesHandler) timeseries(c *gin.Context) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *seriesHandler) timeseries(c *gin.Context, id uuid.UUID) (int, any, error) {
 	name := c.DefaultQuery("range", defaultSeriesRange)
 	rng, known := seriesRanges[name]
 	if !known {
-		fail(c, fieldErrors{{"range", "must be one of 1h, 24h, 7d, 30d"}})
-		return
+		return 0, nil, fieldErrors{{"range", "must be one of 1h, 24h, 7d, 30d"}}
 	}
 	chk, err := h.st.GetCheck(c, orgID(c), id, false)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	to := h.now().UTC().Truncate(rng.bucket).Add(rng.bucket)
 	from := to.Add(-rng.span)
 	regions, err := h.st.CheckSeries(c, chk, from, to, rng.bucket)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := seriesJSON{Range: name, BucketSeconds: int64(rng.bucket / time.Second), From: formatTime(from), To: formatTime(to),
 		Regions: make([]regionSeriesJSON, len(regions))}
@@ -113,7 +105,7 @@ func (h *seriesHandler) timeseries(c *gin.Context) {
 		}
 		out.Regions[i] = regionSeriesJSON{Region: r.Region, Points: pts}
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }
 
 type checkOverviewJSON struct {
@@ -141,16 +133,14 @@ type overviewRegionJSON struct {
 
 // overview answers, for each check of check_ids that is one of the organization's, what the
 // console's list shows beside the check's record, in the order of check_ids.
-func (h *seriesHandler) overview(c *gin.Context) {
+func (h *seriesHandler) overview(c *gin.Context) (int, any, error) {
 	ids, err := parseOverviewIDs(c.Query("check_ids"))
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	views, err := h.st.ChecksOverview(c, orgID(c), ids, h.now())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := make([]checkOverviewJSON, len(views))
 	for i, v := range views {
@@ -165,7 +155,7 @@ func (h *seriesHandler) overview(c *gin.Context) {
 		}
 		out[i] = o
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }
 
 // parseOverviewIDs reads check_ids: 1 to maxOverviewIDs check ids separated by commas.

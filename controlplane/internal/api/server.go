@@ -469,3 +469,31 @@ func pathID(c *gin.Context, name string, minLen int) (uuid.UUID, error) {
 	}
 	return id, nil
 }
+
+// withID serves a route of one resource named by the path id param: f runs only once the id
+// is read, so every handler of an item starts from its id.
+func withID(param string, f func(c *gin.Context, id uuid.UUID) (int, any, error)) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, err := pathID(c, param, minPathIDLen)
+		if err != nil {
+			return 0, nil, err
+		}
+		return f(c, id)
+	}
+}
+
+// withIDs is withID for a nested resource: f gets the path ids names, in order; the first
+// problem is answered.
+func withIDs(f func(c *gin.Context, ids []uuid.UUID) (int, any, error), names ...string) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		ids := make([]uuid.UUID, len(names))
+		for i, n := range names {
+			id, err := pathID(c, n, minPathIDLen)
+			if err != nil {
+				return 0, nil, err
+			}
+			ids[i] = id
+		}
+		return f(c, ids)
+	}
+}

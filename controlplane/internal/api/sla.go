@@ -113,54 +113,37 @@ func slaQuery(c *gin.Context) (from, to time.Time, csvOut bool, err error) {
 }
 
 // check is GET /v1/checks/{check_id}/sla.
-func (h *slaHandler) check(c *gin.Context) {
-	id, err := pathID(c, "check_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *slaHandler) check(c *gin.Context, id uuid.UUID) (int, any, error) {
 	from, to, csvOut, err := slaQuery(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	rows, err := h.st.SLAReport(c, orgID(c), store.SLAScope{CheckID: &id}, from, to)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if csvOut {
 		writeSLACSV(c, from, to, rows, nil)
-		return
+		return selfWritten, nil, nil
 	}
-	ok(c, http.StatusOK, slaCheckReportJSON{From: formatTime(from), To: formatTime(to), slaCheckJSON: slaCheckOf(rows[0])})
+	return http.StatusOK, slaCheckReportJSON{From: formatTime(from), To: formatTime(to), slaCheckJSON: slaCheckOf(rows[0])}, nil
 }
 
 // org is GET /v1/reports/sla: every check of the organization, or of project_id (a project id,
 // or "unassigned"), and their total.
-func (h *slaHandler) org(c *gin.Context) {
+func (h *slaHandler) org(c *gin.Context) (int, any, error) {
 	var scope store.SLAScope
-	if v, given := c.GetQuery("project_id"); given {
-		if v == "unassigned" {
-			scope.Unassigned = true
-		} else {
-			id, err := parseProjectID("project_id", v)
-			if err != nil {
-				fail(c, err)
-				return
-			}
-			scope.ProjectID = &id
-		}
+	var err error
+	if scope.ProjectID, scope.Unassigned, err = projectQuery(c); err != nil {
+		return 0, nil, err
 	}
 	from, to, csvOut, err := slaQuery(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	rows, err := h.st.SLAReport(c, orgID(c), scope, from, to)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	reports := make([]sla.Report, len(rows))
 	for i, r := range rows {
@@ -169,13 +152,13 @@ func (h *slaHandler) org(c *gin.Context) {
 	total := sla.Total(reports)
 	if csvOut {
 		writeSLACSV(c, from, to, rows, &total)
-		return
+		return selfWritten, nil, nil
 	}
 	out := slaOrgReportJSON{From: formatTime(from), To: formatTime(to), Total: figuresOf(total), Checks: make([]slaCheckJSON, len(rows))}
 	for i, r := range rows {
 		out.Checks[i] = slaCheckOf(r)
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }
 
 // slaCSVHeader names the CSV columns; maintenance_windows are ids separated by spaces.

@@ -43,24 +43,8 @@ func spList(c *gin.Context) (page, string, error) {
 	if err != nil {
 		return p, "", err
 	}
-	search := c.Query("search")
-	if utf8.RuneCountInString(search) > maxSPSearch {
-		return p, "", fieldErrors{{"search", "must be at most 255 characters"}}
-	}
-	return p, search, nil
-}
-
-// spIDs reads path ids in order; the first problem is returned.
-func spIDs(c *gin.Context, names ...string) ([]uuid.UUID, error) {
-	out := make([]uuid.UUID, len(names))
-	for i, n := range names {
-		id, err := pathID(c, n, minPathIDLen)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = id
-	}
-	return out, nil
+	search, err := searchQuery(c, maxSPSearch)
+	return p, search, err
 }
 
 // subdomainPattern is the subdomain rule of api/openapi/status-pages.yaml.
@@ -167,51 +151,33 @@ func readPageInput(o *object) store.StatusPageInput {
 	return in
 }
 
-func (h *statusPagesHandler) list(c *gin.Context) {
+func (h *statusPagesHandler) list(c *gin.Context) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListStatusPages(c, orgID(c), search, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	okList(c, items, p, total)
+	return listed(items, p, total, err)
 }
 
-func (h *statusPagesHandler) create(c *gin.Context) {
+func (h *statusPagesHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := readPageInput(o)
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	page, err := h.pages.CreateStatusPage(c, actor(c), orgID(c), in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, page.Identity())
+	return http.StatusCreated, page.Identity(), nil
 }
 
-func (h *statusPagesHandler) get(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	page, err := h.pages.GetStatusPage(c, orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, page)
+func (h *statusPagesHandler) get(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return done(h.pages.GetStatusPage(c, orgID(c), pageID))
 }
 
 // pageUpdated is the update response: the identity, the description and the search flag.
@@ -223,95 +189,51 @@ type pageUpdated struct {
 
 // update is POST (the contract) and PATCH (what the Terraform provider sends) on the item
 // path: name and subdomain are required, other fields left out keep their value.
-func (h *statusPagesHandler) update(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) update(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in := readPageInput(o)
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	page, err := h.pages.UpdateStatusPage(c, actor(c), orgID(c), id, in)
+	page, err := h.pages.UpdateStatusPage(c, actor(c), orgID(c), pageID, in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusOK, pageUpdated{Identity: page.Identity(), Description: page.Description, HideFromSearchEngines: page.HideFromSearchEngines})
+	return http.StatusOK, pageUpdated{Identity: page.Identity(), Description: page.Description, HideFromSearchEngines: page.HideFromSearchEngines}, nil
 }
 
 // customDomain is GET /v1/status_pages/{id}/custom_domain (an extension): the record to
 // publish and whether the domain is verified.
-func (h *statusPagesHandler) customDomain(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	d, err := h.pages.CustomDomainStatus(c, orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, d)
+func (h *statusPagesHandler) customDomain(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return done(h.pages.CustomDomainStatus(c, orgID(c), pageID))
 }
 
 // verifyCustomDomain is POST /v1/status_pages/{id}/custom_domain/verify (an extension): it
 // looks the challenge record up now.
-func (h *statusPagesHandler) verifyCustomDomain(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	d, err := h.pages.VerifyCustomDomain(c, actor(c), orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, d)
+func (h *statusPagesHandler) verifyCustomDomain(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return done(h.pages.VerifyCustomDomain(c, actor(c), orgID(c), pageID))
 }
 
-func (h *statusPagesHandler) remove(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.pages.DeleteStatusPage(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, id.String())
+func (h *statusPagesHandler) remove(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	return removed(pageID.String(), h.pages.DeleteStatusPage(c, actor(c), orgID(c), pageID))
 }
 
 // summary is the public GET /v1/status_pages/{status_page_subdomain}/summary. It is routed
 // with the :status_page_id parameter name (gin needs one name per path position) and reads
 // the value as the subdomain. Unknown and private pages are 404.
-func (h *statusPagesHandler) summary(c *gin.Context) {
+func (h *statusPagesHandler) summary(c *gin.Context) (int, any, error) {
 	c.Set(ctxResource, "status page")
 	sub := c.Param("status_page_id")
 	if sub == "" || !subdomainPattern.MatchString(sub) {
 		if sub == "" || len(sub) > 63 {
-			fail(c, badRequest("status_page_subdomain must be 1 to 63 characters"))
-			return
+			return 0, nil, badRequest("status_page_subdomain must be 1 to 63 characters")
 		}
-		fail(c, notFound("status page"))
-		return
+		return 0, nil, notFound("status page")
 	}
-	s, err := h.pages.GetStatusPageSummary(c, sub)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, s)
+	return done(h.pages.GetStatusPageSummary(c, sub))
 }
 
 // componentStatus records a broken component status rule.
@@ -343,6 +265,18 @@ func spIDList(o *object, name string) ([]uuid.UUID, bool) {
 		out = append(out, id)
 	}
 	return out, true
+}
+
+// onPage serves a route whose only path id is the status page's (the page itself, and the
+// lists, creates and sort orders of its sub-resources): f gets the page id.
+func onPage(f func(c *gin.Context, pageID uuid.UUID) (int, any, error)) handlerFn {
+	return func(c *gin.Context) (int, any, error) {
+		id, err := pageParam(c)
+		if err != nil {
+			return 0, nil, err
+		}
+		return f(c, id)
+	}
 }
 
 // pageParam reads the status_page_id of a route whose only path id it is; a 404 there can

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -21,36 +20,30 @@ func spName(o *object, name, v string) {
 	}
 }
 
-func (h *statusPagesHandler) listComponents(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+// Path ids of a component and of a group, in route order.
+var (
+	componentPath = []string{"status_page_id", "status_page_component_id"}
+	groupPath     = []string{"status_page_id", "group_id"}
+)
+
+func (h *statusPagesHandler) listComponents(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	items, total, err := h.pages.ListComponents(c, orgID(c), id, search, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	okList(c, items, p, total)
+	items, total, err := h.pages.ListComponents(c, orgID(c), pageID, search, p.PerPage, p.Offset())
+	return listed(items, p, total, err)
 }
 
-func (h *statusPagesHandler) createComponent(c *gin.Context) {
-	id, err := pageParam(c)
+func (h *statusPagesHandler) createComponent(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	in, err := decodeBody(c, decodeNewComponent)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return created(h.pages.CreateComponent(c, actor(c), orgID(c), pageID, in))
+}
+
+func decodeNewComponent(o *object) store.NewComponent {
 	in := store.NewComponent{Status: statuspage.Operational, DisplayUptime: true, DisplayMetrics: true}
 	if o.Require("name") {
 		if v, ok := field[string](o, "name").Value(); ok {
@@ -68,31 +61,11 @@ func (h *statusPagesHandler) createComponent(c *gin.Context) {
 	if v := nonNull[bool](o, "display_metrics"); v.Set {
 		in.DisplayMetrics = v.V
 	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	comp, err := h.pages.CreateComponent(c, actor(c), orgID(c), id, in)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, comp)
+	return in
 }
 
-func (h *statusPagesHandler) getComponent(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_component_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	comp, err := h.pages.GetComponent(c, orgID(c), p[0], p[1])
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, comp)
+func (h *statusPagesHandler) getComponent(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return done(h.pages.GetComponent(c, orgID(c), p[0], p[1]))
 }
 
 // optionalID decodes a string-or-null id field; set reports presence.
@@ -112,17 +85,15 @@ func optionalID(o *object, name string) (id *uuid.UUID, set bool) {
 	return &parsed, true
 }
 
-func (h *statusPagesHandler) patchComponent(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_component_id")
+func (h *statusPagesHandler) patchComponent(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	patch, err := decodeBody(c, decodeComponentPatch)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return done(h.pages.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch))
+}
+
+func decodeComponentPatch(o *object) statuspage.ComponentPatch {
 	var patch statuspage.ComponentPatch
 	if v := nonNull[string](o, "name"); v.Set {
 		spName(o, "name", v.V)
@@ -140,212 +111,107 @@ func (h *statusPagesHandler) patchComponent(c *gin.Context) {
 	if list, ok := spIDList(o, "check_ids"); ok {
 		patch.CheckIDs = &list
 	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	comp, err := h.pages.UpdateComponent(c, actor(c), orgID(c), p[0], p[1], patch)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, comp)
+	return patch
 }
 
-func (h *statusPagesHandler) removeComponent(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_component_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.pages.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, p[1].String())
+func (h *statusPagesHandler) removeComponent(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return removed(p[1].String(), h.pages.DeleteComponent(c, actor(c), orgID(c), p[0], p[1]))
 }
 
 // sortBody reads {<field>: string[]} (required).
 func sortBody(c *gin.Context, name string) ([]uuid.UUID, error) {
-	o, err := readObject(c)
-	if err != nil {
-		return nil, err
-	}
-	var list []uuid.UUID
-	if o.Require(name) {
-		list, _ = spIDList(o, name)
-	}
-	o.Strict()
-	return list, o.Err()
+	return decodeBody(c, func(o *object) []uuid.UUID {
+		var list []uuid.UUID
+		if o.Require(name) {
+			list, _ = spIDList(o, name)
+		}
+		return list
+	})
 }
 
-// sorted is the answer of the sort-order routes.
-func sorted(c *gin.Context) {
-	ok(c, http.StatusOK, gin.H{"message": "Sort order updated."})
-}
+// sorted is the answer of the sort-order routes, or err.
+func sorted(err error) (int, any, error) { return done(gin.H{"message": "Sort order updated."}, err) }
 
-func (h *statusPagesHandler) sortComponents(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) sortComponents(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	list, err := sortBody(c, "component_ids")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.pages.SortComponents(c, actor(c), orgID(c), id, list); err != nil {
-		fail(c, err)
-		return
-	}
-	sorted(c)
+	return sorted(h.pages.SortComponents(c, actor(c), orgID(c), pageID, list))
 }
 
-func (h *statusPagesHandler) sortGroups(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) sortGroups(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	list, err := sortBody(c, "group_ids")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.pages.SortGroups(c, actor(c), orgID(c), id, list); err != nil {
-		fail(c, err)
-		return
-	}
-	sorted(c)
+	return sorted(h.pages.SortGroups(c, actor(c), orgID(c), pageID, list))
 }
 
-func (h *statusPagesHandler) sortGroupComponents(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "group_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) sortGroupComponents(c *gin.Context, p []uuid.UUID) (int, any, error) {
 	list, err := sortBody(c, "component_ids")
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.pages.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list); err != nil {
-		fail(c, err)
-		return
-	}
-	sorted(c)
+	return sorted(h.pages.SortGroupComponents(c, actor(c), orgID(c), p[0], p[1], list))
 }
 
-func (h *statusPagesHandler) listGroups(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) listGroups(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	items, total, err := h.pages.ListGroups(c, orgID(c), id, search, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	okList(c, items, p, total)
+	items, total, err := h.pages.ListGroups(c, orgID(c), pageID, search, p.PerPage, p.Offset())
+	return listed(items, p, total, err)
 }
 
-func (h *statusPagesHandler) createGroup(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	var name string
-	if o.Require("name") {
-		if v, ok := field[string](o, "name").Value(); ok {
-			spName(o, "name", v)
-			name = v
+// newGroup is a decoded group create body.
+type newGroup struct {
+	name string
+	desc *string
+}
+
+func (h *statusPagesHandler) createGroup(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	g, err := decodeBody(c, func(o *object) newGroup {
+		var g newGroup
+		if o.Require("name") {
+			if v, ok := field[string](o, "name").Value(); ok {
+				spName(o, "name", v)
+				g.name = v
+			}
 		}
-	}
-	// The create body's description is a string (null is for the PATCH, where it clears).
-	desc := nonNull[string](o, "description").Ptr()
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	g, err := h.pages.CreateGroup(c, actor(c), orgID(c), id, name, desc)
+		// The create body's description is a string (null is for the PATCH, where it clears).
+		g.desc = nonNull[string](o, "description").Ptr()
+		return g
+	})
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, g)
+	return created(h.pages.CreateGroup(c, actor(c), orgID(c), pageID, g.name, g.desc))
 }
 
-func (h *statusPagesHandler) getGroup(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "group_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	g, err := h.pages.GetGroup(c, orgID(c), p[0], p[1])
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, g)
+func (h *statusPagesHandler) getGroup(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return done(h.pages.GetGroup(c, orgID(c), p[0], p[1]))
 }
 
-func (h *statusPagesHandler) patchGroup(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "group_id")
+func (h *statusPagesHandler) patchGroup(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	patch, err := decodeBody(c, func(o *object) store.GroupPatch {
+		var patch store.GroupPatch
+		if v := nonNull[string](o, "name"); v.Set {
+			spName(o, "name", v.V)
+			patch.Name = &v.V
+		}
+		if v := field[string](o, "description"); v.Set {
+			patch.DescriptionSet, patch.Description = true, v.Ptr()
+		}
+		return patch
+	})
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	var patch store.GroupPatch
-	if v := nonNull[string](o, "name"); v.Set {
-		spName(o, "name", v.V)
-		patch.Name = &v.V
-	}
-	if v := field[string](o, "description"); v.Set {
-		patch.DescriptionSet, patch.Description = true, v.Ptr()
-	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	g, err := h.pages.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, g)
+	return done(h.pages.UpdateGroup(c, actor(c), orgID(c), p[0], p[1], patch))
 }
 
-func (h *statusPagesHandler) removeGroup(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "group_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.pages.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, p[1].String())
+func (h *statusPagesHandler) removeGroup(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return removed(p[1].String(), h.pages.DeleteGroup(c, actor(c), orgID(c), p[0], p[1]))
 }

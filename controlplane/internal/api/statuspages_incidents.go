@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -78,36 +77,31 @@ func timestampField(o *object, name string) *time.Time {
 	return &t
 }
 
-func (h *statusPagesHandler) listIncidents(c *gin.Context) {
-	id, err := pageParam(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+// Path ids of an incident, of one of its updates and of a scheduled maintenance, in route order.
+var (
+	incidentPath    = []string{"status_page_id", "status_page_incident_id"}
+	updatePath      = []string{"status_page_id", "status_page_incident_id", "incident_update_id"}
+	maintenancePath = []string{"status_page_id", "scheduled_maintenance_id"}
+)
+
+func (h *statusPagesHandler) listIncidents(c *gin.Context, pageID uuid.UUID) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	items, total, err := h.pages.ListIncidents(c, orgID(c), id, search, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	okList(c, items, p, total)
+	items, total, err := h.pages.ListIncidents(c, orgID(c), pageID, search, p.PerPage, p.Offset())
+	return listed(items, p, total, err)
 }
 
-func (h *statusPagesHandler) createIncident(c *gin.Context) {
-	id, err := pageParam(c)
+func (h *statusPagesHandler) createIncident(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	in, err := decodeBody(c, decodeNewIncident)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return created(h.pages.CreateIncident(c, actor(c), orgID(c), pageID, in))
+}
+
+func decodeNewIncident(o *object) statuspage.NewIncident {
 	in := statuspage.NewIncident{NotifySubscribers: true}
 	if o.Require("title") {
 		if v, ok := field[string](o, "title").Value(); ok {
@@ -128,44 +122,18 @@ func (h *statusPagesHandler) createIncident(c *gin.Context) {
 	if v := nonNull[bool](o, "notify_subscribers"); v.Set {
 		in.NotifySubscribers = v.V
 	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	inc, err := h.pages.CreateIncident(c, actor(c), orgID(c), id, in)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, inc)
+	return in
 }
 
-func (h *statusPagesHandler) getIncident(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	inc, err := h.pages.GetIncident(c, orgID(c), p[0], p[1])
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, inc)
+func (h *statusPagesHandler) getIncident(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return done(h.pages.GetIncident(c, orgID(c), p[0], p[1]))
 }
 
 // patchIncident takes title and impact, both required (api/openapi/status-page-incidents.yaml).
-func (h *statusPagesHandler) patchIncident(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) patchIncident(c *gin.Context, p []uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var title, impact string
 	if o.Require("title") {
@@ -182,47 +150,22 @@ func (h *statusPagesHandler) patchIncident(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	inc, err := h.pages.UpdateIncident(c, actor(c), orgID(c), p[0], p[1], title, impact)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, inc)
+	return done(h.pages.UpdateIncident(c, actor(c), orgID(c), p[0], p[1], title, impact))
 }
 
-func (h *statusPagesHandler) removeIncident(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], false); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, p[1].String())
+func (h *statusPagesHandler) removeIncident(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return removed(p[1].String(), h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], false))
 }
 
-func (h *statusPagesHandler) listUpdates(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) listUpdates(c *gin.Context, p []uuid.UUID) (int, any, error) {
 	pg, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListIncidentUpdates(c, orgID(c), p[0], p[1], search, pg.PerPage, pg.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	okList(c, items, pg, total)
+	return listed(items, pg, total, err)
 }
 
 // minOne records a broken "min 1" rule of a string field.
@@ -232,17 +175,15 @@ func minOne(o *object, name, v string) {
 	}
 }
 
-func (h *statusPagesHandler) createUpdate(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id")
+func (h *statusPagesHandler) createUpdate(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	in, err := decodeBody(c, decodeNewUpdate)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return created(h.pages.CreateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], in))
+}
+
+func decodeNewUpdate(o *object) statuspage.NewIncidentUpdate {
 	in := statuspage.NewIncidentUpdate{NotifySubscribers: true}
 	if o.Require("status") {
 		if v, ok := field[string](o, "status").Value(); ok {
@@ -261,44 +202,22 @@ func (h *statusPagesHandler) createUpdate(c *gin.Context) {
 	}
 	in.Components = componentChanges(o, "components_affected")
 	in.DateHappened = timestampField(o, "date_happened")
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	u, err := h.pages.CreateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], in)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, u)
+	return in
 }
 
-func (h *statusPagesHandler) getUpdate(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	u, err := h.pages.GetIncidentUpdate(c, orgID(c), p[0], p[1], p[2])
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, u)
+func (h *statusPagesHandler) getUpdate(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return done(h.pages.GetIncidentUpdate(c, orgID(c), p[0], p[1], p[2]))
 }
 
-func (h *statusPagesHandler) patchUpdate(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
+func (h *statusPagesHandler) patchUpdate(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	patch, err := decodeBody(c, decodeUpdatePatch)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return done(h.pages.UpdateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2], patch))
+}
+
+func decodeUpdatePatch(o *object) store.IncidentUpdatePatch {
 	var patch store.IncidentUpdatePatch
 	if v := nonNull[string](o, "status"); v.Set {
 		oneOf(o, "status", v.V, statuspage.UpdateStatuses)
@@ -309,30 +228,11 @@ func (h *statusPagesHandler) patchUpdate(c *gin.Context) {
 		patch.Description = &v.V
 	}
 	patch.DateHappened = timestampField(o, "date_happened")
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	u, err := h.pages.UpdateIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2], patch)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, u)
+	return patch
 }
 
-func (h *statusPagesHandler) removeUpdate(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "status_page_incident_id", "incident_update_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.pages.DeleteIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2]); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, p[2].String())
+func (h *statusPagesHandler) removeUpdate(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return removed(p[2].String(), h.pages.DeleteIncidentUpdate(c, actor(c), orgID(c), p[0], p[1], p[2]))
 }
 
 // durationField decodes an integer ≥ 1.
@@ -347,17 +247,15 @@ func durationField(o *object, name string) *int {
 	return &v.V
 }
 
-func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
-	id, err := pageParam(c)
+func (h *statusPagesHandler) createMaintenance(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+	in, err := decodeBody(c, decodeNewMaintenance)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return created(h.pages.CreateMaintenance(c, actor(c), orgID(c), pageID, in))
+}
+
+func decodeNewMaintenance(o *object) statuspage.NewMaintenance {
 	in := statuspage.NewMaintenance{Notifications: statuspage.Notifications{AtStart: true, AtEnd: true}, ComponentIDs: []uuid.UUID{}}
 	if o.Require("title") {
 		if v, ok := field[string](o, "title").Value(); ok {
@@ -388,17 +286,7 @@ func (h *statusPagesHandler) createMaintenance(c *gin.Context) {
 	setIf(&in.Notifications.AnHourBefore, n.AnHourBefore)
 	setIf(&in.Notifications.AtStart, n.AtStart)
 	setIf(&in.Notifications.AtEnd, n.AtEnd)
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	m, err := h.pages.CreateMaintenance(c, actor(c), orgID(c), id, in)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, m)
+	return in
 }
 
 // notificationFlags is the notifications object of maintenance bodies; nil flags are not given.
@@ -440,34 +328,22 @@ func objectField(o *object, name string) (nested *object, set, null bool) {
 	return &object{prefix: o.prefix + name + ".", raw: m, read: map[string]bool{}, errs: o.errs}, true, false
 }
 
-func (h *statusPagesHandler) getMaintenance(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	m, err := h.pages.GetMaintenance(c, orgID(c), p[0], p[1])
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, m)
+func (h *statusPagesHandler) getMaintenance(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return done(h.pages.GetMaintenance(c, orgID(c), p[0], p[1]))
 }
 
 // patchMaintenance changes title, start_date or duration_minutes of a maintenance that has
 // not started (400 once it has), and, as an extension, its description, components_affected
 // and notifications.
-func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
+func (h *statusPagesHandler) patchMaintenance(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	patch, err := decodeBody(c, decodeMaintenancePatch)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return done(h.pages.UpdateMaintenance(c, actor(c), orgID(c), p[0], p[1], patch))
+}
+
+func decodeMaintenancePatch(o *object) store.MaintenancePatch {
 	var patch store.MaintenancePatch
 	if v := nonNull[string](o, "title"); v.Set {
 		incidentTitle(o, v.V)
@@ -486,28 +362,9 @@ func (h *statusPagesHandler) patchMaintenance(c *gin.Context) {
 	}
 	n := decodeNotifications(o)
 	patch.AnHourBefore, patch.AtStart, patch.AtEnd = n.AnHourBefore, n.AtStart, n.AtEnd
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	m, err := h.pages.UpdateMaintenance(c, actor(c), orgID(c), p[0], p[1], patch)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, m)
+	return patch
 }
 
-func (h *statusPagesHandler) removeMaintenance(c *gin.Context) {
-	p, err := spIDs(c, "status_page_id", "scheduled_maintenance_id")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], true); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, p[1].String())
+func (h *statusPagesHandler) removeMaintenance(c *gin.Context, p []uuid.UUID) (int, any, error) {
+	return removed(p[1].String(), h.pages.DeleteIncident(c, actor(c), orgID(c), p[0], p[1], true))
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"net/mail"
 	"strings"
 
@@ -12,40 +11,28 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// subscriberPage reads the page id of a subscriber route. A page of another organization is
+// onSubscriberPage is onPage for the subscriber routes. A page of another organization is
 // 403 here (the public API contract), unlike the other sub-resources where it is 404.
-func (h *statusPagesHandler) subscriberPage(c *gin.Context) (uuid.UUID, error) {
-	id, err := pageParam(c)
-	if err != nil {
-		return id, err
-	}
-	foreign, err := h.pages.StatusPageInOtherOrg(c, orgID(c), id)
-	if err != nil {
-		return id, err
-	}
-	if foreign {
-		return id, forbidden("the status page is not in your organization")
-	}
-	return id, nil
+func (h *statusPagesHandler) onSubscriberPage(f func(c *gin.Context, pageID uuid.UUID) (int, any, error)) handlerFn {
+	return onPage(func(c *gin.Context, pageID uuid.UUID) (int, any, error) {
+		foreign, err := h.pages.StatusPageInOtherOrg(c, orgID(c), pageID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if foreign {
+			return 0, nil, forbidden("the status page is not in your organization")
+		}
+		return f(c, pageID)
+	})
 }
 
-func (h *statusPagesHandler) listSubscribers(c *gin.Context) {
-	id, err := h.subscriberPage(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) listSubscribers(c *gin.Context, id uuid.UUID) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.pages.ListSubscribers(c, orgID(c), id, search, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	okList(c, items, p, total)
+	return listed(items, p, total, err)
 }
 
 // validEmail accepts a bare address (no display name, no angle brackets) with a dotted domain.
@@ -62,17 +49,15 @@ func validEmail(s string) bool {
 	return at > 0 && strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
 }
 
-func (h *statusPagesHandler) createSubscriber(c *gin.Context) {
-	id, err := h.subscriberPage(c)
+func (h *statusPagesHandler) createSubscriber(c *gin.Context, id uuid.UUID) (int, any, error) {
+	in, err := decodeBody(c, decodeNewSubscriber)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	o, err := readObject(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	return created(h.pages.CreateSubscriber(c, actor(c), orgID(c), id, in))
+}
+
+func decodeNewSubscriber(o *object) store.NewSubscriber {
 	in := store.NewSubscriber{Mode: statuspage.AllComponents, ComponentIDs: []uuid.UUID{}}
 	if o.Require("email_address") {
 		if v, ok := field[string](o, "email_address").Value(); ok {
@@ -95,34 +80,14 @@ func (h *statusPagesHandler) createSubscriber(c *gin.Context) {
 	case in.Mode == statuspage.AllComponents && len(in.ComponentIDs) > 0:
 		o.Fail("component_ids", "must be empty with ALL_COMPONENTS")
 	}
-	o.Strict()
-	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
-	}
-	sub, err := h.pages.CreateSubscriber(c, actor(c), orgID(c), id, in)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusCreated, sub)
+	return in
 }
 
-func (h *statusPagesHandler) removeSubscriber(c *gin.Context) {
-	id, err := h.subscriberPage(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *statusPagesHandler) removeSubscriber(c *gin.Context, id uuid.UUID) (int, any, error) {
 	c.Set(ctxResource, "subscriber")
 	sub, err := pathID(c, "subscriber_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	if err := h.pages.DeleteSubscriber(c, actor(c), orgID(c), id, sub); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, sub.String())
+	return removed(sub.String(), h.pages.DeleteSubscriber(c, actor(c), orgID(c), id, sub))
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -102,21 +101,18 @@ type tokenListInfoJSON struct {
 	TotalPages int64 `json:"total_pages"`
 }
 
-func (h *tokensHandler) list(c *gin.Context) {
+func (h *tokensHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, tokenPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	search := c.Query("search")
-	if utf8.RuneCountInString(search) > tokenSearchMaxLen {
-		fail(c, fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", tokenSearchMaxLen)}})
-		return
+	search, err := searchQuery(c, tokenSearchMaxLen)
+	if err != nil {
+		return 0, nil, err
 	}
 	tokens, total, err := h.store.ListAPITokens(c.Request.Context(), orgID(c), search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := tokenListJSON{Result: make([]tokenJSON, len(tokens)),
 		ResultInfo: tokenListInfoJSON{Page: p.Page, PerPage: p.PerPage, TotalCount: total,
@@ -124,21 +120,16 @@ func (h *tokensHandler) list(c *gin.Context) {
 	for i, t := range tokens {
 		out.Result[i] = toTokenJSON(t)
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }
 
-func (h *tokensHandler) get(c *gin.Context) {
+func (h *tokensHandler) get(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "token_id", 0)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	t, err := h.store.GetAPIToken(c.Request.Context(), orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toTokenJSON(t))
+	return rendered(http.StatusOK, toTokenJSON, t, err)
 }
 
 // create makes an API token in the caller's organization.
@@ -153,26 +144,23 @@ func (h *tokensHandler) get(c *gin.Context) {
 // is cut to the creator's expiry, and an explicit expiresAt after it, or null (never), is
 // refused with 403 naming the creator's expiry. A creator that never expires may make tokens
 // that never expire, as the contract's null says.
-func (h *tokensHandler) create(c *gin.Context) {
+func (h *tokensHandler) create(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	in, grants, defaulted := decodeNewToken(o, h.now())
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if limit := principal(c).Credential.ExpiresAt; limit != nil {
 		switch {
 		case defaulted && in.ExpiresAt.After(*limit):
 			in.ExpiresAt = limit
 		case in.ExpiresAt == nil || in.ExpiresAt.After(*limit):
-			fail(c, &apiError{Status: http.StatusForbidden, Type: "token_outlives_creator",
+			return 0, nil, &apiError{Status: http.StatusForbidden, Type: "token_outlives_creator",
 				Message: "expiresAt: a token cannot outlive its creator: this credential expires at " +
-					formatTime(*limit) + "; give an expiresAt at or before it, or omit it"})
-			return
+					formatTime(*limit) + "; give an expiresAt at or before it, or omit it"}
 		}
 	}
 	var missing []string
@@ -182,19 +170,17 @@ func (h *tokensHandler) create(c *gin.Context) {
 		}
 	}
 	if len(missing) > 0 {
-		fail(c, forbidden("a token cannot grant more than its creator holds: this credential lacks "+
-			strings.Join(missing, ", ")))
-		return
+		return 0, nil, forbidden("a token cannot grant more than its creator holds: this credential lacks " +
+			strings.Join(missing, ", "))
 	}
 	secret, hash := auth.NewSecret()
 	in.OrgID, in.SecretHash = orgID(c), hash
 	t, err := h.store.CreateAPIToken(c.Request.Context(), actor(c), in)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
-	ok(c, http.StatusCreated, createdTokenJSON{ID: t.ID.String(), Name: t.Name,
-		ExpiresAfter: formatTimePtr(t.ExpiresAt), CreatedAt: formatTime(t.CreatedAt), Token: secret})
+	return http.StatusCreated, createdTokenJSON{ID: t.ID.String(), Name: t.Name,
+		ExpiresAfter: formatTimePtr(t.ExpiresAt), CreatedAt: formatTime(t.CreatedAt), Token: secret}, nil
 }
 
 // decodeNewToken reads a create body: {name, grants: [{scope, permission}], expiresAt?}, all
@@ -301,25 +287,23 @@ func tokenAreaList() string {
 	return strings.Join(names, ", ")
 }
 
-func (h *tokensHandler) remove(c *gin.Context) {
+func (h *tokensHandler) remove(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "token_id", 0)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	revoked := h.auth.Expect(store.AuthChangeToken + id.String())
 	t, err := h.store.DeleteAPIToken(c.Request.Context(), actor(c), orgID(c), id)
 	if err != nil {
 		revoked.Cancel()
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	// This replica stops honouring the secret now; every replica's authenticator hears of the
 	// deletion from the database as it commits, and the answer waits (briefly) until all of
 	// them acknowledged it.
 	h.auth.Forget(t.ID)
 	awaitRevocation(c, revoked)
-	ok(c, http.StatusOK, gin.H{"id": t.ID.String(), "deleted": true})
+	return http.StatusOK, gin.H{"id": t.ID.String(), "deleted": true}, nil
 }
 
 // revocationWait bounds how long a revoking request waits for its change to come back through
@@ -342,51 +326,44 @@ type tokenStatusJSON struct {
 
 // verify reports whether the bearer token is usable (api/openapi/tokens.yaml): 401 only when no token
 // is sent; an unknown or expired one is a failure envelope with HTTP 200.
-func (h *tokensHandler) verify(c *gin.Context) {
-	cred, good := h.introspect(c)
-	if !good {
-		return
+func (h *tokensHandler) verify(c *gin.Context) (int, any, error) {
+	cred, err := h.introspect(c)
+	if err != nil {
+		return 0, nil, err
 	}
 	out := tokenStatusJSON{Status: "active"}
 	if cred.Kind == store.CredentialAPIToken {
 		out.ID = cred.TokenID.String()
 	}
-	ok(c, http.StatusOK, out)
+	return http.StatusOK, out, nil
 }
 
 // permissions lists an API token's grants as "uptime_checks (read)". Access tokens are refused
 // (a failure envelope with HTTP 200, like an invalid token): the contract defines the endpoint
 // for API tokens only.
-func (h *tokensHandler) permissions(c *gin.Context) {
-	cred, good := h.introspect(c)
-	if !good {
-		return
+func (h *tokensHandler) permissions(c *gin.Context) (int, any, error) {
+	cred, err := h.introspect(c)
+	if err != nil {
+		return 0, nil, err
 	}
 	if cred.Kind != store.CredentialAPIToken {
-		fail(c, &apiError{Status: http.StatusOK, Code: http.StatusForbidden, Type: "api_token_required",
-			Message: "this endpoint accepts API tokens only; an OAuth access token's permissions are the scopes it was granted"})
-		return
+		return 0, nil, &apiError{Status: http.StatusOK, Code: http.StatusForbidden, Type: "api_token_required",
+			Message: "this endpoint accepts API tokens only; an OAuth access token's permissions are the scopes it was granted"}
 	}
-	ok(c, http.StatusOK, gin.H{"permissions": auth.NewPermissions(cred.Grants).Describe()})
+	return http.StatusOK, gin.H{"permissions": auth.NewPermissions(cred.Grants).Describe()}, nil
 }
 
 // introspect authenticates the bearer token of verify and permissions, which need neither an
-// area nor an organization. It renders the failure itself and reports whether to go on.
-func (h *tokensHandler) introspect(c *gin.Context) (store.Credential, bool) {
+// area nor an organization.
+func (h *tokensHandler) introspect(c *gin.Context) (store.Credential, error) {
 	token, present := bearer(c)
 	if !present {
-		fail(c, &apiError{Status: http.StatusUnauthorized, Type: "unauthorized",
-			Message: "missing bearer token: send Authorization: Bearer <token>"})
-		return store.Credential{}, false
+		return store.Credential{}, &apiError{Status: http.StatusUnauthorized, Type: "unauthorized",
+			Message: "missing bearer token: send Authorization: Bearer <token>"}
 	}
 	cred, err := h.auth.Authenticate(c.Request.Context(), token)
-	switch {
-	case errors.Is(err, auth.ErrInvalidToken):
-		fail(c, &apiError{Status: http.StatusOK, Code: http.StatusUnauthorized, Type: "invalid_token", Message: err.Error()})
-		return store.Credential{}, false
-	case err != nil:
-		fail(c, err)
-		return store.Credential{}, false
+	if errors.Is(err, auth.ErrInvalidToken) {
+		return store.Credential{}, &apiError{Status: http.StatusOK, Code: http.StatusUnauthorized, Type: "invalid_token", Message: err.Error()}
 	}
-	return cred, true
+	return cred, err
 }

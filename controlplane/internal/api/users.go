@@ -71,74 +71,59 @@ func toInvitationJSON(i store.Invitation) invitationJSON {
 }
 
 // listUsers is GET /v1/users: the organization's members with their role.
-func (h *peopleHandler) listUsers(c *gin.Context) {
+func (h *peopleHandler) listUsers(c *gin.Context) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	list, total, err := h.st.ListMembers(c, orgID(c), search, p.PerPage, p.Offset())
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items := make([]userJSON, len(list))
 	for i, m := range list {
 		email := m.Email
 		items[i] = userJSON{ID: m.ID.String(), FirstName: m.FirstName, LastName: m.LastName, Email: &email, Image: m.Image, Role: m.Role}
 	}
-	okList(c, items, p, total)
+	return listed(items, p, total, nil)
 }
 
 // removeUser is DELETE /v1/users/{user_id}: the user leaves the organization. A user cannot
 // remove themselves (400); only access tokens act as a user, so an API token has no "self".
-func (h *peopleHandler) removeUser(c *gin.Context) {
+func (h *peopleHandler) removeUser(c *gin.Context) (int, any, error) {
 	id, err := pathID(c, "user_id", 1)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	cred := principal(c).Credential
 	if cred.Kind == store.CredentialAccessToken && cred.UserID == id {
-		fail(c, &apiError{Status: http.StatusBadRequest, Type: "cannot_remove_yourself",
-			Message: "you cannot remove yourself from the organization"})
-		return
+		return 0, nil, &apiError{Status: http.StatusBadRequest, Type: "cannot_remove_yourself",
+			Message: "you cannot remove yourself from the organization"}
 	}
 	revoked := h.auth.Expect(store.AuthChangeUser + id.String())
 	if err := h.st.RemoveMember(c, actor(c), orgID(c), id); err != nil {
 		revoked.Cancel()
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	awaitRevocation(c, revoked) // the user's cached access tokens are gone on every replica
-	deleted(c, id.String())
+	return removed(id.String(), nil)
 }
 
 // listInvitations is GET /v1/invitations: pending invitations, newest first.
-func (h *peopleHandler) listInvitations(c *gin.Context) {
+func (h *peopleHandler) listInvitations(c *gin.Context) (int, any, error) {
 	p, search, err := spList(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	list, total, err := h.st.ListInvitations(c, orgID(c), search, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	items := make([]invitationJSON, len(list))
-	for i, inv := range list {
-		items[i] = toInvitationJSON(inv)
-	}
-	okList(c, items, p, total)
+	return listed(mapped(list, toInvitationJSON), p, total, err)
 }
 
 // createInvitation is POST /v1/invitations: it stores the invitation and queues its e-mail.
-func (h *peopleHandler) createInvitation(c *gin.Context) {
+func (h *peopleHandler) createInvitation(c *gin.Context) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	var email string
 	role := roleStandard
@@ -157,21 +142,17 @@ func (h *peopleHandler) createInvitation(c *gin.Context) {
 	}
 	o.Strict()
 	if err := o.Err(); err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	inv, err := h.st.CreateInvitation(c, actor(c), orgID(c), email, role, seatLimit)
 	switch {
 	case errors.Is(err, store.ErrAlreadyMember):
-		fail(c, &apiError{Status: http.StatusBadRequest, Type: "already_member", Message: "email: " + err.Error()})
+		return 0, nil, &apiError{Status: http.StatusBadRequest, Type: "already_member", Message: "email: " + err.Error()}
 	case errors.Is(err, store.ErrAlreadyInvited):
-		fail(c, &apiError{Status: http.StatusBadRequest, Type: "already_invited", Message: "email: " + err.Error()})
+		return 0, nil, &apiError{Status: http.StatusBadRequest, Type: "already_invited", Message: "email: " + err.Error()}
 	case errors.Is(err, store.ErrSeatLimit):
-		fail(c, &apiError{Status: http.StatusForbidden, Type: "seat_limit_reached",
-			Message: "the plan's seat limit is reached: members and pending invitations count; upgrade the plan or remove a member"})
-	case err != nil:
-		fail(c, err)
-	default:
-		ok(c, http.StatusCreated, toInvitationJSON(inv))
+		return 0, nil, &apiError{Status: http.StatusForbidden, Type: "seat_limit_reached",
+			Message: "the plan's seat limit is reached: members and pending invitations count; upgrade the plan or remove a member"}
 	}
+	return rendered(http.StatusCreated, toInvitationJSON, inv, err)
 }

@@ -103,22 +103,13 @@ func RenderCheckForWebhook(c store.Check) any {
 }
 
 // list is GET /v1/webhooks: page, per_page and search (URL or description, case-insensitive).
-func (h *webhooksHandler) list(c *gin.Context) {
+func (h *webhooksHandler) list(c *gin.Context) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListWebhooks(c, orgID(c), c.Query("search"), p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	out := make([]webhookJSON, len(items))
-	for i, w := range items {
-		out[i] = toWebhookJSON(w)
-	}
-	okList(c, out, p, total)
+	return listed(mapped(items, toWebhookJSON), p, total, err)
 }
 
 // webhookBody is a decoded create or update body.
@@ -225,73 +216,51 @@ func newWebhookSecret() string {
 }
 
 // create is POST /v1/webhooks; it needs a paid plan (403 otherwise).
-func (h *webhooksHandler) create(c *gin.Context) {
+func (h *webhooksHandler) create(c *gin.Context) (int, any, error) {
 	plan, err := h.st.OrganizationPlan(c, orgID(c))
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if plan == "free" {
-		fail(c, &apiError{Status: http.StatusForbidden, Type: "paid_plan_required", Message: "webhooks require a paid plan"})
-		return
+		return 0, nil, &apiError{Status: http.StatusForbidden, Type: "paid_plan_required", Message: "webhooks require a paid plan"}
 	}
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	b, err := h.decodeWebhook(c, o, true)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	secret := newWebhookSecret()
 	w, err := h.st.CreateWebhook(c, actor(c), orgID(c), store.NewWebhook{URL: b.url.V, Description: b.description.Ptr(),
 		Events: b.events, Secret: secret, WebhookAssociations: b.assoc})
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	out := toWebhookJSON(w)
 	out.Secret = secret
-	ok(c, http.StatusCreated, out)
+	return http.StatusCreated, out, nil
 }
 
-func (h *webhooksHandler) get(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *webhooksHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	w, err := h.st.GetWebhook(c, orgID(c), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toWebhookJSON(w))
+	return rendered(http.StatusOK, toWebhookJSON, w, err)
 }
 
 // update is PATCH /v1/webhooks/{id}: the create fields, all optional; a given id list replaces
 // the stored one. The webhook must keep at least one association.
-func (h *webhooksHandler) update(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *webhooksHandler) update(c *gin.Context, id uuid.UUID) (int, any, error) {
 	o, err := readObject(c)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	if o.Empty() {
-		fail(c, badRequest("request body must change at least one field"))
-		return
+		return 0, nil, badRequest("request body must change at least one field")
 	}
 	b, err := h.decodeWebhook(c, o, false)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	p := store.WebhookPatch{URL: b.url.Ptr(), Description: b.description.Ptr(), DescriptionNull: b.description.Null,
 		Events: b.events, WebhookAssociations: b.assoc}
@@ -301,30 +270,19 @@ func (h *webhooksHandler) update(c *gin.Context) {
 		}
 		return nil
 	})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusOK, toWebhookJSON(w))
+	return rendered(http.StatusOK, toWebhookJSON, w, err)
 }
 
-func (h *webhooksHandler) remove(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if err := h.st.DeleteWebhook(c, actor(c), orgID(c), id); err != nil {
-		fail(c, err)
-		return
-	}
-	deleted(c, id.String())
+func (h *webhooksHandler) remove(c *gin.Context, id uuid.UUID) (int, any, error) {
+	return removed(id.String(), h.st.DeleteWebhook(c, actor(c), orgID(c), id))
 }
 
-// deliveryJSON is one entry of a webhook's delivery log.
+// deliveryJSON is one entry of a delivery log: a webhook's, with webhook_id, or an
+// integration's, with integration_id instead.
 type deliveryJSON struct {
 	ID             string                `json:"id"`
-	WebhookID      string                `json:"webhook_id"`
+	WebhookID      string                `json:"webhook_id,omitempty"`
+	IntegrationID  string                `json:"integration_id,omitempty"`
 	EventID        string                `json:"event_id"`
 	EventType      string                `json:"event_type"`
 	Status         string                `json:"status"`
@@ -360,47 +318,23 @@ func toDeliveryJSON(d store.Delivery) deliveryJSON {
 
 // deliveries is GET /v1/webhooks/{id}/deliveries: the delivery log, newest first, with every
 // attempt of each delivery.
-func (h *webhooksHandler) deliveries(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *webhooksHandler) deliveries(c *gin.Context, id uuid.UUID) (int, any, error) {
 	p, err := parsePage(c, genericPages)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	items, total, err := h.st.ListDeliveries(c, orgID(c), id, p.PerPage, p.Offset())
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	out := make([]deliveryJSON, len(items))
-	for i, d := range items {
-		out[i] = toDeliveryJSON(d)
-	}
-	okList(c, out, p, total)
+	return listed(mapped(items, toDeliveryJSON), p, total, err)
 }
 
 // resend is POST /v1/webhooks/{id}/deliveries/{delivery_id}/resend: a finished delivery is sent
 // again (same event id, fresh retry schedule); 409 while it is still pending.
-func (h *webhooksHandler) resend(c *gin.Context) {
-	id, err := pathID(c, "webhook_id", minPathIDLen)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+func (h *webhooksHandler) resend(c *gin.Context, id uuid.UUID) (int, any, error) {
 	c.Set(ctxResource, "delivery")
 	deliveryID, err := pathID(c, "delivery_id", minPathIDLen)
 	if err != nil {
-		fail(c, err)
-		return
+		return 0, nil, err
 	}
 	d, err := h.st.ResendDelivery(c, actor(c), orgID(c), id, deliveryID)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	ok(c, http.StatusAccepted, toDeliveryJSON(d))
+	return rendered(http.StatusAccepted, toDeliveryJSON, d, err)
 }
