@@ -62,6 +62,12 @@ const (
 	// a verified domain lost its verification because its TXT record stayed missing.
 	TypeCustomDomainReleased   = "status_page.custom_domain_released"
 	TypeCustomDomainUnverified = "status_page.custom_domain_unverified"
+	// Certificate expiry (Vantage extensions, docs/checks.md "Certificate expiry"): the
+	// certificate a check's target serves came within one of the check's
+	// certificate_expiry_alert_days of expiring; or it has expired. Each goes out once per
+	// certificate (fingerprint) and threshold (certificate.go).
+	TypeCertificateExpiring = "certificate.expiring"
+	TypeCertificateExpired  = "certificate.expired"
 )
 
 // Check is the check an uptime alert is about, as it was when the alert was raised.
