@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -138,7 +139,12 @@ func (m *mailer) message(d store.DueDelivery) ([]byte, error) {
 	}
 	what, name := doc.Type, "a resource"
 	var body strings.Builder
-	if c := doc.Data.Check; c != nil {
+	if doc.Type == event.TypeCertificateExpiring || doc.Type == event.TypeCertificateExpired {
+		var err error
+		if what, name, err = certificateMail(doc.Type, d.Body, m.publicURL, &body); err != nil {
+			return nil, err
+		}
+	} else if c := doc.Data.Check; c != nil {
 		name = c.Name
 		switch doc.Type {
 		case "uptime.down":

@@ -254,6 +254,10 @@ func (n *Notifier) message(ctx context.Context, d store.DueDelivery) (provider.M
 		}
 		m.Link = base + "/v1/status_pages/" + data.StatusPage.ID + "/incidents/" + inc.ID
 		m.DedupKey = "vantage/status_page_incident/" + inc.ID
+	case event.TypeCertificateExpiring, event.TypeCertificateExpired:
+		if err := certificateMessage(doc.Type, doc.Data, base, &m); err != nil {
+			return m, err
+		}
 	default:
 		return m, fmt.Errorf("event type %s does not go to integrations", doc.Type)
 	}
