@@ -24,9 +24,9 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/api"
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/certwatch"
 	"github.com/vantagehq/vantage/controlplane/internal/config"
 	"github.com/vantagehq/vantage/controlplane/internal/console"
-	"github.com/vantagehq/vantage/controlplane/internal/certwatch"
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
 	"github.com/vantagehq/vantage/controlplane/internal/fleet"
 	"github.com/vantagehq/vantage/controlplane/internal/heartbeat"
