@@ -10,7 +10,8 @@
 // restarts and other replicas never repeat it. A renewed certificate has another fingerprint,
 // so its thresholds start afresh. A certificate seen first when it is already within several
 // thresholds is announced once, at the tightest of them; the wider ones are recorded as
-// announced without a message. An empty list of thresholds turns both events off.
+// announced without a message. An empty list of thresholds turns both events off; a muted
+// check's certificates are not looked at until it is unmuted.
 package certwatch
 
 import (
@@ -165,7 +166,9 @@ func servedLeaves(checks []*store.PipelineCheck, finals []store.ResultRow) []see
 	for _, r := range finals {
 		c := byID[r.CheckID]
 		// Most results carry no chain: skip them before decoding anything.
-		if c == nil || c.OrgID != r.OrgID || !bytes.Contains(r.Details, []byte(`"tls_chain"`)) {
+		// A muted check sends no alerts: its thresholds wait, and the tightest crossed one is
+		// announced once it is unmuted.
+		if c == nil || c.OrgID != r.OrgID || c.Muted || !bytes.Contains(r.Details, []byte(`"tls_chain"`)) {
 			continue
 		}
 		var d struct {
