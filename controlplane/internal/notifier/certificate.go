@@ -90,7 +90,7 @@ func certificateMail(typ string, document []byte, base string, b *strings.Builde
 		return "", "", fmt.Errorf("decode the certificate event's document: %w", err)
 	}
 	c := doc.Data
-	fmt.Fprintf(b, "The %s of check %q: %s.\r\n", c.headline(typ), c.Check.Name, c.summary())
+	fmt.Fprintf(b, "Check %q: the %s.\r\nCertificate: %s.\r\n", c.Check.Name, c.headline(typ), c.summary())
 	if c.Check.URL != nil {
 		fmt.Fprintf(b, "Target: %s\r\n", *c.Check.URL)
 	}
