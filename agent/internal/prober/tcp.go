@@ -146,7 +146,7 @@ func (p *TCP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error
 			res.finish(job, nil)
 			return res, nil
 		}
-		defer tlsConn.Close()
+		defer func() { _ = tlsConn.Close() }() // sends close_notify; conn.Close follows
 		stream = tlsConn
 	}
 
