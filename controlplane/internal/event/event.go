@@ -1,5 +1,6 @@
 // Package event defines what the outbox carries: one Go type per event, and their stored form.
-// Producers (the evaluator, the heartbeat monitor, status pages, subscriptions, invitations)
+// Producers (the evaluator, the certificate watcher, the heartbeat monitor, status pages,
+// subscriptions, invitations)
 // build these values; the notifier switches on their types. Encode and Decode (codec.go) are
 // the only places an event becomes bytes or comes back, and every stored event carries the
 // version of its encoding, so that a later change of a payload still decodes the rows already

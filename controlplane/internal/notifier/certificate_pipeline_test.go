@@ -138,4 +138,11 @@ func TestCertificateAlertsReachWebhookOnce(t *testing.T) {
 	if rows != 7 { // old: 14, 7, 1 and the expiry; renewed: 14 (recorded unannounced), 7 and 1
 		t.Errorf("certificate_alerts holds %d rows, want 7", rows)
 	}
+	// A deleted check takes its records along (ON DELETE CASCADE).
+	if _, err := e.st.Pool().Exec(ctx, `DELETE FROM checks WHERE id = $1`, e.check); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.Pool().QueryRow(ctx, `SELECT count(*) FROM certificate_alerts`).Scan(&rows); err != nil || rows != 0 {
+		t.Errorf("%d certificate_alerts rows (%v) outlive their check", rows, err)
+	}
 }
