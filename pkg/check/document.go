@@ -14,6 +14,22 @@ type document struct {
 	*TCPSpec
 	Version    *string     `json:"version"`
 	Assertions []Assertion `json:"assertions"`
+	// The API names HTTPSpec and TCPSpec both have. encoding/json drops a name two embedded
+	// structs of one depth share; these, one level up, take the name over and point at the
+	// fields of whichever kind the document holds (nil: absent, so LoadDocument keeps the
+	// kind's default).
+	VerifySSL                  *bool  `json:"verify_ssl,omitempty"`
+	CertificateExpiryAlertDays *[]int `json:"certificate_expiry_alert_days,omitempty"`
+}
+
+// pointShared points d's shared names at the fields of h or t (one of them is nil).
+func (d *document) pointShared(h *HTTPSpec, t *TCPSpec) {
+	switch {
+	case h != nil:
+		d.VerifySSL, d.CertificateExpiryAlertDays = &h.VerifySSL, &h.CertificateExpiryAlertDays
+	case t != nil:
+		d.VerifySSL, d.CertificateExpiryAlertDays = &t.VerifySSL, &t.CertificateExpiryAlertDays
+	}
 }
 
 // The extension kinds (ping, gRPC, WebSocket) are stored in document's shape, the spec's
@@ -82,10 +98,13 @@ func (s Spec) Document() ([]byte, error) {
 		h := *s.HTTP
 		h.AuthPassword = nil
 		d.HTTPSpec = &h
+		d.pointShared(&h, nil)
 	case s.DNS != nil:
 		d.DNSSpec = s.DNS
 	case s.TCP != nil:
-		d.TCPSpec = s.TCP
+		t := *s.TCP
+		d.TCPSpec = &t
+		d.pointShared(nil, &t)
 	case s.Multistep != nil:
 		return s.multistepDocument()
 	}
@@ -114,6 +133,7 @@ func (s *Spec) LoadDocument(doc []byte) error {
 		return nil
 	}
 	d := document{HTTPSpec: s.HTTP, DNSSpec: s.DNS, TCPSpec: s.TCP}
+	d.pointShared(s.HTTP, s.TCP)
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return fmt.Errorf("decode %s check configuration: %w", s.Kind, err)
 	}

@@ -20,11 +20,16 @@ type HTTPSpec struct {
 	AuthUsername    *string           `json:"auth_username"` // HTTP Basic user-id; "" is kept (an empty user-id)
 	AuthPassword    *string           `json:"auth_password"` // HTTP Basic password, stored sealed by the control plane
 	Script          *string           `json:"script"`        // browser checks only
+	// CertificateExpiryAlertDays are the days before the served certificate's expiry at which
+	// certificate.expiring is sent (an extension); empty turns it off. Only the control plane
+	// reads it.
+	CertificateExpiryAlertDays []int `json:"certificate_expiry_alert_days" job:"-"`
 }
 
 // defaultHTTP: method GET, follow_redirects and verify_ssl true (api/openapi).
 func defaultHTTP() *HTTPSpec {
-	return &HTTPSpec{Method: "GET", VerifySSL: true, FollowRedirects: true}
+	return &HTTPSpec{Method: "GET", VerifySSL: true, FollowRedirects: true,
+		CertificateExpiryAlertDays: DefaultCertificateExpiryAlertDays()}
 }
 
 // exampleHTTP is an uptime check's configuration for Example: every field but the script set.
@@ -39,6 +44,8 @@ func exampleHTTP() *HTTPSpec {
 		VerifySSL:       false,
 		AuthUsername:    ptr("monitor"),
 		AuthPassword:    ptr("hunter2"),
+
+		CertificateExpiryAlertDays: []int{30, 10},
 	}
 }
 
@@ -76,6 +83,7 @@ func (s Spec) validateHTTP(fe *FieldErrors) {
 	maxLen(fe, "text_to_search_for", h.TextToSearchFor, MaxTextToSearchFor)
 	maxLen(fe, "auth_username", h.AuthUsername, MaxAuthLength)
 	maxLen(fe, "auth_password", h.AuthPassword, MaxAuthLength)
+	validateCertificateExpiryAlertDays(fe, h.CertificateExpiryAlertDays)
 	switch s.Kind {
 	case Uptime:
 		if h.URL == nil {

@@ -54,6 +54,7 @@ func (s Spec) Job() (*vantagev1.CheckJob, error) {
 		}
 		j.Spec = &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{
 			Hostname: t.Hostname, Port: uint32(t.Port), IpFamily: t.IPFamily, Data: t.Data, ShouldFail: t.ShouldFail,
+			Tls: t.TLS, VerifySsl: t.VerifySSL,
 		}}
 	case Multistep:
 		m := s.Multistep
@@ -97,7 +98,8 @@ func FromJob(j *vantagev1.CheckJob) (Spec, error) {
 		s.DNS = &DNSSpec{Domain: d.Domain, RecordType: d.RecordType, Resolver: d.Resolver, Protocol: d.Protocol}
 	case *vantagev1.CheckJob_Tcp:
 		t := spec.Tcp
-		s.TCP = &TCPSpec{Hostname: t.Hostname, Port: int(t.Port), IPFamily: t.IpFamily, Data: t.Data, ShouldFail: t.ShouldFail}
+		s.TCP = &TCPSpec{Hostname: t.Hostname, Port: int(t.Port), IPFamily: t.IpFamily, Data: t.Data, ShouldFail: t.ShouldFail,
+			TLS: t.Tls, VerifySSL: t.VerifySsl}
 	case *vantagev1.CheckJob_Multistep:
 		s.Multistep = &MultistepSpec{Script: spec.Multistep.GetScript()}
 	case *vantagev1.CheckJob_Ping, *vantagev1.CheckJob_Grpc, *vantagev1.CheckJob_Websocket:

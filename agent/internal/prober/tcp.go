@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vantagehq/vantage/agent/internal/tlscert"
 	"github.com/vantagehq/vantage/pkg/assert"
 	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
@@ -29,6 +31,12 @@ import (
 //
 // The response time (TCP_RESPONSE_TIME, response_time_ms) is resolution + connection + data
 // exchange up to the last byte received; it excludes the idle wait. Timings: DNS, Connect, Data.
+//
+// With tcp_tls, a TLS handshake follows the connection (server name: the host name; timing:
+// TLS), the served chain is recorded on the result, and the data travels inside TLS. A
+// handshake that fails is a TRANSPORT / TLS_ERROR failure; with verify_ssl on, a chain that
+// does not verify for the host name fails so, its summary naming why ("expired on …",
+// "unknown authority", "host mismatch for …") and the certificate.
 //
 // Verdict: a connection that cannot be made is a TRANSPORT failure (tcp_status says how far it
 // got); with tcp_should_fail it passes instead — refused, timed out, unreachable or reset — but
@@ -125,17 +133,34 @@ func (p *TCP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error
 		return res, nil
 	}
 
+	var stream net.Conn = conn
+	if spec.GetTls() {
+		tlsConn, ft, fail := p.handshake(ctx, conn, spec, &res)
+		if fail != "" {
+			if cerr := cancelled(ctx); cerr != nil {
+				return Result{}, cerr
+			}
+			res.ResponseTime = time.Since(start)
+			res.Timings.Total = res.ResponseTime
+			res.failTransport(ft, fail)
+			res.finish(job, nil)
+			return res, nil
+		}
+		defer func() { _ = tlsConn.Close() }() // sends close_notify; conn.Close follows
+		stream = tlsConn
+	}
+
 	expectReply := false
 	for _, a := range assertions {
 		expectReply = expectReply || a.Type == check.TCPResponseData
 	}
-	ex := p.exchange(ctx, conn, []byte(spec.GetData()), expectReply)
+	ex := p.exchange(ctx, stream, []byte(spec.GetData()), expectReply)
 	end := time.Now()
 	if cerr := cancelled(ctx); cerr != nil {
 		return Result{}, cerr
 	}
 	res.Timings.Data = ex.dataTime
-	res.ResponseTime = res.Timings.DNS + res.Timings.Connect + ex.dataTime
+	res.ResponseTime = res.Timings.DNS + res.Timings.Connect + res.Timings.TLS + ex.dataTime
 	res.Timings.Total = end.Sub(start)
 	var body []byte
 	if ex.read {
@@ -161,6 +186,9 @@ func (p *TCP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error
 		res.failAssertion(AssertionFailed, assertionSummary(outcomes))
 	} else {
 		s := fmt.Sprintf("connected to %s in %s", conn.RemoteAddr(), millis(res.Timings.Connect))
+		if spec.GetTls() {
+			s += fmt.Sprintf(", TLS in %s", millis(res.Timings.TLS))
+		}
 		if ex.read {
 			s += fmt.Sprintf(", received %d %s", len(ex.data), plural(len(ex.data), "byte"))
 		}
@@ -168,6 +196,44 @@ func (p *TCP) Probe(ctx context.Context, job *vantagev1.CheckJob) (Result, error
 	}
 	res.finish(job, body)
 	return res, nil
+}
+
+// handshake runs the TLS handshake of a tcp_tls check on conn, with the check's host name as
+// the server name, and records the served chain on res (verified here whether or not the
+// check verifies: expiry is watched either way). It returns the TLS connection, or the failure
+// type and summary of the attempt: with verify_ssl on, a chain that does not verify for the
+// host fails with the reason and the certificate's subject, as HTTPS checks say it.
+func (p *TCP) handshake(ctx context.Context, conn net.Conn, spec *vantagev1.TCPSpec, res *Result) (*tls.Conn, string, string) {
+	host := strings.TrimSuffix(strings.TrimPrefix(spec.GetHostname(), "["), "]")
+	tc := tls.Client(conn, &tls.Config{
+		ServerName: host,
+		// verify_ssl false is the user's explicit choice for this check.
+		InsecureSkipVerify: !spec.GetVerifySsl(), //nolint:gosec // G402: see above
+		RootCAs:            p.opts.rootCAs,
+		MinVersion:         tls.VersionTLS12,
+	})
+	begin := time.Now()
+	err := tc.HandshakeContext(ctx)
+	res.Timings.TLS = time.Since(begin)
+	if err != nil {
+		if served := tlscert.Served(err); served != nil {
+			chain := tlscert.Record(served, host, p.opts.rootCAs, time.Now())
+			res.TLS = &chain
+			res.CertNotAfter = served[0].NotAfter
+			return nil, TLSError, fmt.Sprintf("TLS error: %s (certificate %s)", tlscert.Reason(err, host, served[0], time.Now()), served[0].Subject)
+		}
+		ft := classify(ctx, err)
+		if ft == Timeout {
+			return nil, ft, fmt.Sprintf("timed out after %s in the TLS handshake with %s", millis(res.Timings.TLS), conn.RemoteAddr())
+		}
+		return nil, ft, "TLS handshake with " + conn.RemoteAddr().String() + " failed: " + err.Error()
+	}
+	if peers := tc.ConnectionState().PeerCertificates; len(peers) > 0 {
+		chain := tlscert.Record(peers, host, p.opts.rootCAs, time.Now())
+		res.TLS = &chain
+		res.CertNotAfter = peers[0].NotAfter
+	}
+	return tc, "", ""
 }
 
 // errFamily marks an IP literal of the other family than the check's.
@@ -311,7 +377,8 @@ type exchangeResult struct {
 	err      error         // a write or read failure
 }
 
-// exchange sends data (if any) and reads the reply when there is data or expectReply.
+// exchange sends data (if any) and reads the reply when there is data or expectReply, over
+// conn (the TLS connection of a tcp_tls check).
 func (p *TCP) exchange(ctx context.Context, conn net.Conn, data []byte, expectReply bool) exchangeResult {
 	// Cancellation of ctx (not only its deadline) unblocks the socket at once.
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })

@@ -1,6 +1,6 @@
 // Package tlscert records the certificate chain a TLS server served, and whether it verifies
-// for the host the check asked for. Every prober that speaks TLS (HTTPS uptime checks today;
-// gRPC and WebSocket ones alike) records its chain here, so that a result says the same thing
+// for the host the check asked for. Every prober that speaks TLS (HTTPS uptime checks and TCP
+// checks with tcp_tls today; gRPC and WebSocket ones alike) records its chain here, so that a result says the same thing
 // about a certificate whichever kind of check saw it.
 //
 // Verification is done here, on the served chain, whether or not the check verifies TLS: a

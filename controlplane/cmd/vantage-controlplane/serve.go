@@ -24,6 +24,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/api"
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/certwatch"
 	"github.com/vantagehq/vantage/controlplane/internal/config"
 	"github.com/vantagehq/vantage/controlplane/internal/console"
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
@@ -174,8 +175,12 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	certs, err := certwatch.New(certwatch.Deps{Logger: log, Now: time.Now, Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
 	ev, err := evaluator.New(evaluator.Config{}, evaluator.Deps{Store: st, Logger: log, Now: time.Now, Registerer: reg,
-		OnStateChange: func(id uuid.UUID, _ string) { announce(id) }})
+		OnStateChange: func(id uuid.UUID, _ string) { announce(id) }, Watch: certs.Judge})
 	if err != nil {
 		return nil, err
 	}

@@ -79,4 +79,16 @@ func TestCheckRegionsCertificates(t *testing.T) {
 		eu["sha256_fingerprint"] != "old2" || eu["not_after"] != "2026-12-20T00:00:00.000Z" {
 		t.Errorf("certificates by region: %v", got)
 	}
+	if us["mismatch"] != true || eu["mismatch"] != true {
+		t.Errorf("regions served different certificates, but mismatch is not set: %v", got)
+	}
+	// The old edge is renewed: every region sees one certificate again.
+	ckSQL(t, h, `UPDATE check_results SET details = $1 WHERE check_id = $2`, leaf("new1", "2027-03-01T00:00:00Z"), up)
+	r = h.do(http.MethodGet, "/v1/checks/"+up+"/regions", h.tokenA, nil)
+	expectStatus(t, r, http.StatusOK)
+	for _, it := range r.Body["result"].([]any) {
+		if crt := it.(map[string]any)["last_result"].(map[string]any)["certificate"].(map[string]any); crt["mismatch"] != false {
+			t.Errorf("one certificate everywhere, yet %v", crt)
+		}
+	}
 }

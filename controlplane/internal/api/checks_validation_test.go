@@ -189,6 +189,24 @@ func TestCheckValidation(t *testing.T) {
 		{"tcp_ip_family unknown", post, "/v1/checks/tcp", ckWith(tcp, "tcp_ip_family", "IPv5"), 400, "tcp_ip_family: must be IPv4, IPv6 or Any"},
 		{"tcp_data too long", post, "/v1/checks/tcp", ckWith(tcp, "tcp_data", long(16385)), 400, "tcp_data: must be at most 16384 characters"},
 		{"tcp_should_fail not boolean", post, "/v1/checks/tcp", ckWith(tcp, "tcp_should_fail", "no"), 400, "tcp_should_fail: must be a boolean"},
+		{"tcp_tls not boolean", post, "/v1/checks/tcp", ckWith(tcp, "tcp_tls", "yes"), 400, "tcp_tls: must be a boolean"},
+		{"tcp verify_ssl null", post, "/v1/checks/tcp", ckWith(tcp, "verify_ssl", nil), 400, "verify_ssl: must be a boolean, not null"},
+
+		// certificate_expiry_alert_days (an extension), on the kinds that speak TLS
+		{"certificate days zero", post, "/v1/checks/uptime", ckWith(up, "certificate_expiry_alert_days", []int{14, 0}), 400,
+			"certificate_expiry_alert_days[1]: must be between 1 and 365 days"},
+		{"certificate days over a year", post, "/v1/checks/tcp", ckWith(tcp, "certificate_expiry_alert_days", []int{366}), 400,
+			"certificate_expiry_alert_days[0]: must be between 1 and 365 days"},
+		{"certificate days repeated", patch, "/v1/checks/{uptime}", map[string]any{"certificate_expiry_alert_days": []int{7, 14, 7}}, 400,
+			"certificate_expiry_alert_days[2]: repeats 7"},
+		{"certificate days too many", patch, "/v1/checks/tcp/{tcp}", map[string]any{"certificate_expiry_alert_days": []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, 400,
+			"certificate_expiry_alert_days: must have at most 10 items"},
+		{"certificate days null", post, "/v1/checks", ckWith(up, "certificate_expiry_alert_days", nil), 400,
+			"certificate_expiry_alert_days: must be"},
+		{"certificate days not integers", post, "/v1/checks/tcp", ckWith(tcp, "certificate_expiry_alert_days", []any{"7"}), 400,
+			"certificate_expiry_alert_days"},
+		{"certificate days on a DNS check", post, "/v1/checks/dns", ckWith(dns, "certificate_expiry_alert_days", []int{7}), 400,
+			"certificate_expiry_alert_days"},
 		{"tcp headers", post, "/v1/checks/tcp", ckWith(tcp, "headers", map[string]string{}), 400, "headers: unknown property"},
 		{"tcp type", post, "/v1/checks/tcp", ckWith(tcp, "type", "TCP"), 400, "type: must be TCP_CHECK"},
 
@@ -267,6 +285,8 @@ func TestCheckValidValues(t *testing.T) {
 		{"dns resolver hostname", "/v1/checks/dns", ckWith(dns, "dns_resolver", "dns.google:53", "type", "DNS_CHECK")},
 		{"tcp IPv6 literal and port edges", "/v1/checks/tcp", ckWith(tcp, "tcp_hostname", "2001:db8::1", "tcp_port", 65535, "tcp_data", strings.Repeat("x", 16384))},
 		{"tcp IPv4 literal", "/v1/checks/tcp", ckWith(tcp, "tcp_hostname", "192.0.2.10", "tcp_port", 1)},
+		{"tcp with TLS and expiry alerts off", "/v1/checks/tcp", ckWith(tcp, "tcp_tls", true, "verify_ssl", false, "certificate_expiry_alert_days", []int{})},
+		{"certificate days at their edges", "/v1/checks/uptime", ckWith(up, "certificate_expiry_alert_days", []int{365, 1, 2, 3, 4, 5, 6, 7, 8, 9})},
 		{"name with surrounding spaces", "/v1/checks/tcp", ckWith(tcp, "name", "  "+strings.Repeat("n", 255)+"  ")},
 	}
 	for _, tc := range cases {

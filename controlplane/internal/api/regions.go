@@ -46,6 +46,9 @@ type regionResultJSON struct {
 type regionCertificateJSON struct {
 	SHA256   string `json:"sha256_fingerprint"`
 	NotAfter string `json:"not_after"`
+	// Mismatch: another region's last result was served another certificate, so that a
+	// client need not compare fingerprints itself to see it.
+	Mismatch bool `json:"mismatch"`
 }
 
 // get answers the check's state in each of its test regions, in test_regions order.
@@ -58,6 +61,12 @@ func (h *regionsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	served := map[string]bool{} // the leaf fingerprints the regions' last results were served
+	for _, v := range views {
+		if v.LastResult != nil && v.LastResult.Certificate != nil {
+			served[v.LastResult.Certificate.SHA256] = true
+		}
+	}
 	out := make([]checkRegionJSON, 0, len(views))
 	for _, v := range views {
 		r := checkRegionJSON{Region: v.Region, Status: v.Status, LastCheckedAt: formatTimePtr(v.LastCheckedAt),
@@ -66,7 +75,8 @@ func (h *regionsHandler) get(c *gin.Context, id uuid.UUID) (int, any, error) {
 			r.LastResult = &regionResultJSON{ID: res.ID.String(), Passing: res.Passing, ResponseTime: res.ResponseTimeMs,
 				ResultSummary: res.ResultSummary}
 			if crt := res.Certificate; crt != nil {
-				r.LastResult.Certificate = &regionCertificateJSON{SHA256: crt.SHA256, NotAfter: formatTime(crt.NotAfter)}
+				r.LastResult.Certificate = &regionCertificateJSON{SHA256: crt.SHA256, NotAfter: formatTime(crt.NotAfter),
+					Mismatch: len(served) > 1}
 			}
 		}
 		out = append(out, r)

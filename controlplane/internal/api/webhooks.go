@@ -41,11 +41,13 @@ func newWebhooksHandler(d Deps) *webhooksHandler { return &webhooksHandler{st: d
 // webhookEvents are the event types a webhook may subscribe to (api/openapi/webhooks.yaml), and the
 // agent region events (a Vantage extension: runs of a region no agent serves go nowhere), and
 // regional degradation (an extension, docs/detection.md), and the custom domain events (an
-// extension: a page lost its claim of a domain, or its verification).
+// extension: a page lost its claim of a domain, or its verification), and certificate expiry
+// (an extension, docs/checks.md).
 var webhookEvents = []string{"status_page.incident.started", "status_page.incident.updated", "status_page.incident.resolved",
 	"uptime.down", "uptime.up", "heartbeat.down", "heartbeat.up", event.TypeRegionUnserved, event.TypeRegionServed,
 	event.TypeUptimeDegraded, event.TypeUptimeRestored, event.TypeAgentUnhealthy, event.TypeAgentHealthy,
-	event.TypeCustomDomainReleased, event.TypeCustomDomainUnverified}
+	event.TypeCustomDomainReleased, event.TypeCustomDomainUnverified,
+	event.TypeCertificateExpiring, event.TypeCertificateExpired}
 
 // Limits the contract leaves open.
 const (

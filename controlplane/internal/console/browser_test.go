@@ -162,6 +162,29 @@ func TestConsoleCheckForm(t *testing.T) {
 	b.run(chromedp.SetValue(chromedp.CSS(`[name=tcp_port]`), "6432"),
 		chromedp.Click(chromedp.Search(`//button[text()="Save changes"]`)))
 	b.waitFor(`document.querySelector('.view[data-ready] .detail-head .meta')?.textContent.includes('db.example.com:6432')`)
+
+	// TLS and certificate expiry alerts: the defaults are shown, a bad threshold's error lands
+	// beside the field, and the values are saved.
+	b.run(chromedp.Click(chromedp.Search(`//a[text()="Edit"]`)))
+	b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
+	if days := eval[string](b, `document.querySelector('[name=certificate_expiry_alert_days]').value`); days != "14, 7, 1" {
+		t.Fatalf("edit form's certificate days %q, want the default", days)
+	}
+	b.run(chromedp.Click(chromedp.CSS(`[name=tcp_tls]`)),
+		chromedp.SetValue(chromedp.CSS(`[name=certificate_expiry_alert_days]`), "30, 0"),
+		chromedp.Click(chromedp.Search(`//button[text()="Save changes"]`)))
+	b.waitFor(`!document.querySelector('[data-field="certificate_expiry_alert_days"] .field-error').hidden`)
+	if msg := b.text(`[data-field="certificate_expiry_alert_days"] .field-error`); !strings.Contains(msg, "between 1 and 365") {
+		t.Fatalf("error next to the certificate days: %q", msg)
+	}
+	b.run(chromedp.SetValue(chromedp.CSS(`[name=certificate_expiry_alert_days]`), "30, 7"),
+		chromedp.Click(chromedp.Search(`//button[text()="Save changes"]`)))
+	b.waitFor(`/^\/console\/checks\/[0-9a-f-]{36}$/.test(location.pathname) && document.querySelector('.view[data-ready] .detail-head')`)
+	b.run(chromedp.Click(chromedp.Search(`//a[text()="Edit"]`)))
+	b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
+	if !eval[bool](b, `document.querySelector('[name=tcp_tls]').checked && document.querySelector('[name=certificate_expiry_alert_days]').value === '30, 7'`) {
+		t.Error("tcp_tls and the certificate days were not saved")
+	}
 	b.noErrors()
 }
 

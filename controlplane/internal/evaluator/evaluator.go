@@ -128,6 +128,10 @@ type Deps struct {
 	// notification that makes the scheduler run VERIFYING and RECOVERING checks sooner. It is
 	// called on the ingest path and must not block.
 	OnStateChange func(checkID uuid.UUID, state string)
+	// Watch, if set, runs in every ingest transaction after the verdicts, with the batch's
+	// checks and final attempts, so that what it queues commits with them (main wires
+	// certwatch, the certificate expiry events).
+	Watch store.JudgeFunc
 }
 
 func (o *Config) defaults() {
@@ -163,6 +167,8 @@ type Evaluator struct {
 	m     metrics
 	// onStateChange: Deps.OnStateChange.
 	onStateChange func(checkID uuid.UUID, state string)
+	// watch: Deps.Watch.
+	watch store.JudgeFunc
 }
 
 type metrics struct {
@@ -192,7 +198,7 @@ func New(cfg Config, deps Deps) (*Evaluator, error) {
 	}
 	cfg.defaults()
 	e := &Evaluator{log: deps.Logger.With("component", "evaluator"), now: deps.Now, store: deps.Store, opts: cfg,
-		onStateChange: deps.OnStateChange}
+		onStateChange: deps.OnStateChange, watch: deps.Watch}
 	e.m = metrics{
 		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_evaluator_verdicts_total",
 			Help: "Run verdicts, by verdict (pass, fail)."}, []string{"verdict"}),
@@ -224,7 +230,10 @@ func (e *Evaluator) IngestBatch(ctx context.Context, rows []store.ResultRow) (st
 	var out *outcome
 	stats, err := e.store.IngestResults(ctx, rows, func(ctx context.Context, tx *store.PipelineTx, checks []*store.PipelineCheck, finals []store.ResultRow) error {
 		out = &outcome{} // a retried transaction starts over
-		return e.judge(ctx, tx, checks, finals, out)
+		if err := e.judge(ctx, tx, checks, finals, out); err != nil || e.watch == nil {
+			return err
+		}
+		return e.watch(ctx, tx, checks, finals)
 	})
 	if err != nil {
 		return stats, err

@@ -293,6 +293,10 @@ func payloadV1(ev Event) (any, error) {
 		since := ev.MissingSince.UTC()
 		p.MissingSince = &since
 		return p, nil
+	case CertificateExpiring:
+		return certificateToV1(ev.CertificateAlert, ev.Type(), &ev.ThresholdDays), nil
+	case CertificateExpired:
+		return certificateToV1(ev.CertificateAlert, ev.Type(), nil), nil
 	}
 	return nil, fmt.Errorf("encode: unknown event %T", ev)
 }
@@ -427,6 +431,8 @@ func decodeV1(typ string, b []byte) (Event, error) {
 			return nil, errors.New("no missing_since")
 		}
 		return CustomDomainUnverified{c, *p.MissingSince}, nil
+	case TypeCertificateExpiring, TypeCertificateExpired:
+		return decodeCertificateV1(typ, b)
 	}
 	return nil, fmt.Errorf("unknown event type %q", typ)
 }

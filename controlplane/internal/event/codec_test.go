@@ -50,6 +50,10 @@ func everyEvent() []Event {
 		CustomDomainReleased{CustomDomainChange{OccurredAt: t0, StatusPage: PageRef{ID: id1, Name: "Acme"}, Domain: "status.acme.test"}},
 		CustomDomainUnverified{CustomDomainChange{OccurredAt: t0, StatusPage: PageRef{ID: id1, Name: "Acme"}, Domain: "status.acme.test"},
 			t0.Add(-72 * time.Hour)},
+		CertificateExpiring{CertificateAlert{OccurredAt: t0, Check: uptime.Check, Region: "cloud:eu-west-2", DaysLeft: 6,
+			Certificate: Certificate{Subject: "CN=example.com", Issuer: "CN=Test CA", NotAfter: t0.Add(150 * time.Hour), SHA256: "ab12"}}, 7},
+		CertificateExpired{CertificateAlert{OccurredAt: t0, Check: uptime.Check, Region: "cloud:us-east-1", DaysLeft: -2,
+			Certificate: Certificate{Subject: "CN=example.com", Issuer: "CN=Test CA", NotAfter: t0.Add(-49 * time.Hour), SHA256: "cd34"}}},
 	}
 }
 
@@ -78,7 +82,7 @@ func TestEventRoundTrip(t *testing.T) {
 		})
 		seen[reflect.TypeOf(ev)] = true
 	}
-	if len(seen) != 20 {
+	if len(seen) != 22 {
 		t.Fatalf("%d event types covered", len(seen))
 	}
 }

@@ -1,5 +1,6 @@
 // Package event defines what the outbox carries: one Go type per event, and their stored form.
-// Producers (the evaluator, the heartbeat monitor, status pages, subscriptions, invitations)
+// Producers (the evaluator, the certificate watcher, the heartbeat monitor, status pages,
+// subscriptions, invitations)
 // build these values; the notifier switches on their types. Encode and Decode (codec.go) are
 // the only places an event becomes bytes or comes back, and every stored event carries the
 // version of its encoding, so that a later change of a payload still decodes the rows already
@@ -62,6 +63,12 @@ const (
 	// a verified domain lost its verification because its TXT record stayed missing.
 	TypeCustomDomainReleased   = "status_page.custom_domain_released"
 	TypeCustomDomainUnverified = "status_page.custom_domain_unverified"
+	// Certificate expiry (Vantage extensions, docs/checks.md "Certificate expiry"): the
+	// certificate a check's target serves came within one of the check's
+	// certificate_expiry_alert_days of expiring; or it has expired. Each goes out once per
+	// certificate (fingerprint) and threshold (certificate.go).
+	TypeCertificateExpiring = "certificate.expiring"
+	TypeCertificateExpired  = "certificate.expired"
 )
 
 // Check is the check an uptime alert is about, as it was when the alert was raised.

@@ -38,6 +38,8 @@ type alert struct {
 	Check     *alertCheck     // uptime.*
 	Heartbeat *alertHeartbeat // heartbeat.*
 	Page      *alertPage      // status_page.incident.*
+	// Certificate is set, beside Check, for certificate.expiring and certificate.expired.
+	Certificate *alertCertificate
 	// Title and Summary say an event of a type without a case of its own.
 	Title, Summary string
 }
@@ -126,6 +128,10 @@ func newAlert(id uuid.UUID, ev event.Event, at time.Time, priority string) (aler
 		err = a.page(e.IncidentChange)
 	case event.IncidentResolved:
 		err = a.page(e.IncidentChange)
+	case event.CertificateExpiring:
+		err = a.certificate(e.CertificateAlert, &e.ThresholdDays)
+	case event.CertificateExpired:
+		err = a.certificate(e.CertificateAlert, nil)
 	default:
 		a.Title = a.Type
 		if d, ok := ev.(describer); ok {

@@ -55,7 +55,10 @@
 // agent.region_unserved / agent.region_served events (Vantage extensions, queued by the fleet
 // watcher for every organization whose active checks run from the region) to every webhook of
 // the organization subscribed to them, as do status_page.custom_domain_released and
-// status_page.custom_domain_unverified (extensions, queued in the page's organization). The
+// status_page.custom_domain_unverified (extensions, queued in the page's organization).
+// certificate.expiring / certificate.expired (extensions, queued by certwatch) are routed as a
+// check's uptime alerts are: associated webhooks, webhook_alerts, user_alerts and the check's
+// integrations (as open alerts keyed per certificate and threshold). The
 // users of user_alerts who are members of the organization are e-mailed. Muted checks write no
 // outbox rows at all (the evaluator drops their alert effects), so they send nothing.
 //
@@ -94,7 +97,10 @@
 // true. An agent region event's data is {"region": "cloud:…", "unserved_since": <time>,
 // "checks": <the organization's active checks that run from it>}. A custom domain event's data
 // is {"status_page": {"id", "name"}, "custom_domain": "<host>"}, plus "missing_since": <time>
-// on status_page.custom_domain_unverified. The body is rendered once,
+// on status_page.custom_domain_unverified. A certificate event's data is {"check": <as for
+// uptime alerts>, "certificate": {"subject", "issuer", "not_after", "fingerprint_sha256"},
+// "region": "cloud:…", "days_left": <whole days left when the result was taken, negative once
+// expired>}, plus "threshold_days" on certificate.expiring. The body is rendered once,
 // at fan-out, and stored in outbox.body; testdata/ pins it byte for byte.
 //
 // # Signing (Standard Webhooks)

@@ -115,7 +115,9 @@ func (m *mailer) message(d store.DueDelivery, a alert) []byte {
 	what, name := a.Type, "a resource"
 	at := timeString(a.At)
 	var body strings.Builder
-	if c := a.Check; c != nil {
+	if a.Certificate != nil {
+		what, name = a.certificateMail(m.publicURL, &body), a.Check.Name
+	} else if c := a.Check; c != nil {
 		name = c.Name
 		switch a.Type {
 		case event.TypeUptimeDown:

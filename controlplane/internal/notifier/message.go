@@ -13,6 +13,8 @@ import (
 func (a alert) message(base string) provider.Message {
 	m := provider.Message{EventID: a.ID.String(), EventType: a.Type, Reminder: a.Reminder, Priority: a.Priority, At: a.At}
 	switch {
+	case a.Certificate != nil:
+		a.certificateMessage(base, &m)
 	case a.Check != nil && a.Check.Degraded:
 		// Degradation (docs/detection.md): opened while some regions fail, or while the check
 		// is slow, and it stays UP; resolved when that ends. Each reason is its own incident: a

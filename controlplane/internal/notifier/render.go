@@ -87,6 +87,11 @@ func (n *Notifier) route(ctx context.Context, ev store.PendingEvent) (store.Fano
 	case event.CustomDomainUnverified:
 		customDomain(ev, e.CustomDomainChange, &doc, &f)
 		doc.Data["missing_since"] = timeString(e.MissingSince)
+	case event.CertificateExpiring:
+		err = n.certificate(ctx, ev, e.CertificateAlert, &doc, &f)
+		doc.Data["threshold_days"] = e.ThresholdDays
+	case event.CertificateExpired:
+		err = n.certificate(ctx, ev, e.CertificateAlert, &doc, &f)
 	case event.InvitationCreated:
 		doc.Data["invitation"] = invitationDoc{ID: e.InvitationID, Email: e.Email, Role: e.Role}
 		doc.Data["organization"] = orgDoc{ID: e.OrgID, Name: e.OrgName}

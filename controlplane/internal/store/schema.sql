@@ -130,6 +130,16 @@ CREATE TABLE public.audit_events (
     CONSTRAINT audit_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['User'::text, 'ApiToken'::text, 'System'::text])))
 );
 
+CREATE TABLE public.certificate_alerts (
+    check_id uuid NOT NULL,
+    org_id uuid NOT NULL,
+    fingerprint text NOT NULL,
+    threshold_days integer NOT NULL,
+    not_after timestamp with time zone NOT NULL,
+    sent_at timestamp with time zone NOT NULL,
+    CONSTRAINT certificate_alerts_threshold_days_check CHECK ((threshold_days >= 0))
+);
+
 CREATE TABLE public.check_badges (
     org_id uuid NOT NULL,
     check_id uuid NOT NULL,
@@ -814,6 +824,9 @@ ALTER TABLE ONLY public.api_tokens
 ALTER TABLE ONLY public.audit_events
     ADD CONSTRAINT audit_events_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.certificate_alerts
+    ADD CONSTRAINT certificate_alerts_pkey PRIMARY KEY (check_id, fingerprint, threshold_days);
+
 ALTER TABLE ONLY public.check_badges
     ADD CONSTRAINT check_badges_pkey PRIMARY KEY (check_id);
 
@@ -1180,6 +1193,9 @@ ALTER TABLE ONLY public.api_tokens
 
 ALTER TABLE ONLY public.audit_events
     ADD CONSTRAINT audit_events_org_id_fkey FOREIGN KEY (org_id) REFERENCES public.organizations(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.certificate_alerts
+    ADD CONSTRAINT certificate_alerts_check_id_fkey FOREIGN KEY (check_id) REFERENCES public.checks(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.check_badges
     ADD CONSTRAINT check_badges_org_id_check_id_fkey FOREIGN KEY (org_id, check_id) REFERENCES public.checks(org_id, id) ON DELETE CASCADE;

@@ -338,12 +338,17 @@ func (x *DNSSpec) GetProtocol() string {
 
 // A TCP check's connection.
 type TCPSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Hostname      string                 `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
-	Port          uint32                 `protobuf:"varint,2,opt,name=port,proto3" json:"port,omitempty"`
-	IpFamily      string                 `protobuf:"bytes,3,opt,name=ip_family,json=ipFamily,proto3" json:"ip_family,omitempty"` // IPv4 or IPv6
-	Data          *string                `protobuf:"bytes,4,opt,name=data,proto3,oneof" json:"data,omitempty"`
-	ShouldFail    bool                   `protobuf:"varint,5,opt,name=should_fail,json=shouldFail,proto3" json:"should_fail,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Hostname   string                 `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	Port       uint32                 `protobuf:"varint,2,opt,name=port,proto3" json:"port,omitempty"`
+	IpFamily   string                 `protobuf:"bytes,3,opt,name=ip_family,json=ipFamily,proto3" json:"ip_family,omitempty"` // IPv4 or IPv6
+	Data       *string                `protobuf:"bytes,4,opt,name=data,proto3,oneof" json:"data,omitempty"`
+	ShouldFail bool                   `protobuf:"varint,5,opt,name=should_fail,json=shouldFail,proto3" json:"should_fail,omitempty"`
+	// A TLS handshake after connecting, with hostname as the server name; the data then travels
+	// inside TLS. Absent (false) from control planes that predate it.
+	Tls bool `protobuf:"varint,6,opt,name=tls,proto3" json:"tls,omitempty"`
+	// Fail when the served chain does not verify for hostname; read only with tls.
+	VerifySsl     bool `protobuf:"varint,7,opt,name=verify_ssl,json=verifySsl,proto3" json:"verify_ssl,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -409,6 +414,20 @@ func (x *TCPSpec) GetData() string {
 func (x *TCPSpec) GetShouldFail() bool {
 	if x != nil {
 		return x.ShouldFail
+	}
+	return false
+}
+
+func (x *TCPSpec) GetTls() bool {
+	if x != nil {
+		return x.Tls
+	}
+	return false
+}
+
+func (x *TCPSpec) GetVerifySsl() bool {
+	if x != nil {
+		return x.VerifySsl
 	}
 	return false
 }
@@ -861,14 +880,17 @@ const file_vantage_v1_check_proto_rawDesc = "" +
 	"recordType\x12\x1f\n" +
 	"\bresolver\x18\x03 \x01(\tH\x00R\bresolver\x88\x01\x01\x12\x1a\n" +
 	"\bprotocol\x18\x04 \x01(\tR\bprotocolB\v\n" +
-	"\t_resolver\"\x99\x01\n" +
+	"\t_resolver\"\xca\x01\n" +
 	"\aTCPSpec\x12\x1a\n" +
 	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x1b\n" +
 	"\tip_family\x18\x03 \x01(\tR\bipFamily\x12\x17\n" +
 	"\x04data\x18\x04 \x01(\tH\x00R\x04data\x88\x01\x01\x12\x1f\n" +
 	"\vshould_fail\x18\x05 \x01(\bR\n" +
-	"shouldFailB\a\n" +
+	"shouldFail\x12\x10\n" +
+	"\x03tls\x18\x06 \x01(\bR\x03tls\x12\x1d\n" +
+	"\n" +
+	"verify_ssl\x18\a \x01(\bR\tverifySslB\a\n" +
 	"\x05_data\"\x95\x04\n" +
 	"\vBrowserSpec\x12\x15\n" +
 	"\x03url\x18\x01 \x01(\tH\x00R\x03url\x88\x01\x01\x12\x1b\n" +

@@ -88,6 +88,15 @@ type AuditEvent struct {
 	CreatedAt            time.Time
 }
 
+type CertificateAlert struct {
+	CheckID       uuid.UUID
+	OrgID         uuid.UUID
+	Fingerprint   string
+	ThresholdDays int32
+	NotAfter      time.Time
+	SentAt        time.Time
+}
+
 type Check struct {
 	ID                           uuid.UUID
 	OrgID                        uuid.UUID

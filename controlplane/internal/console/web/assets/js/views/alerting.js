@@ -19,7 +19,8 @@ export const settingsByType = {
 const webhookEvents = ['uptime.down', 'uptime.up', 'uptime.degraded', 'uptime.restored', 'heartbeat.down', 'heartbeat.up',
   'status_page.incident.started', 'status_page.incident.updated', 'status_page.incident.resolved',
   'agent.region_unserved', 'agent.region_served', 'agent.unhealthy', 'agent.healthy',
-  'status_page.custom_domain_released', 'status_page.custom_domain_unverified'];
+  'status_page.custom_domain_released', 'status_page.custom_domain_unverified',
+  'certificate.expiring', 'certificate.expired'];
 const weekdays = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
 
 function integrationForm(api, navigate) {

@@ -251,7 +251,8 @@ async function drawRegions(p, base, ctx) {
 // its expiry, so that a region served another one stands out.
 function regionCertificate(c) {
   if (!c) return h('span', { class: 'muted' }, '—');
-  return h('span', { title: `SHA-256 ${c.sha256_fingerprint}` }, h('code', {}, c.sha256_fingerprint.slice(0, 12)), ` until ${dateTime(c.not_after)}`);
+  return h('span', { title: `SHA-256 ${c.sha256_fingerprint}` }, h('code', {}, c.sha256_fingerprint.slice(0, 12)), ` until ${dateTime(c.not_after)}`,
+    c.mismatch ? h('strong', { class: 'warn-text', title: 'Another region was served another certificate' }, ' differs') : null);
 }
 
 // ---- results ----

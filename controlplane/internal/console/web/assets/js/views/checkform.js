@@ -238,20 +238,34 @@ function httpFields(box, c, kind) {
   const assertions = assertionRows(c.assertions, kind);
   const user = input({ name: 'auth_username', value: c.auth_username ?? '' });
   const pass = input({ type: 'password', name: 'auth_password', value: c.auth_password ?? '' });
+  const certDays = certificateDays(c, 'For https: URLs.');
   box.append(
     field('URL', url, { name: 'url', wide: true }),
     h('div', { class: 'grid' }, field('Method', method, { name: 'method' }), field('Text to search for', text, { name: 'text_to_search_for' }),
       field('Basic auth user', user, { name: 'auth_username', hint: '{{NAME}} reads an environment variable.' }), field('Basic auth password', pass, { name: 'auth_password' })),
     field('Request body', body, { name: 'body', wide: true }),
     headers.el, assertions.el,
-    h('div', { class: 'grid' }, checkbox('Follow redirects', 'follow_redirects', c.follow_redirects ?? true), checkbox('Verify TLS certificate', 'verify_ssl', c.verify_ssl ?? true)));
+    h('div', { class: 'grid' }, checkbox('Follow redirects', 'follow_redirects', c.follow_redirects ?? true), checkbox('Verify TLS certificate', 'verify_ssl', c.verify_ssl ?? true)),
+    certDays.el);
   return (editing) => ({
     url: url.value.trim(), method: method.value, body: body.value || null,
     text_to_search_for: text.value || null, headers: headers.value(), assertions: assertions.value(),
     auth_username: user.value === '' && !editing ? undefined : (user.value || null),
     auth_password: pass.value === '' && !editing ? undefined : (pass.value || null),
     follow_redirects: box.querySelector('[name=follow_redirects]').checked, verify_ssl: box.querySelector('[name=verify_ssl]').checked,
+    certificate_expiry_alert_days: certDays.value(),
   });
+}
+
+// certificateDays edits certificate_expiry_alert_days as a comma-separated list of days. What
+// is not a whole number is sent as written, so that the API's 400 names the field.
+function certificateDays(c, hint) {
+  const days = input({ name: 'certificate_expiry_alert_days', value: (c.certificate_expiry_alert_days ?? [14, 7, 1]).join(', '), placeholder: '14, 7, 1' });
+  return {
+    el: field('Certificate expiry alerts (days before)', days, { name: 'certificate_expiry_alert_days',
+      hint: `${hint} certificate.expiring is sent once per certificate at each; empty turns the alerts off.` }),
+    value: () => days.value.split(/[\s,]+/).filter((t) => t !== '').map((t) => (/^\d+$/.test(t) ? Number(t) : t)),
+  };
 }
 
 function browserFields(box, c) {
@@ -362,14 +376,20 @@ function tcpFields(box, c) {
   const family = select('tcp_ip_family', [['IPv4', 'IPv4'], ['IPv6', 'IPv6'], ['Any', 'Either (happy eyeballs)']], c.tcp_ip_family || 'IPv4');
   const data = h('textarea', { name: 'tcp_data', rows: 2 }, c.tcp_data || '');
   const assertions = assertionRows(c.assertions, 'TCP');
+  const certDays = certificateDays(c, 'With TLS.');
   box.append(h('div', { class: 'grid' },
     field('Host', host, { name: 'tcp_hostname' }), field('Port', port, { name: 'tcp_port' }), field('IP family', family, { name: 'tcp_ip_family' })),
   field('Data to send', data, { name: 'tcp_data', wide: true, hint: 'Sent right after connecting; optional.' }),
   checkbox('Expect the connection to fail', 'tcp_should_fail', c.tcp_should_fail),
+  h('div', { class: 'grid' }, checkbox('Use TLS (handshake after connecting)', 'tcp_tls', c.tcp_tls),
+    checkbox('Verify TLS certificate', 'verify_ssl', c.verify_ssl ?? true)),
+  certDays.el,
   assertions.el);
   return () => ({
     tcp_hostname: host.value.trim(), tcp_port: intOr(port.value), tcp_ip_family: family.value, tcp_data: data.value || null,
     tcp_should_fail: box.querySelector('[name=tcp_should_fail]').checked, assertions: assertions.value(),
+    tcp_tls: box.querySelector('[name=tcp_tls]').checked, verify_ssl: box.querySelector('[name=verify_ssl]').checked,
+    certificate_expiry_alert_days: certDays.value(),
   });
 }
 
