@@ -1,7 +1,8 @@
 package shard
 
 // Rebalance decides a replica's next step from one look at the leases: held are the shards it
-// holds, free those nobody holds, replicas how many replicas are live (itself included). A
+// holds and free those nobody holds, both in ascending order, and replicas how many replicas
+// are live (itself included). A
 // replica above its Target gives up its excess; one below it takes free shards up to it. Every
 // replica applying it repeatedly converges on each holding at most Target and no shard free:
 // the targets together cover every shard, so a free shard always has a replica below target
