@@ -577,10 +577,10 @@ CREATE TABLE public.region_unhealthy_periods (
     CONSTRAINT region_unhealthy_periods_cause_check CHECK ((cause = ANY (ARRAY['checks'::text, 'canary'::text])))
 );
 
-CREATE TABLE public.scheduler_progress (
-    singleton boolean DEFAULT true NOT NULL,
+CREATE TABLE public.scheduler_shard_progress (
+    shard smallint NOT NULL,
     handled_through timestamp with time zone NOT NULL,
-    CONSTRAINT scheduler_progress_singleton_check CHECK (singleton)
+    CONSTRAINT scheduler_shard_progress_shard_check CHECK (((shard >= 0) AND (shard <= 255)))
 );
 
 CREATE TABLE public.secret_key_fingerprint (
@@ -941,8 +941,8 @@ ALTER TABLE ONLY public.region_health
 ALTER TABLE ONLY public.region_unhealthy_periods
     ADD CONSTRAINT region_unhealthy_periods_pkey PRIMARY KEY (region, started_at);
 
-ALTER TABLE ONLY public.scheduler_progress
-    ADD CONSTRAINT scheduler_progress_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY public.scheduler_shard_progress
+    ADD CONSTRAINT scheduler_shard_progress_pkey PRIMARY KEY (shard);
 
 ALTER TABLE ONLY public.secret_key_fingerprint
     ADD CONSTRAINT secret_key_fingerprint_pkey PRIMARY KEY (singleton);

@@ -500,8 +500,8 @@ type RegionUnhealthyPeriod struct {
 	Cause     string
 }
 
-type SchedulerProgress struct {
-	Singleton      bool
+type SchedulerShardProgress struct {
+	Shard          int16
 	HandledThrough time.Time
 }
 
