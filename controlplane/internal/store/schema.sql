@@ -577,6 +577,12 @@ CREATE TABLE public.region_unhealthy_periods (
     CONSTRAINT region_unhealthy_periods_cause_check CHECK ((cause = ANY (ARRAY['checks'::text, 'canary'::text])))
 );
 
+CREATE TABLE public.scheduler_progress (
+    singleton boolean DEFAULT true NOT NULL,
+    handled_through timestamp with time zone NOT NULL,
+    CONSTRAINT scheduler_progress_singleton_check CHECK (singleton)
+);
+
 CREATE TABLE public.scheduler_shard_progress (
     shard smallint NOT NULL,
     handled_through timestamp with time zone NOT NULL,
@@ -940,6 +946,9 @@ ALTER TABLE ONLY public.region_health
 
 ALTER TABLE ONLY public.region_unhealthy_periods
     ADD CONSTRAINT region_unhealthy_periods_pkey PRIMARY KEY (region, started_at);
+
+ALTER TABLE ONLY public.scheduler_progress
+    ADD CONSTRAINT scheduler_progress_pkey PRIMARY KEY (singleton);
 
 ALTER TABLE ONLY public.scheduler_shard_progress
     ADD CONSTRAINT scheduler_shard_progress_pkey PRIMARY KEY (shard);

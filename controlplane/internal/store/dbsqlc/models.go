@@ -500,6 +500,11 @@ type RegionUnhealthyPeriod struct {
 	Cause     string
 }
 
+type SchedulerProgress struct {
+	Singleton      bool
+	HandledThrough time.Time
+}
+
 type SchedulerShardProgress struct {
 	Shard          int16
 	HandledThrough time.Time
