@@ -47,9 +47,10 @@
 // and so each of its locks, for at least TTL after it. A replica that cannot prove its leases
 // therefore stops before anyone else can hold any of them. A shard given up on purpose is
 // unlocked only after A's loop has dropped its checks (nothing of it is published after that
-// point), the jobs A already published are acknowledged by JetStream (or AckTimeout passed),
-// and its progress is recorded: its next owner, which can lock it only then, starts exactly
-// where A stopped. The others take a stopped or crashed replica's shards within about
+// point), the jobs A already published are acknowledged by JetStream, and its progress is
+// recorded: its next owner, which can lock it only then, starts exactly where A stopped. (Acks
+// slower than a LeasePing leave the progress of a second or two before, and the next owner
+// publishes those runs again under the same ids.) The others take a stopped or crashed replica's shards within about
 // LeasePing (1s) of its session ending; after a partition, within TTL + LeasePing.
 // (A session killed from the server side — pg_terminate_backend, a database restart — ends
 // the leases at once; A learns it at its next ping, so for up to a second or two both may

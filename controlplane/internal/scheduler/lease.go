@@ -167,12 +167,18 @@ func (h *holder) give(ctx context.Context, shards []int) error {
 		return nil
 	}
 	r := <-answer
+	// The wait is short of the lease's guard: this goroutine must ping again soon, or every
+	// shard stops publishing.
+	acked := true
 	select {
 	case <-r.acked:
-	case <-time.After(s.cfg.AckTimeout):
-		// Jobs still unacknowledged are the next owner's to publish again, by the same ids.
+	case <-time.After(min(s.cfg.AckTimeout, s.cfg.LeasePing)):
+		// Not recorded then: the next owner starts from the progress of a second or two ago
+		// and publishes those runs again, by the same ids — the ones that did reach the
+		// stream are dropped as duplicates, the others are not lost.
+		acked = false
 	}
-	if len(r.covered) > 0 && r.through != noTime {
+	if acked && len(r.covered) > 0 && r.through != noTime {
 		if err := s.store.SetShardProgress(ctx, r.covered, time.UnixMilli(r.through).UTC()); err != nil {
 			// The next owner starts from the progress written a second ago: it publishes
 			// the last runs again, and JetStream drops them as duplicates.
