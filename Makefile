@@ -56,7 +56,7 @@ images: ## container images (deploy/images): control plane, agent, NATS; local b
 test-deploy: images ## render the Kubernetes chart, check it, and run it under podman kube play (deploy/README.md)
 	cd $(DEPLOY_MODULE) && GOWORK=off $(PODMAN_ENV) $(GO) test -count=1 -timeout 20m ./...
 
-test-cluster: build ## run the binaries on hosts made of network namespaces (NATS cluster, 2 control planes, 3 regions) through partitions and kills; needs root (deploy/README.md)
+test-cluster: build ## run the binaries on hosts made of network namespaces (NATS cluster, 3 control planes, 3 regions) through partitions and kills; needs root (deploy/README.md)
 	./deploy/test-cluster.sh
 
 manifests: ## print the Kubernetes manifests: make manifests VALUES=my-values.yaml

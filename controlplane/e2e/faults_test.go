@@ -400,7 +400,7 @@ func TestRegionWithoutAgent(t *testing.T) {
 type checkRowState struct {
 	state          string
 	stateChangedAt time.Time
-	progress       *time.Time // the scheduler's: runs due up to it were handled
+	progress       *time.Time // the check's shard's: its runs due up to it were handled
 	lastRunAt      *time.Time
 }
 
@@ -410,7 +410,8 @@ func (s *stack) checkRow(t *testing.T, id uuid.UUID) checkRowState {
 	defer cancel()
 	var r checkRowState
 	var changed *time.Time
-	if err := s.db.QueryRow(ctx, `SELECT state, state_changed_at, (SELECT handled_through FROM scheduler_progress),
+	if err := s.db.QueryRow(ctx, `SELECT state, state_changed_at, (SELECT handled_through FROM scheduler_shard_progress
+			WHERE shard = get_byte(sha256(uuid_send(c.id)), 0)),
 		(SELECT last_run_at FROM check_progress WHERE check_id = c.id) FROM checks c WHERE id = $1`, id).Scan(&r.state, &changed, &r.progress, &r.lastRunAt); err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestCatchUpAfterDowntime(t *testing.T) {
 	if err != nil {
 		t.Fatalf("time of %v: %v", led, err)
 	}
-	t.Logf("down %s, new leader loaded its checks %s later", lead.Sub(down).Round(time.Millisecond), time.Since(lead).Round(time.Millisecond))
+	t.Logf("down %s, the restarted replica loaded the checks of its shards %s later", lead.Sub(down).Round(time.Millisecond), time.Since(lead).Round(time.Millisecond))
 
 	// Wait until every check has run on its regular rhythm after the take-over, so that the
 	// catch-up run's result is in too.

@@ -2,7 +2,7 @@
 
 // Package cluster is the proof across hosts (make test-cluster, deploy/README.md "The cluster
 // test"): Vantage's real binaries on hosts made of network namespaces — a 3-member NATS
-// JetStream cluster, two control-plane replicas, the agents of three regions, each on its own
+// JetStream cluster, three control-plane replicas, the agents of three regions, each on its own
 // host, and PostgreSQL, the target and the webhook receiver on the test's host — put through
 // partitions and kills one at a time, with the assertions after each. It needs root and runs
 // only with the build tag cluster.
@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,14 +102,16 @@ func newCluster(t *testing.T) *cluster {
 	for i := 1; i <= 3; i++ {
 		natsHosts = append(natsHosts, addHost(t, fmt.Sprintf("n%d", i), 10+i, ""))
 	}
-	cpHosts := []*host{addHost(t, "cp1", 21, ""), addHost(t, "cp2", 22, "")}
+	cpHosts := []*host{addHost(t, "cp1", 21, ""), addHost(t, "cp2", 22, ""), addHost(t, "cp3", 23, "")}
 	var agentHosts []*host
 	for i := range regions {
-		// Agents dial the name "controlplane", which resolves to both replicas; gRPC tries
-		// them in order, so regions alternate which replica they prefer.
-		first, second := cpHosts[i%2], cpHosts[(i+1)%2]
-		agentHosts = append(agentHosts, addHost(t, fmt.Sprintf("r%d", i+1), 31+i,
-			fmt.Sprintf("%s controlplane\n%s controlplane\n", first.ip, second.ip)))
+		// Agents dial the name "controlplane", which resolves to every replica; gRPC tries
+		// them in order, so each region prefers another replica.
+		var names strings.Builder
+		for j := range cpHosts {
+			fmt.Fprintf(&names, "%s controlplane\n", cpHosts[(i+j)%len(cpHosts)].ip)
+		}
+		agentHosts = append(agentHosts, addHost(t, fmt.Sprintf("r%d", i+1), 31+i, names.String()))
 	}
 
 	c.target, c.recv = startTarget(t), startReceiver(t)
@@ -393,10 +396,10 @@ func (c *cluster) streamLeader() (*natsNode, error) {
 	return nil, fmt.Errorf("stream %s: leader %q is none of the members", wire.JobStream, info.Cluster.Leader)
 }
 
-// schedulerLeader is the running control plane whose scheduler leads
-// (vantage_scheduler_leader 1).
-func (c *cluster) schedulerLeader() (*controlPlane, error) {
-	var leaders []*controlPlane
+// shardOwners returns how many scheduler shards each running control plane owns
+// (vantage_scheduler_owned_shards).
+func (c *cluster) shardOwners() (map[*controlPlane]int, error) {
+	owned := map[*controlPlane]int{}
 	for _, cp := range c.cps {
 		if cp.p.exited() {
 			continue
@@ -411,13 +414,38 @@ func (c *cluster) schedulerLeader() (*controlPlane, error) {
 			return nil, err
 		}
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.TrimSpace(line) == "vantage_scheduler_leader 1" {
-				leaders = append(leaders, cp)
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "vantage_scheduler_owned_shards "); ok {
+				n, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %q: %w", cp.name, line, err)
+				}
+				owned[cp] = int(n)
 			}
 		}
 	}
-	if len(leaders) != 1 {
-		return nil, fmt.Errorf("%d scheduler leaders, want 1", len(leaders))
+	return owned, nil
+}
+
+// shardsShared checks that the running control planes own every one of the 256 shards between
+// them, each about its share, and returns the one owning the most.
+func (c *cluster) shardsShared() (*controlPlane, error) {
+	owned, err := c.shardOwners()
+	if err != nil {
+		return nil, err
 	}
-	return leaders[0], nil
+	total, share := 0, (256+len(owned)-1)/max(len(owned), 1)
+	var most *controlPlane
+	for cp, n := range owned {
+		total += n
+		if n > share {
+			return nil, fmt.Errorf("%s owns %d shards, above its share %d", cp.name, n, share)
+		}
+		if most == nil || n > owned[most] {
+			most = cp
+		}
+	}
+	if total != 256 {
+		return nil, fmt.Errorf("the running control planes own %d of 256 shards (%v)", total, owned)
+	}
+	return most, nil
 }

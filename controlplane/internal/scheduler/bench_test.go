@@ -21,7 +21,7 @@ import (
 //
 //	go test ./internal/scheduler/ -run '^$' -bench BenchmarkScheduler -benchtime 1x -timeout 10m
 //
-// After a warm-up it measures a window (30s: every check runs once, and the leader resyncs all
+// After a warm-up it measures a window (30s: every check runs once, and the one replica resyncs all
 // checks from the database twice) and then reads every job back from the stream: lateness is the time JetStream stored a job minus its scheduled_at,
 // the publish rate is jobs due in the window over its length. VANTAGE_BENCH_CHECKS and
 // VANTAGE_BENCH_WINDOW (a duration) scale it down.
@@ -57,7 +57,7 @@ func BenchmarkScheduler(b *testing.B) {
 		return atLeast(checks, "scheduled checks", int(gauge(reg, "vantage_scheduler_scheduled_checks")))
 	})
 	loaded := time.Since(start)
-	b.Logf("leader loaded %d checks in %v", checks, loaded)
+	b.Logf("the replica loaded %d checks in %v", checks, loaded)
 
 	// Warm up for a few seconds, then measure whole seconds of due times.
 	from := time.Now().Add(3 * time.Second).Truncate(time.Second).Add(time.Second)

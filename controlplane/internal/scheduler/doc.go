@@ -1,58 +1,89 @@
-// Package scheduler decides when every active check runs and queues its jobs: it holds the
-// leader lease, keeps each check in a min-heap by next due time, publishes one CheckJob per
+// Package scheduler decides when every active check runs and queues its jobs: the checks are
+// divided into shards (package shard), each replica holds the leases of its share of them,
+// keeps the checks of its shards in a min-heap by next due time, publishes one CheckJob per
 // test region for each due run to JetStream (vantage.jobs.<region>), follows configuration
 // changes through a NATS change feed backed by a periodic resync, and records how far it has
-// handled runs (the scheduler's progress: one row, not a write per run).
+// handled the runs of its shards (their progress: one statement a second, not a write per run).
 //
-// # Leadership: a lease on a PostgreSQL session
+// # Ownership: a lease per shard on a PostgreSQL session
 //
-// Exactly one control-plane replica schedules. Leadership is a session-level advisory lock
-// (LeaseLockKey) held on a dedicated connection opened outside the pool, treated as a lease:
+// A check belongs to shard.Of(id), one of shard.Count (256) shards. Each shard is scheduled by
+// exactly one replica: the one whose lease session holds the shard's session-level advisory
+// lock (ShardLockClass<<32 | shard). Every replica opens one dedicated lease session, outside
+// the pool, named vantage-scheduler-lease in pg_stat_activity, and holds all its shards' locks
+// on it. Every LeasePing (1s) it proves the session alive with one query that lists the
+// shard locks of the database (its own must be exactly those it believes it holds), counts the
+// live replicas (the lease sessions in pg_stat_activity) and rebalances (shard.Rebalance):
+// above its share, ceil(256 / replicas), it gives up its excess; below it, it tries to lock
+// free shards up to it. Replicas thus converge on every shard owned and none above its share,
+// using only PostgreSQL's locks and session list — no membership protocol of their own:
 //
-//	replica A (leader)                 PostgreSQL                     replica B (standby)
-//	──────────────────                 ──────────                     ───────────────────
-//	pg_try_advisory_lock ───────────▶  granted to A's session
-//	                                                     ◀──────────  pg_try_advisory_lock  (every 2s)
-//	                                   false ──────────────────────▶  stand by
-//	ping (lock held?) every 1s ─────▶  resets A's idle timer
+//	replica A (owns 0-255)             PostgreSQL                     replica B (joins)
+//	──────────────────────             ──────────                     ─────────────────
+//	                                                     ◀──────────  open lease session
+//	look: 2 replicas, share 128  ───▶  locks, sessions
+//	stop publishing 128-255, wait
+//	for their jobs' acks, record
+//	their progress, unlock them  ───▶  128-255 free
+//	                                                     ◀──────────  look: 128-255 free
+//	                                   locks granted to B ─────────▶  read their progress, load
+//	                                                                  their checks, publish
+//	ping (locks held?) every 1s ────▶  resets A's idle timer
 //	publish only while the last
 //	good ping is < TTL/2 (5s) old
 //	     ╳ A dies / is partitioned / freezes
 //	                                   A's session ends:
-//	                                    · at once when A's socket closes (crash, exit, unlock)
+//	                                    · at once when A's socket closes (crash, exit)
 //	                                    · after idle_session_timeout = TTL (10s) of silence
 //	                                      (partition, frozen process; TCP keepalives alike)
-//	                                   lock released
-//	                                                     ◀──────────  pg_try_advisory_lock
-//	                                   granted to B's session ─────▶  lead: load checks, publish
+//	                                   A's locks released
+//	                                                     ◀──────────  look: 1 replica, share 256
+//	                                   locks granted to B ─────────▶  load, catch up, publish
 //
-// The lease's safety rests on two clocks that need no synchronisation, both measuring
-// durations from A's last successful ping: A stops publishing TTL/2 after it (and at once when
-// a ping fails), while PostgreSQL keeps A's session, and so the lock, for at least TTL after
-// it. A leader that cannot prove its lease therefore stops before anyone else can hold it. A
-// standby takes over within about LeaderRetry after a clean exit or crash, and within TTL +
-// LeaderRetry after a partition.
+// The safety of each shard's lease is the single lease's of before, per lock: it rests on two
+// clocks that need no synchronisation, both measuring durations from A's last successful ping,
+// which proves every lock A holds at once. A stops publishing all its shards TTL/2 after it
+// (and at once when a ping fails or shows a lock missing), while PostgreSQL keeps A's session,
+// and so each of its locks, for at least TTL after it. A replica that cannot prove its leases
+// therefore stops before anyone else can hold any of them. A shard given up on purpose is
+// unlocked only after A's loop has dropped its checks (nothing of it is published after that
+// point), the jobs A already published are acknowledged by JetStream, and its progress is
+// recorded: its next owner, which can lock it only then, starts exactly where A stopped. (Acks
+// slower than a LeasePing leave the progress of a second or two before, and the next owner
+// publishes those runs again under the same ids.) The others take a stopped or crashed replica's shards within about
+// LeasePing (1s) of its session ending; after a partition, within TTL + LeasePing.
 // (A session killed from the server side — pg_terminate_backend, a database restart — ends
-// the lease at once; A learns it at its next ping, so for up to a second or two both may
-// publish: the same runs under the same job ids, which the next paragraph makes harmless.)
+// the leases at once; A learns it at its next ping, so for up to a second or two both may
+// publish a shard: the same runs under the same job ids, which the next paragraph makes
+// harmless.)
 //
-// Should two schedulers ever publish the same run (a take-over just after the old leader
-// queued a run it had not yet recorded in its progress), the run's job id is deterministic —
+// Should two replicas ever publish the same run (a take-over just after the old owner queued
+// a run it had not yet recorded in its shard's progress), the run's job id is deterministic —
 // a UUIDv7 made of the due time and a hash of check id and due time — so both publish the
 // same Nats-Msg-Id (wire.JobMsgID) and JetStream's duplicate window drops the second copy.
+//
+// A hand-over costs each check of the shard at most one run interval of delay, never a lost
+// run: the shard is unowned for at most one look of the others (LeasePing) plus the load of
+// its checks, and its new owner publishes at once, late, each check's newest run due since the
+// shard's progress (the catch-up below) — one run, since a hand-over lasts less than any
+// interval.
 //
 // # When checks run
 //
 // A check runs on a grid: every test_interval at a phase within it, hash(check id) mod
 // interval, so checks sharing an interval spread evenly over it and keep their rhythm across
-// restarts and fail-overs. The schedule is thus a function of the check and the leader's
-// clock; nothing is written per run. The leader records once a second how far it has handled
-// runs (scheduler_progress.handled_through: every run due by then was published or skipped),
-// and last_queued in the API is derived from it (rungrid.LastDue). A new check first runs at
-// its next grid point. A leader taking over — after a fail-over or downtime of any length —
-// publishes at once, late, the newest grid point of each check that passed unhandled since the
-// recorded progress: one catch-up run per check, not a burst of every missed run and not none.
-// Its deadline counts from when it was taken up. A changed interval moves the check to its new
+// restarts and hand-overs. The schedule is thus a function of the check and the owner's
+// clock; nothing is written per run. Each replica records once a second how far it has
+// handled the runs of its shards (scheduler_shard_progress.handled_through, one row per shard,
+// one statement for all of a replica's: every run of the shard due by then was published or
+// skipped), and last_queued in the API is derived from the check's shard's row
+// (rungrid.LastDue). A new check first runs at its next grid point. A replica taking a shard
+// over — from a replica that gave it up, stopped or died, or after downtime of any length —
+// publishes at once, late, the newest grid point of each of the shard's checks that passed
+// unhandled since the shard's recorded progress: one catch-up run per check, not a burst of
+// every missed run and not none. Its deadline counts from when it was taken up. Until those
+// catch-up runs are published, the shard keeps its recorded progress (it is "joining"); then
+// it moves with the replica's other shards. A changed interval moves the check to its new
 // grid from now on; other changes keep the next due time.
 //
 // While a check is VERIFYING or RECOVERING its status machine waits for failures (or passes)
@@ -80,20 +111,24 @@
 // # Changes
 //
 // Writers call Notify (or the func ChangeNotifier returns) after committing a change to a
-// check — the API for configuration, the evaluator for state changes; the leader reloads the
-// check within a second (deleted or paused: unscheduled). Every ResyncInterval the leader
-// reloads everything, which repairs lost notifications and refreshes resolved variable
-// values; it reads pages of 1,000 checks in id order, resting between pages as long as each
-// took, and the loop folds them in between due runs, so a resync of 100,000 checks does not
-// make runs late. Loads carry sequence numbers so that an older load finishing late never
+// check — the API for configuration, the evaluator for state changes; the owner of the
+// check's shard reloads the check within a second (deleted or paused: unscheduled), the other
+// replicas ignore it. Every ResyncInterval each replica reloads every check of its shards,
+// which repairs lost notifications and refreshes resolved variable values; it reads pages of
+// 1,000 checks in id order, resting between pages as long as each took, and the loop folds
+// them in between due runs, so a resync of 100,000 checks does not make runs late. A shard
+// taken over is loaded the same way, at once and without resting. Loads carry sequence numbers so that an older load finishing late never
 // overwrites a newer one, nor brings back a check a newer load found deleted.
 //
 // # Throughput
 //
-// One goroutine owns the heap and publishes; JetStream publishes are asynchronous with at
-// most MaxInFlight awaiting their ack, which a collector goroutine takes in order to count
-// jobs and observe lateness (ack time − due time). The progress written each second is the
-// one reached a second before, when those acks are in: a successor republishes at most the
-// last second or two of runs, which JetStream drops as duplicates within its window. BenchmarkScheduler (bench_test.go) drives 100,000 checks at 30s in 3
-// regions — 10,000 jobs/s — through the real database and an in-process JetStream.
+// In each replica one goroutine owns the heap and publishes; JetStream publishes are
+// asynchronous with at most MaxInFlight awaiting their ack, which a collector goroutine takes
+// in order to count jobs and observe lateness (ack time − due time). The progress written
+// each second is the one reached a second before, when those acks are in: a successor
+// republishes at most the last second or two of runs, which JetStream drops as duplicates
+// within its window. BenchmarkScheduler (bench_test.go) drives 100,000 checks at 30s in 3
+// regions — 10,000 jobs/s — through one replica, the real database and an in-process
+// JetStream; replicas divide that work by their number, since each loads, plans and publishes
+// only its shards' checks.
 package scheduler

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
@@ -56,12 +57,13 @@ func (n *Notifier) CheckChanged(_ context.Context, checkIDs ...uuid.UUID) error 
 // loadResult is a load of checks from the database, turned into plans, on its way to the loop.
 // A full load (every active check) arrives in parts, in id order, the last one marked.
 type loadResult struct {
-	seq   uint64
-	full  bool        // a part of a load of every active check; otherwise a load of ids
-	last  bool        // the last part of a full load
-	ids   []uuid.UUID // by-id loads: what was asked for
-	plans []*plan
-	bad   int // checks that could not be planned
+	seq    uint64
+	full   bool        // a part of a load of every active check of shards; otherwise a load of ids
+	shards shard.Set   // of a full load
+	last   bool        // the last part of a full load
+	ids    []uuid.UUID // by-id loads: what was asked for
+	plans  []*plan
+	bad    int // checks that could not be planned
 }
 
 // pageSize is how many checks one query of a full load reads.
@@ -130,9 +132,17 @@ func (s *Scheduler) reload(ctx context.Context, f *changeFeed, out chan<- loadRe
 			default:
 			}
 		}
+		// Checks of other replicas' shards are theirs to load.
+		owned := s.owned.Load()
 		ids := make([]uuid.UUID, 0, len(pending))
 		for id := range pending {
-			ids = append(ids, id)
+			if owned.Has(shard.Of(id)) {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			clear(pending)
+			continue
 		}
 		res, err := s.load(ctx, ids)
 		if err != nil {
@@ -157,9 +167,10 @@ func (s *Scheduler) reload(ctx context.Context, f *changeFeed, out chan<- loadRe
 	}
 }
 
-// resync loads every active check every ResyncInterval (or at once on resyncNow) and sends
-// the parts to out until ctx ends. It is a background repair, so it paces itself: after each
-// page it rests as long as the page took, leaving the CPU to the publishing loop.
+// resync loads every active check of the shards owned every ResyncInterval (or at once on
+// resyncNow) and sends the parts to out until ctx ends. It is a background repair, so it paces
+// itself: after each page it rests as long as the page took, leaving the CPU to the publishing
+// loop.
 func (s *Scheduler) resync(ctx context.Context, out chan<- loadResult, resyncNow <-chan struct{}) {
 	t := time.NewTicker(s.cfg.ResyncInterval)
 	defer t.Stop()
@@ -170,14 +181,11 @@ func (s *Scheduler) resync(ctx context.Context, out chan<- loadResult, resyncNow
 		case <-ctx.Done():
 			return
 		}
-		err := s.loadFull(ctx, true, func(r loadResult) bool {
-			select {
-			case out <- r:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		})
+		owned := *s.owned.Load()
+		if owned.Len() == 0 {
+			continue
+		}
+		err := s.loadFull(ctx, s.seq.Add(1), owned, true, func(r loadResult) bool { return s.send(ctx, out, r) })
 		if err != nil && ctx.Err() == nil {
 			s.m.loadErrs.WithLabelValues("full").Inc()
 			s.loadErrLog.report("resync checks", err)
@@ -185,21 +193,58 @@ func (s *Scheduler) resync(ctx context.Context, out chan<- loadResult, resyncNow
 	}
 }
 
-// loadFull reads every active check, page by page, and hands each page's plans to emit, which
-// reports whether to go on. All parts carry one sequence number, taken before the first query:
-// a page read later may hold newer data than its number says, which is harmless, since newer
-// by-id loads still win and an older number only ever yields to them.
-func (s *Scheduler) loadFull(ctx context.Context, pace bool, emit func(loadResult) bool) error {
-	seq := s.seq.Add(1)
+// loadShards loads the checks of shards just taken over (the full load seq their joining
+// waits for) and sends the parts to out, retrying every second until it succeeds or ctx ends.
+func (s *Scheduler) loadShards(ctx context.Context, shards []int, seq uint64, out chan<- loadResult) {
+	set := shard.SetOf(shards...)
+	for {
+		start := time.Now()
+		checks, bad := 0, 0
+		err := s.loadFull(ctx, seq, set, false, func(r loadResult) bool {
+			checks, bad = checks+len(r.plans), bad+r.bad
+			return s.send(ctx, out, r)
+		})
+		if err == nil && ctx.Err() == nil {
+			s.log.Info("scheduler loaded checks", "shards", len(shards), "checks", checks, "unrunnable", bad,
+				"took", time.Since(start).String())
+		}
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		s.m.loadErrs.WithLabelValues("full").Inc()
+		s.loadErrLog.report("load the checks of shards taken over", err, "shards", len(shards))
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (s *Scheduler) send(ctx context.Context, out chan<- loadResult, r loadResult) bool {
+	select {
+	case out <- r:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// loadFull reads every active check of shards, page by page, and hands each page's plans to
+// emit, which reports whether to go on. All parts carry the sequence number seq, taken before
+// the first query: a page read later may hold newer data than its number says, which is
+// harmless, since newer by-id loads still win and an older number only ever yields to them.
+func (s *Scheduler) loadFull(ctx context.Context, seq uint64, shards shard.Set, pace bool, emit func(loadResult) bool) error {
+	list := shards.List()
 	after := uuid.Nil
 	for {
 		start := time.Now()
-		checks, err := s.store.SchedulableChecksPage(ctx, after, pageSize)
+		checks, err := s.store.SchedulableChecksPage(ctx, list, after, pageSize)
 		if err != nil {
 			return err
 		}
 		res := s.plan(checks)
-		res.seq, res.full, res.last = seq, true, len(checks) < pageSize
+		res.seq, res.full, res.shards, res.last = seq, true, shards, len(checks) < pageSize
 		if !emit(res) || res.last {
 			return nil
 		}

@@ -25,10 +25,11 @@ const (
 // drainTimeout bounds how long a term waits, when it ends, for acks of jobs it published.
 const drainTimeout = 5 * time.Second
 
-// lead is one leadership term: subscribe to changes, load every active check, then publish due
-// runs until ctx ends (the lease is lost or the process stops). It returns an error only when
-// the term cannot start.
-func (s *Scheduler) lead(ctx context.Context, l *lease) error {
+// lead is one term of a lease session: subscribe to changes, then publish the due runs of the
+// shards the session holds until ctx ends (the session is lost or the process stops). The
+// shards come and go through own, from the session's holder (hold). It returns an error only
+// when the term cannot start.
+func (s *Scheduler) lead(ctx context.Context, l *lease, own <-chan ownership) error {
 	js, err := jetstream.New(s.nc,
 		jetstream.WithPublishAsyncMaxPending(s.cfg.MaxInFlight),
 		jetstream.WithPublishAsyncTimeout(s.cfg.AckTimeout))
@@ -41,32 +42,8 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	}
 	defer sub.Unsubscribe() //nolint:errcheck // the connection may be gone; nothing to do about it
 
-	start := time.Now()
-	through := int64(noTime)
-	if t, ok, err := s.store.SchedulerProgress(ctx); err != nil {
-		return fmt.Errorf("read scheduler progress: %w", err)
-	} else if ok {
-		through = unixMs(t)
-	}
-	s.handled.Store(through)
-	sched := newSchedule(through, s.cfg.MinConfirmationCadence)
-	bad := 0
-	err = s.loadFull(ctx, false, func(r loadResult) bool {
-		sched.upsertFull(r.plans, r.seq, unixMs(s.now()))
-		bad += r.bad
-		if r.last {
-			sched.finishFull(r.seq)
-		}
-		return true
-	})
-	if err != nil {
-		s.m.loadErrs.WithLabelValues("full").Inc()
-		return fmt.Errorf("load checks: %w", err)
-	}
-	s.m.scheduled.Set(float64(sched.Len()))
-	s.m.unrunnable.Set(float64(bad))
-	s.log.Info("scheduler loaded checks", "checks", sched.Len(), "unrunnable", bad, "took", time.Since(start).String())
-
+	sched := newSchedule(s.cfg.MinConfirmationCadence)
+	s.publishOwned(sched)
 	pub := newPublisher(js, s.cfg.MaxInFlight, stallWait, s.m, s.now, s.log)
 	loads := make(chan loadResult)
 	resyncNow := make(chan struct{}, 1)
@@ -78,7 +55,9 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	collected := make(chan struct{})
 	go func() { pub.collect(); close(collected) }()
 
-	s.loop(ctx, l, sched, pub, loads)
+	s.loop(ctx, l, sched, pub, loads, own, func(shards []int, seq uint64) {
+		wg.Go(func() { s.loadShards(bg, shards, seq, loads) })
+	})
 
 	stopBG()
 	wg.Wait()
@@ -86,17 +65,72 @@ func (s *Scheduler) lead(ctx context.Context, l *lease) error {
 	<-collected
 	// Every publish is acknowledged or abandoned now: a clean step-down records all it did.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	s.writeProgress(fctx, s.handled.Load())
+	s.writeProgress(fctx, s.mark.Load())
 	cancel()
 	s.m.scheduled.Set(0)
 	return nil
 }
 
+// ownership is a change of the shards the loop schedules, from the lease's holder: take
+// shards (with their recorded progress), or give them up (answered on released once the
+// loop publishes nothing of theirs any more).
+type ownership struct {
+	take     []int
+	progress map[int]int64 // of take; absent: never scheduled
+	give     []int
+	released chan<- release
+}
+
+// release is the loop's answer to giving shards up: covered of them were handled through
+// through, and acked is closed once every job published before is acknowledged (or failed).
+type release struct {
+	covered []int
+	through int64
+	acked   <-chan struct{}
+}
+
+// progressMark is how far the loop has handled the runs of some shards, for the progress
+// writer: one value for all the shards schedule.through covers.
+type progressMark struct {
+	through int64
+	shards  []int
+}
+
+// publishOwned publishes the shards the schedule holds, for Owned, resync and the metrics.
+func (s *Scheduler) publishOwned(sched *schedule) {
+	owned := sched.owned
+	s.owned.Store(&owned)
+	s.m.shards.Set(float64(owned.Len()))
+	s.mark.Store(&progressMark{through: sched.through, shards: sched.covered()})
+}
+
+// changeOwnership applies a change of the shards owned: shards given up leave the schedule
+// before the answer, shards taken enter it and their checks are loaded by startLoad.
+func (s *Scheduler) changeOwnership(sched *schedule, pub *publisher, o ownership, startLoad func([]int, uint64)) {
+	if len(o.give) > 0 {
+		covered := sched.release(o.give)
+		o.released <- release{covered: covered, through: sched.through, acked: pub.barrier()}
+		s.m.moves.WithLabelValues("given").Add(float64(len(o.give)))
+	}
+	if len(o.take) > 0 {
+		seq := s.seq.Add(1) // before the load's first query: see loadFull
+		sched.acquire(o.take, o.progress, seq)
+		// Published before the load starts: a change notification the reloader drops as not
+		// ours was then received before the load's query, which reads the change.
+		s.publishOwned(sched)
+		startLoad(o.take, seq)
+		s.m.moves.WithLabelValues("taken").Add(float64(len(o.take)))
+	}
+	s.publishOwned(sched)
+	s.m.scheduled.Set(float64(sched.Len()))
+}
+
 // fullChunk is how many plans of a full load the loop applies between two looks at due runs.
 const fullChunk = 500
 
-// loop publishes due runs and applies loads until ctx ends.
-func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *publisher, loads <-chan loadResult) {
+// loop publishes due runs and applies loads and changes of ownership until ctx ends.
+func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *publisher, loads <-chan loadResult,
+	own <-chan ownership, startLoad func([]int, uint64)) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var full []loadResult // parts of full loads waiting to be applied, in order
@@ -116,6 +150,12 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 			s.markHandled(sched, sched.peek().next-1)
 		} else {
 			s.markHandled(sched, now)
+			// Every run due by now is handled, the catch-up runs of loaded shards included:
+			// those shards' progress is the loop's from now on.
+			if len(sched.joining) > 0 {
+				sched.join()
+				s.publishOwned(sched)
+			}
 			if e := sched.peek(); e != nil {
 				wait = time.Duration(e.next-unixMs(s.now())) * time.Millisecond
 			}
@@ -130,21 +170,23 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 			if len(r.plans) == 0 {
 				bad += r.bad
 				if r.last {
-					sched.finishFull(r.seq)
+					sched.finishFull(r.seq, r.shards)
 					s.m.unrunnable.Set(float64(bad))
 					s.m.scheduled.Set(float64(sched.Len()))
 					bad = 0
 				}
 				full = full[1:]
 			}
-			if len(full) > 0 {
-				wait = 0
-			}
+			// Look again at once: the chunk may have brought runs due now (a shard taken over
+			// catches up), and the wait above was computed without them.
+			wait = 0
 		}
 		timer.Reset(max(wait, 0))
 		select {
 		case <-ctx.Done():
 			return
+		case o := <-own:
+			s.changeOwnership(sched, pub, o, startLoad)
 		case r := <-loads:
 			if r.full {
 				full = append(full, r)
@@ -191,8 +233,13 @@ func (s *Scheduler) skipRun(p *plan, due int64) {
 
 // markHandled records that every run due at or before t was handled.
 func (s *Scheduler) markHandled(sched *schedule, t int64) {
+	before := sched.through
 	sched.handled(t)
-	s.handled.Store(sched.through)
+	if sched.through != before {
+		if m := s.mark.Load(); m != nil {
+			s.mark.Store(&progressMark{through: sched.through, shards: m.shards})
+		}
+	}
 }
 
 // apply folds a load of some checks into the schedule.

@@ -12,7 +12,8 @@ type metrics struct {
 	skipped        *prometheus.CounterVec // by reason
 	lateness       prometheus.Histogram
 	scheduled      prometheus.Gauge
-	leader         prometheus.Gauge
+	shards         prometheus.Gauge
+	moves          *prometheus.CounterVec // by direction
 	loadErrs       *prometheus.CounterVec // by kind of load
 	unrunnable     prometheus.Gauge
 	progressWrites prometheus.Counter
@@ -43,12 +44,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		scheduled: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vantage_scheduler_scheduled_checks",
-			Help: "Active checks in the leader's schedule (0 on a standby).",
+			Help: "Active checks in this replica's schedule (those of its shards).",
 		}),
-		leader: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "vantage_scheduler_leader",
-			Help: "1 while this replica holds the scheduler lease, else 0.",
+		shards: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vantage_scheduler_owned_shards",
+			Help: "Shards of the checks this replica schedules (their leases held); all replicas' sum is 256.",
 		}),
+		moves: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vantage_scheduler_shard_moves_total",
+			Help: "Shards this replica took over or gave up (rebalancing as replicas join and leave), by direction.",
+		}, []string{"direction"}),
 		loadErrs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "vantage_scheduler_load_errors_total",
 			Help: "Failed loads of checks from the database, by kind (full resync or by_id change).",
@@ -59,11 +64,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		progressWrites: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "vantage_scheduler_progress_writes_total",
-			Help: "Writes of the scheduler's progress (how far runs were handled; one row).",
+			Help: "Writes of the scheduler's progress (how far the runs of its shards were handled; one statement).",
 		}),
 	}
 	for _, c := range []prometheus.Collector{m.published, m.duplicates, m.publishErrs, m.skipped, m.lateness,
-		m.scheduled, m.leader, m.loadErrs, m.unrunnable, m.progressWrites} {
+		m.scheduled, m.shards, m.moves, m.loadErrs, m.unrunnable, m.progressWrites} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -30,8 +30,10 @@ type publisher struct {
 	byRegion map[string]prometheus.Counter
 }
 
-// inflight is one job awaiting its ack.
+// inflight is one job awaiting its ack, or a barrier: closed when every job before it is
+// acknowledged or failed.
 type inflight struct {
+	barrier      chan struct{}
 	fut          jetstream.PubAckFuture
 	orgID, check uuid.UUID
 	region       string
@@ -76,9 +78,20 @@ func (pb *publisher) publish(p *plan, due, deadline int64, confirmation, catchUp
 	return true
 }
 
+// barrier returns a channel closed once every job published so far is acknowledged or failed.
+func (pb *publisher) barrier() <-chan struct{} {
+	b := make(chan struct{})
+	pb.inflight <- inflight{barrier: b}
+	return b
+}
+
 // collect takes acks in publish order until inflight is closed and drained.
 func (pb *publisher) collect() {
 	for f := range pb.inflight {
+		if f.barrier != nil {
+			close(f.barrier)
+			continue
+		}
 		select {
 		case ack := <-f.fut.Ok():
 			at := pb.now()
@@ -111,36 +124,38 @@ func (pb *publisher) drain(timeout time.Duration) {
 	pb.js.CleanupPublisher()
 }
 
-// recordProgress writes the scheduler's progress every FlushInterval until ctx ends: the
-// handled-through time the loop had reached one interval before, by when the publishes of
-// those runs have been acknowledged. A successor starts from it and publishes the runs of
-// the last interval or two again; JetStream drops them as duplicates by their message ids.
+// recordProgress writes the progress of the shards the loop covers every FlushInterval until
+// ctx ends: the handled-through time the loop had reached one interval before, by when the
+// publishes of those runs have been acknowledged. A successor starts from it and publishes the
+// runs of the last interval or two again; JetStream drops them as duplicates by their message
+// ids.
 func (s *Scheduler) recordProgress(ctx context.Context) {
 	t := time.NewTicker(s.cfg.FlushInterval)
 	defer t.Stop()
-	prev := s.handled.Load()
+	prev := s.mark.Load()
 	for {
 		select {
 		case <-t.C:
 			s.writeProgress(ctx, prev)
-			prev = s.handled.Load()
+			prev = s.mark.Load()
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-func (s *Scheduler) writeProgress(ctx context.Context, through int64) {
+// writeProgress records the skipped runs, and m: the shards' progress (one statement).
+func (s *Scheduler) writeProgress(ctx context.Context, m *progressMark) {
 	if runs := s.skips.take(); len(runs) > 0 {
 		if _, err := s.store.RecordSkippedRuns(ctx, runs); err != nil {
 			s.flushErrs.report("record skipped runs", err, "runs", len(runs))
 		}
 	}
-	if through == noTime {
+	if m == nil || m.through == noTime || len(m.shards) == 0 {
 		return
 	}
-	if err := s.store.SetSchedulerProgress(ctx, time.UnixMilli(through).UTC()); err != nil {
-		s.flushErrs.report("write scheduler progress", err)
+	if err := s.store.SetShardProgress(ctx, m.shards, time.UnixMilli(m.through).UTC()); err != nil {
+		s.flushErrs.report("write scheduler progress", err, "shards", len(m.shards))
 		return
 	}
 	s.m.progressWrites.Inc()

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 )
 
 // testPlan is a plan with what the schedule reads.
@@ -34,9 +36,33 @@ func runsUntil(s *schedule, from, to, tick int64) map[uuid.UUID][]int64 {
 
 const t0 = int64(1_800_000_000_000) // a Unix ms timestamp, 30s-aligned
 
+func allShards() shard.Set {
+	var all shard.Set
+	for k := range shard.Count {
+		all.Add(k)
+	}
+	return all
+}
+
+// testSchedule is a schedule that owns every shard, their runs handled through through.
+func testSchedule(through int64) *schedule {
+	s := newSchedule(10 * time.Second)
+	s.owned, s.through = allShards(), through
+	return s
+}
+
+// idIn returns a new check id of shard k.
+func idIn(k int) uuid.UUID {
+	for {
+		if id := uuid.Must(uuid.NewV7()); shard.Of(id) == k {
+			return id
+		}
+	}
+}
+
 func TestScheduleRunsEachCheckOnItsGrid(t *testing.T) {
 	t.Parallel()
-	s := newSchedule(noTime, 10*time.Second)
+	s := testSchedule(noTime)
 	var ids []uuid.UUID
 	for i := range 50 {
 		id := uuid.Must(uuid.NewV7())
@@ -92,7 +118,7 @@ func TestScheduleCatchUpAtTakeOver(t *testing.T) {
 		{"a check created after the missed point does not run it", 30 * time.Second, p30 - 29000, p30 + 1000, p30 + 2000, p30 + 30000},
 	}
 	for _, tc := range cases {
-		s := newSchedule(tc.through, 10*time.Second)
+		s := testSchedule(tc.through)
 		s.upsert(with(testPlan(id, tc.interval), func(p *plan) { p.createdAt = tc.created }), 1, tc.now)
 		e := s.entries[id]
 		if e.next != tc.want {
@@ -115,7 +141,7 @@ func TestScheduleCatchUpAtTakeOver(t *testing.T) {
 func TestScheduleConfirmationCadence(t *testing.T) {
 	t.Parallel()
 	id := uuid.Must(uuid.NewV7())
-	s := newSchedule(noTime, 10*time.Second)
+	s := testSchedule(noTime)
 	up := testPlan(id, 5*time.Minute)
 	s.upsert(up, 1, t0)
 	regular := s.entries[id].next
@@ -153,7 +179,7 @@ func TestScheduleConfirmationCadence(t *testing.T) {
 func TestScheduleIntervalChangeMovesToTheNewGrid(t *testing.T) {
 	t.Parallel()
 	id := uuid.Must(uuid.NewV7())
-	s := newSchedule(noTime, 10*time.Second)
+	s := testSchedule(noTime)
 	p := testPlan(id, time.Hour)
 	s.upsert(p, 1, t0)
 	s.upsert(with(p, func(p *plan) { p.interval = 30 * time.Second }), 2, t0+1000)
@@ -175,8 +201,8 @@ func TestScheduleIntervalChangeMovesToTheNewGrid(t *testing.T) {
 func TestScheduleLoadOrdering(t *testing.T) {
 	t.Parallel()
 	a, b := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	s := newSchedule(noTime, 10*time.Second)
-	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute)}, 1, t0)
+	s := testSchedule(noTime)
+	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute)}, 1, allShards(), t0)
 	if s.Len() != 2 {
 		t.Fatalf("scheduled %d, want 2", s.Len())
 	}
@@ -192,7 +218,7 @@ func TestScheduleLoadOrdering(t *testing.T) {
 		t.Fatal("an older load resurrected a deleted check")
 	}
 	// An older full load (seq 2) is ignored entirely.
-	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute)}, 2, t0)
+	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute)}, 2, allShards(), t0)
 	if _, ok := s.entries[b]; ok {
 		t.Fatal("an older full load resurrected a deleted check")
 	}
@@ -208,7 +234,7 @@ func TestScheduleLoadOrdering(t *testing.T) {
 		t.Errorf("an older load overwrote a newer one: interval %v", got)
 	}
 	// A full load (seq 7) without a: a is gone; a by-id load numbered before it cannot add it.
-	s.applyFull([]*plan{testPlan(b, time.Minute)}, 7, t0)
+	s.applyFull([]*plan{testPlan(b, time.Minute)}, 7, allShards(), t0)
 	s.applyByID([]uuid.UUID{a}, []*plan{testPlan(a, time.Minute)}, 6, t0)
 	if _, ok := s.entries[a]; ok || s.Len() != 1 || len(s.q) != 1 {
 		t.Errorf("after a full load without a: entries %d, heap %d, a present %v", s.Len(), len(s.q), ok)
@@ -221,15 +247,15 @@ func TestScheduleLoadOrdering(t *testing.T) {
 func TestScheduleFullLoadAppliedInParts(t *testing.T) {
 	t.Parallel()
 	a, b, c := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	s := newSchedule(noTime, 10*time.Second)
-	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute), testPlan(c, time.Minute)}, 1, t0)
+	s := testSchedule(noTime)
+	s.applyFull([]*plan{testPlan(a, time.Minute), testPlan(b, time.Minute), testPlan(c, time.Minute)}, 1, allShards(), t0)
 
 	// Full load 2 (a and b; c was deleted) is applied in two parts; between them a by-id load
 	// (3) finds b deleted.
 	s.upsertFull([]*plan{testPlan(a, 2*time.Minute)}, 2, t0)
 	s.applyByID([]uuid.UUID{b}, nil, 3, t0)
 	s.upsertFull([]*plan{testPlan(b, time.Minute)}, 2, t0)
-	s.finishFull(2)
+	s.finishFull(2, allShards())
 	if _, ok := s.entries[b]; ok {
 		t.Error("the rest of an older full load brought back a check deleted meanwhile")
 	}
@@ -241,5 +267,62 @@ func TestScheduleFullLoadAppliedInParts(t *testing.T) {
 	}
 	if s.Len() != 1 || len(s.q) != 1 {
 		t.Errorf("entries %d, heap %d, want 1", s.Len(), len(s.q))
+	}
+}
+
+// A shard taken over catches up from its previous owner's progress, not the loop's, until its
+// load is in and its catch-up runs are published; a shard given up leaves no entry behind, and
+// only shards the loop's progress covers are reported for recording.
+func TestScheduleShardHandover(t *testing.T) {
+	t.Parallel()
+	s := newSchedule(10 * time.Second)
+	a, b, other := idIn(1), idIn(2), idIn(3)
+	s.handled(t0 + 120_000) // the loop has run a while, owning nothing
+	g := regularGrid(a, 30*time.Second)
+	missed := g.atOrBefore(t0 + 120_000)
+	prev := missed - 1000 // shard 1's previous owner stopped just before a's last point
+
+	s.acquire([]int{1, 2}, map[int]int64{1: prev}, 5) // shard 2: never scheduled
+	s.upsertFull([]*plan{testPlan(a, 30*time.Second), testPlan(b, 30*time.Second), testPlan(other, 30*time.Second)}, 5, t0+120_000)
+	if _, ok := s.entries[other]; ok {
+		t.Fatal("a check of a shard not owned was scheduled")
+	}
+	if e := s.entries[a]; e == nil || e.next != missed {
+		t.Fatalf("a: next %v, want the run its shard's previous owner missed, %d", e, missed)
+	}
+	if e := s.entries[b]; e == nil || e.next < t0+120_000 {
+		t.Fatalf("b of a shard never scheduled: next %v, want a point from now on", e)
+	}
+
+	s.finishFull(4, shard.SetOf(1, 2)) // an older load (a resync started before) finishing
+	s.join()
+	if len(s.joining) != 2 {
+		t.Fatalf("joining %v after an older load: the shards joined before their own load", s.joining)
+	}
+	s.finishFull(5, shard.SetOf(1, 2))
+	if got := s.covered(); len(got) != 0 {
+		t.Fatalf("covered %v before join", got)
+	}
+	s.join()
+	if got := s.covered(); len(got) != 2 || s.progressOf(1) != s.through {
+		t.Fatalf("covered %v after join, progress of 1 %d (through %d)", got, s.progressOf(1), s.through)
+	}
+
+	covered := s.release([]int{1, 7})
+	if len(covered) != 1 || covered[0] != 1 {
+		t.Fatalf("release covered %v, want [1] (7 was never owned)", covered)
+	}
+	if _, ok := s.entries[a]; ok || s.owned.Has(1) || s.Len() != 1 || len(s.q) != 1 {
+		t.Fatalf("after giving shard 1 up: a present %v, owned %v, entries %d, heap %d", ok, s.owned.Has(1), s.Len(), len(s.q))
+	}
+	// A by-id load of a check of the shard given up is ignored.
+	s.applyByID([]uuid.UUID{a}, []*plan{testPlan(a, 30*time.Second)}, 9, t0+121_000)
+	if _, ok := s.entries[a]; ok {
+		t.Fatal("a change brought back a check of a shard given up")
+	}
+	// A shard given up while joining is not covered: its previous owner's progress stands.
+	s.acquire([]int{4}, nil, 10)
+	if covered := s.release([]int{4}); len(covered) != 0 {
+		t.Fatalf("a joining shard given up reported covered: %v", covered)
 	}
 }

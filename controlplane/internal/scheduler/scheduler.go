@@ -12,24 +12,25 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
 // Store is what the scheduler needs from the database.
 type Store interface {
-	// SchedulableChecksPage returns active checks after an id, in id order, resolved for job
-	// building.
-	SchedulableChecksPage(ctx context.Context, after uuid.UUID, limit int) ([]store.SchedCheck, error)
+	// SchedulableChecksPage returns active checks of shards after an id, in id order, resolved
+	// for job building.
+	SchedulableChecksPage(ctx context.Context, shards []int, after uuid.UUID, limit int) ([]store.SchedCheck, error)
 	// SchedulableChecksByID returns those of ids that exist and are active.
 	SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([]store.SchedCheck, error)
-	// SchedulerProgress returns how far runs were handled (false: never recorded).
-	SchedulerProgress(ctx context.Context) (time.Time, bool, error)
-	// SetSchedulerProgress moves the handled-through time forward.
-	SetSchedulerProgress(ctx context.Context, through time.Time) error
+	// ShardProgress returns how far the runs of shards were handled (absent: never recorded).
+	ShardProgress(ctx context.Context, shards []int) (map[int]time.Time, error)
+	// SetShardProgress moves the handled-through time of shards forward.
+	SetShardProgress(ctx context.Context, shards []int, through time.Time) error
 	// RecordSkippedRuns records runs that did not run (shown per check in the API).
 	RecordSkippedRuns(ctx context.Context, runs []store.SkippedRun) (int64, error)
-	// OpenLeaseSession opens the dedicated session that holds the leader lease.
+	// OpenLeaseSession opens the dedicated session that holds the shards' leases.
 	OpenLeaseSession(ctx context.Context, applicationName string, idleTimeout time.Duration) (*store.LeaseSession, error)
 }
 
@@ -46,22 +47,24 @@ type JobGuard interface {
 
 // Config tunes the scheduler. Zero values take the documented defaults.
 type Config struct {
-	// ResyncInterval is how often the leader reloads every active check from the database,
-	// repairing missed change notifications and picking up changed variable values. Default
-	// 60s.
+	// ResyncInterval is how often a replica reloads every active check of its shards from the
+	// database, repairing missed change notifications and picking up changed variable values.
+	// Default 60s.
 	ResyncInterval time.Duration
-	// LeaderRetry is how often a standby tries to take the lease. Default 2s.
-	LeaderRetry time.Duration
-	// LeaderPing is how often the leader proves its lease session alive; it stops scheduling
-	// at the first failure. Default 1s.
-	LeaderPing time.Duration
-	// LeaseTTL is how long PostgreSQL keeps a silent leader's session (idle_session_timeout),
-	// so how long a standby waits at worst when the leader vanishes without closing its
-	// connection. The leader publishes only while its last successful ping is younger than
+	// RetryWait is how long a replica waits before opening a new lease session after one
+	// failed or was lost. Default 2s.
+	RetryWait time.Duration
+	// LeasePing is how often a replica proves its lease session alive — it stops scheduling at
+	// the first failure — and looks at the other replicas to give up or take shards. Default
+	// 1s.
+	LeasePing time.Duration
+	// LeaseTTL is how long PostgreSQL keeps a silent replica's session (idle_session_timeout),
+	// so how long its shards wait at worst for another owner when it vanishes without closing
+	// its connection. A replica publishes only while its last successful ping is younger than
 	// half of it. Default 10s.
 	LeaseTTL time.Duration
-	// FlushInterval is how often the leader records how far it handled runs (one row, the
-	// scheduler's progress). Default 1s.
+	// FlushInterval is how often a replica records how far it handled the runs of its shards
+	// (one statement, the shards' progress). Default 1s.
 	FlushInterval time.Duration
 	// MinConfirmationCadence is the shortest spacing of confirmation runs of VERIFYING and
 	// RECOVERING checks (see confirmCadence). Default 10s.
@@ -80,8 +83,8 @@ func (c *Config) setDefaults() {
 		}
 	}
 	def(&c.ResyncInterval, 60*time.Second)
-	def(&c.LeaderRetry, 2*time.Second)
-	def(&c.LeaderPing, time.Second)
+	def(&c.RetryWait, 2*time.Second)
+	def(&c.LeasePing, time.Second)
 	def(&c.LeaseTTL, 10*time.Second)
 	def(&c.FlushInterval, time.Second)
 	def(&c.MinConfirmationCadence, 10*time.Second)
@@ -112,8 +115,8 @@ type Deps struct {
 	Guard JobGuard
 }
 
-// Scheduler publishes a CheckJob per region for every due run of every active check, on the
-// one replica that holds the leader lease. See the package documentation.
+// Scheduler publishes a CheckJob per region for every due run of the active checks of the
+// shards whose leases it holds. See the package documentation.
 type Scheduler struct {
 	cfg   Config
 	store Store
@@ -127,14 +130,15 @@ type Scheduler struct {
 	skips       skipLog
 
 	seq atomic.Uint64 // load sequence numbers
-	// handled is the loop's schedule.through, for the progress writer.
-	handled    atomic.Int64
-	leading    atomic.Bool
+	// owned is the loop's set of shards, for the reloader, resync and Owned.
+	owned atomic.Pointer[shard.Set]
+	// mark is how far the loop has handled the runs of which shards, for the progress writer.
+	mark       atomic.Pointer[progressMark]
 	flushErrs  *errorLog
 	loadErrLog *errorLog
 }
 
-// New returns a scheduler; Run makes it campaign for the lease and schedule while it leads.
+// New returns a scheduler; Run makes it take its share of the shards and schedule them.
 func New(cfg Config, deps Deps) (*Scheduler, error) {
 	if deps.Store == nil || deps.NATS == nil {
 		return nil, errors.New("scheduler: Store and NATS are required")
@@ -153,27 +157,28 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: register metrics: %w", err)
 	}
-	return &Scheduler{
+	sched := &Scheduler{
 		cfg: cfg, store: deps.Store, nc: deps.NATS, log: deps.Logger, now: deps.Now, m: m, guard: deps.Guard,
 		runsSkipped: deps.RunsSkipped,
 		flushErrs:   &errorLog{log: deps.Logger, every: 10 * time.Second},
 		loadErrLog:  &errorLog{log: deps.Logger, every: 10 * time.Second},
-	}, nil
+	}
+	sched.owned.Store(&shard.Set{})
+	return sched, nil
 }
 
-// IsLeader reports whether this scheduler currently holds the lease and schedules.
-func (s *Scheduler) IsLeader() bool { return s.leading.Load() }
+// Owned returns the shards this scheduler schedules now.
+func (s *Scheduler) Owned() shard.Set { return *s.owned.Load() }
 
-// Run campaigns for the leader lease until ctx ends: while it holds the lease it schedules,
-// and when it loses it (or never gets it) it stands by and tries again. It returns nil when ctx
-// ends; database or NATS trouble is logged and retried, never returned.
+// Run holds a lease session until ctx ends, taking its share of the shards and scheduling
+// them; when the session fails or is lost it opens another. It returns nil when ctx ends;
+// database or NATS trouble is logged and retried, never returned.
 func (s *Scheduler) Run(ctx context.Context) error {
-	s.m.leader.Set(0)
 	for ctx.Err() == nil {
-		if err := s.campaign(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("scheduler lease: retrying", "err", err, "retry_in", s.cfg.LeaderRetry.String())
+		if err := s.session(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("scheduler lease session: retrying", "err", err, "retry_in", s.cfg.RetryWait.String())
 			select {
-			case <-time.After(s.cfg.LeaderRetry):
+			case <-time.After(s.cfg.RetryWait):
 			case <-ctx.Done():
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
@@ -134,9 +135,10 @@ func TestPublishesJobsPerRegion(t *testing.T) {
 
 	t.Run("progress, not a write per run", func(t *testing.T) {
 		checkFor(t, 5*time.Second, 100*time.Millisecond, func() error {
-			through, ok, err := e.st.SchedulerProgress(context.Background())
+			progress, err := e.st.ShardProgress(context.Background(), []int{shard.Of(uptime)})
+			through, ok := progress[shard.Of(uptime)]
 			if err != nil || !ok || time.Since(through) > 3*time.Second {
-				return fmt.Errorf("scheduler progress %v (%v, %v), want within the last seconds", through, ok, err)
+				return fmt.Errorf("the progress of the check's shard %v (%v, %v), want within the last seconds", through, ok, err)
 			}
 			return nil
 		})
@@ -180,8 +182,8 @@ func TestChangeFeed(t *testing.T) {
 	got := e.consume(t)
 	s, _, _ := e.startScheduler(t, Config{MinConfirmationCadence: time.Second}, "a")
 	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
-		if !s.IsLeader() {
-			return fmt.Errorf("not leading yet")
+		if owned := s.Owned(); owned.Len() != shard.Count {
+			return fmt.Errorf("%d shards owned, want all", owned.Len())
 		}
 		return atLeast(2, "jobs of the 1s check", len(got.of(gone)))
 	})

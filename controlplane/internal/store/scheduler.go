@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/controlplane/internal/store/dbsqlc"
 	"github.com/vantagehq/vantage/pkg/check"
 )
@@ -41,12 +42,13 @@ type SchedCheck struct {
 	Env map[string]string
 }
 
-// SchedulableChecksPage returns up to limit active checks of every organization with ids
-// greater than after (uuid.Nil for the first page), in id order, resolved: the scheduler reads
-// every check page by page so that a reload of many checks never holds one long query, nor all
-// rows at once.
-func (s *Store) SchedulableChecksPage(ctx context.Context, after uuid.UUID, limit int) ([]SchedCheck, error) {
-	rows, err := s.q.SchedulableChecksPage(ctx, dbsqlc.SchedulableChecksPageParams{After: after, PageLimit: int64(limit)})
+// SchedulableChecksPage returns up to limit active checks of every organization in the given
+// shards (shard.Of) with ids greater than after (uuid.Nil for the first page), in id order,
+// resolved: the scheduler reads its shards' checks page by page so that a reload of many checks
+// never holds one long query, nor all rows at once.
+func (s *Store) SchedulableChecksPage(ctx context.Context, shards []int, after uuid.UUID, limit int) ([]SchedCheck, error) {
+	rows, err := s.q.SchedulableChecksPage(ctx, dbsqlc.SchedulableChecksPageParams{
+		After: after, Shards: int32s(shards), PageLimit: int64(limit)})
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -181,59 +183,77 @@ func resolveCheckVars(c *SchedCheck, vals map[varKey]ResolvedVar) {
 	}
 }
 
-// SchedulerProgress returns how far the leading scheduler has handled its runs (every run due
-// at or before it was published or skipped), false when no scheduler has recorded any.
-func (s *Store) SchedulerProgress(ctx context.Context) (time.Time, bool, error) {
-	rows, err := s.q.SchedulerProgress(ctx)
-	if err != nil || len(rows) == 0 {
-		return time.Time{}, false, translate(err)
+// ShardProgress returns how far the runs of each of shards were handled (every run due at or
+// before it was published or skipped); a shard never scheduled is absent.
+func (s *Store) ShardProgress(ctx context.Context, shards []int) (map[int]time.Time, error) {
+	rows, err := s.q.ShardProgress(ctx, int32s(shards))
+	if err != nil {
+		return nil, translate(err)
 	}
-	return rows[0], true, nil
+	out := make(map[int]time.Time, len(rows))
+	for _, r := range rows {
+		out[int(r.Shard)] = r.HandledThrough
+	}
+	return out, nil
 }
 
-// SetSchedulerProgress moves the scheduler's progress forward to through (never back).
-func (s *Store) SetSchedulerProgress(ctx context.Context, through time.Time) error {
-	return translate(s.q.SetSchedulerProgress(ctx, through))
+// SetShardProgress moves the progress of shards forward to through (never back).
+func (s *Store) SetShardProgress(ctx context.Context, shards []int, through time.Time) error {
+	return translate(s.q.SetShardProgress(ctx, dbsqlc.SetShardProgressParams{Shards: int32s(shards), HandledThrough: through}))
 }
 
-// progressTTL is how long the store reuses the scheduler's progress it read for deriving
+func int32s(ks []int) []int32 {
+	out := make([]int32, len(ks))
+	for i, k := range ks {
+		out[i] = int32(k) //nolint:gosec // shard numbers are below shard.Count
+	}
+	return out
+}
+
+// progressTTL is how long the store reuses the shards' progress it read for deriving
 // last_queued: one read per second at most, whatever the request rate.
 const progressTTL = time.Second
 
-// cachedProgress is the scheduler's progress as last read.
+// cachedProgress is the shards' progress as last read.
 type cachedProgress struct {
 	mu      sync.Mutex
 	at      time.Time // when it was read (zero: never)
-	through *time.Time
+	through map[int]time.Time
 }
 
-// schedulerProgress returns the scheduler's progress, read at most once per progressTTL; nil
-// when none is recorded or it cannot be read now (last_queued then falls back to the column).
-func (s *Store) schedulerProgress(ctx context.Context) *time.Time {
+// schedulerProgress returns the progress of every shard, read at most once per progressTTL;
+// nil when none is recorded or it cannot be read now (last_queued then falls back to the
+// column).
+func (s *Store) schedulerProgress(ctx context.Context) map[int]time.Time {
 	c := &s.progress
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.at.IsZero() && time.Since(c.at) < progressTTL {
 		return c.through
 	}
-	t, ok, err := s.SchedulerProgress(ctx)
-	if err != nil || !ok {
-		return c.through // none yet is read again next time: the first leader records it soon
+	rows, err := s.q.AllShardProgress(ctx)
+	if err != nil || len(rows) == 0 {
+		return c.through // none yet is read again next time: the first owners record it soon
 	}
-	c.at, c.through = time.Now(), &t
+	through := make(map[int]time.Time, len(rows))
+	for _, r := range rows {
+		through[int(r.Shard)] = r.HandledThrough
+	}
+	c.at, c.through = time.Now(), through
 	return c.through
 }
 
 // lastQueued is when a check's newest run was queued as far as the database knows: the newest
-// due time of its regular schedule that the scheduler has handled (progress, not older than
-// the check), or the last_queued column that versions before migration 0014 wrote per run when that is
-// newer or no progress is recorded. Confirmation runs between the regular ones are not
-// reflected; a paused check shows the column.
-func lastQueued(id uuid.UUID, interval time.Duration, paused bool, createdAt time.Time, column, progress *time.Time) *time.Time {
-	if progress == nil || paused {
+// due time of its regular schedule that the scheduler has handled (its shard's progress, not
+// older than the check), or the last_queued column that versions before migration 0014 wrote
+// per run when that is newer or no progress is recorded. Confirmation runs between the regular
+// ones are not reflected; a paused check shows the column.
+func lastQueued(id uuid.UUID, interval time.Duration, paused bool, createdAt time.Time, column *time.Time, progress map[int]time.Time) *time.Time {
+	through, ok := progress[shard.Of(id)]
+	if !ok || paused {
 		return column
 	}
-	due, ok := rungrid.LastDue(id, interval, createdAt, *progress)
+	due, ok := rungrid.LastDue(id, interval, createdAt, through)
 	if !ok || column != nil && column.After(due) {
 		return column
 	}

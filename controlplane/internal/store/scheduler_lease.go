@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -12,9 +13,9 @@ import (
 )
 
 // LeaseSession is one dedicated PostgreSQL session, opened outside the pool, on which a
-// component holds a session-level advisory lock as a lease (the scheduler's leadership). The
-// lock lives exactly as long as the session: it is released when the holder unlocks, closes
-// the session, dies, or goes silent for longer than the session's idle timeout, after which
+// component holds session-level advisory locks as leases (the scheduler's shards). A lock
+// lives at most as long as the session: it is released when the holder unlocks, closes the
+// session, dies, or goes silent for longer than the session's idle timeout, after which
 // PostgreSQL ends the session itself. It is not safe for concurrent use.
 type LeaseSession struct {
 	conn *pgx.Conn
@@ -55,11 +56,32 @@ func (l *LeaseSession) TryLock(ctx context.Context, key int64) (bool, error) {
 	return ok, translate(err)
 }
 
-// Holds reports whether this session holds the advisory lock key: one round trip that also
-// proves the session is alive and resets its idle timeout.
-func (l *LeaseSession) Holds(ctx context.Context, key int64) (bool, error) {
-	ok, err := l.q.HoldsAdvisoryLock(ctx, key)
-	return ok, translate(err)
+// ClassLocks returns the advisory locks of one class held in this database — keys whose upper
+// 32 bits are class — as their lower 32 bits: those this session holds (mine) and those other
+// sessions hold (others), in ascending order. It is one round trip that also proves the session
+// alive and resets its idle timeout.
+func (l *LeaseSession) ClassLocks(ctx context.Context, class uint32) (mine, others []int64, err error) {
+	rows, err := l.q.ClassLocks(ctx, int64(class))
+	if err != nil {
+		return nil, nil, translate(err)
+	}
+	for _, r := range rows {
+		if r.Mine {
+			mine = append(mine, r.Low)
+		} else {
+			others = append(others, r.Low)
+		}
+	}
+	slices.Sort(mine)
+	slices.Sort(others)
+	return mine, others, nil
+}
+
+// CountSessions counts the sessions of this database named applicationName (pg_stat_activity),
+// this one included when it bears the name: how many lease holders are live.
+func (l *LeaseSession) CountSessions(ctx context.Context, applicationName string) (int, error) {
+	n, err := l.q.CountSessions(ctx, applicationName)
+	return int(n), translate(err)
 }
 
 // Unlock releases the advisory lock key.

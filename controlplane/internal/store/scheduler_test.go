@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 	"github.com/vantagehq/vantage/pkg/check"
@@ -85,7 +86,7 @@ func TestSchedulableChecksResolveVariablesInTheCheckScope(t *testing.T) {
 
 	var all []store.SchedCheck
 	for after := uuid.Nil; ; {
-		page, err := st.SchedulableChecksPage(ctx, after, 3)
+		page, err := st.SchedulableChecksPage(ctx, allShards(), after, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,13 +143,57 @@ func TestSchedulableChecksResolveVariablesInTheCheckScope(t *testing.T) {
 	}
 }
 
-// The scheduler's progress only moves forward, and last_queued of a check is derived from it
-// and the check's schedule — without a write per run.
-func TestSchedulerProgressDerivesLastQueued(t *testing.T) {
+func allShards() []int {
+	out := make([]int, shard.Count)
+	for k := range out {
+		out[k] = k
+	}
+	return out
+}
+
+// A page of some shards holds exactly the checks whose shard.Of is among them: the SQL
+// computes the same hash as Go.
+func TestSchedulableChecksOfShards(t *testing.T) {
+	t.Parallel()
+	st, _, org := schedSetup(t)
+	ctx := context.Background()
+	byShard := map[int][]uuid.UUID{}
+	for range 40 {
+		id := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+		byShard[shard.Of(id)] = append(byShard[shard.Of(id)], id)
+	}
+	var some []int
+	want := map[uuid.UUID]bool{}
+	for k, ids := range byShard {
+		if len(some) < len(byShard)/2 {
+			some = append(some, k)
+			for _, id := range ids {
+				want[id] = true
+			}
+		}
+	}
+	page, err := st.SchedulableChecksPage(ctx, some, uuid.Nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != len(want) {
+		t.Fatalf("%d checks in shards %v, want %d", len(page), some, len(want))
+	}
+	for _, c := range page {
+		if !want[c.ID] {
+			t.Errorf("check %s of shard %d loaded for shards %v", c.ID, shard.Of(c.ID), some)
+		}
+	}
+}
+
+// The shards' progress only moves forward, and last_queued of a check is derived from its
+// shard's progress and the check's schedule — without a write per run.
+func TestShardProgressDerivesLastQueued(t *testing.T) {
 	t.Parallel()
 	st, _, org := schedSetup(t)
 	ctx := context.Background()
 	a := schedInsertCheck(t, st, org, nil, "UPTIME", false, "", nil, nil)
+	k := shard.Of(a)
 	before, err := st.GetCheck(ctx, org, a, false)
 	if err != nil {
 		t.Fatal(err)
@@ -157,14 +202,19 @@ func TestSchedulerProgressDerivesLastQueued(t *testing.T) {
 		t.Fatalf("last_queued %v before any progress, want null", before.LastQueued)
 	}
 	t2 := before.CreatedAt.Add(time.Hour)
-	if err := st.SetSchedulerProgress(ctx, t2); err != nil {
+	other := (k + 1) % shard.Count
+	if err := st.SetShardProgress(ctx, []int{other}, t2.Add(time.Hour)); err != nil { // another shard, further on
 		t.Fatal(err)
 	}
-	if err := st.SetSchedulerProgress(ctx, t2.Add(-time.Minute)); err != nil { // a deposed leader, late
+	if err := st.SetShardProgress(ctx, []int{k, other}, t2); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := st.SchedulerProgress(ctx); err != nil || !ok || !got.Equal(t2) {
-		t.Fatalf("progress %v (%v, %v), want %v", got, ok, err, t2)
+	if err := st.SetShardProgress(ctx, []int{k}, t2.Add(-time.Minute)); err != nil { // a former owner, late
+		t.Fatal(err)
+	}
+	got, err := st.ShardProgress(ctx, []int{k, other, (k + 2) % shard.Count})
+	if err != nil || len(got) != 2 || !got[k].Equal(t2) || !got[other].Equal(t2.Add(time.Hour)) {
+		t.Fatalf("progress %v (%v), want %d at %v and %d at %v, and no third", got, err, k, t2, other, t2.Add(time.Hour))
 	}
 	c, err := st.GetCheck(ctx, org, a, false)
 	if err != nil {
@@ -172,11 +222,72 @@ func TestSchedulerProgressDerivesLastQueued(t *testing.T) {
 	}
 	want, _ := rungrid.LastDue(a, time.Duration(c.Spec.TestInterval)*time.Second, c.CreatedAt, t2)
 	if c.LastQueued == nil || !c.LastQueued.Equal(want) || want.After(t2) || t2.Sub(want) >= time.Duration(c.Spec.TestInterval)*time.Second {
-		t.Fatalf("last_queued %v, want the newest due time %v at or before the progress %v", c.LastQueued, want, t2)
+		t.Fatalf("last_queued %v, want the newest due time %v at or before its shard's progress %v", c.LastQueued, want, t2)
 	}
 	list, _, err := st.ListChecks(ctx, org, store.CheckFilter{}, 10, 0)
 	if err != nil || len(list) != 1 || list[0].LastQueued == nil || !list[0].LastQueued.Equal(want) {
 		t.Fatalf("listed last_queued %+v (%v), want %v", list, err, want)
+	}
+}
+
+// A session sees which locks of a class it holds and which others hold, and counts the
+// sessions of a name.
+func TestLeaseSessionSeesTheLocksOfAClass(t *testing.T) {
+	t.Parallel()
+	st, _, _ := schedSetup(t)
+	ctx := context.Background()
+	const class = 0x7465_7374
+	key := func(low int64) int64 { return class<<32 | low }
+	a, err := st.OpenLeaseSession(ctx, "test-lease", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(ctx)
+	b, err := st.OpenLeaseSession(ctx, "test-lease", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(ctx)
+	for _, low := range []int64{7, 3} {
+		if ok, err := a.TryLock(ctx, key(low)); !ok || err != nil {
+			t.Fatalf("a lock %d: %v %v", low, ok, err)
+		}
+	}
+	if ok, err := b.TryLock(ctx, key(5)); !ok || err != nil {
+		t.Fatalf("b lock: %v %v", ok, err)
+	}
+	if ok, err := b.TryLock(ctx, 99); !ok || err != nil { // another class
+		t.Fatalf("b lock: %v %v", ok, err)
+	}
+	mine, others, err := a.ClassLocks(ctx, class)
+	if err != nil || !slices.Equal(mine, []int64{3, 7}) || !slices.Equal(others, []int64{5}) {
+		t.Fatalf("a sees mine %v others %v (%v), want [3 7] and [5]", mine, others, err)
+	}
+	if err := a.Unlock(ctx, key(7)); err != nil {
+		t.Fatal(err)
+	}
+	if mine, _, err := a.ClassLocks(ctx, class); err != nil || !slices.Equal(mine, []int64{3}) {
+		t.Fatalf("after unlocking 7, a holds %v (%v)", mine, err)
+	}
+	if n, err := a.CountSessions(ctx, "test-lease"); n != 2 || err != nil {
+		t.Fatalf("sessions named test-lease: %d (%v), want 2", n, err)
+	}
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkSessions := func() int {
+		n, err := a.CountSessions(ctx, "test-lease")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for checkSessions() != 1 { // the server ends the backend just after the client leaves
+		if time.Now().After(deadline) {
+			t.Fatalf("sessions named test-lease after b closed: %d, want 1", checkSessions())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -198,8 +309,8 @@ func TestLeaseSessionIsReleasedWhenItsHolderGoesSilent(t *testing.T) {
 	if ok, err := a.TryLock(ctx, key); !ok || err != nil {
 		t.Fatalf("a: %v %v", ok, err)
 	}
-	if held, err := a.Holds(ctx, key); !held || err != nil {
-		t.Fatalf("a holds: %v %v", held, err)
+	if mine, _, err := a.ClassLocks(ctx, 0); !slices.Equal(mine, []int64{key}) || err != nil {
+		t.Fatalf("a holds: %v %v", mine, err)
 	}
 	if ok, err := b.TryLock(ctx, key); ok || err != nil {
 		t.Fatalf("b took a held lock: %v %v", ok, err)
@@ -208,7 +319,7 @@ func TestLeaseSessionIsReleasedWhenItsHolderGoesSilent(t *testing.T) {
 	if ok, err := b.TryLock(ctx, key); !ok || err != nil {
 		t.Fatalf("b could not take the lease of a silent holder: %v %v", ok, err)
 	}
-	if _, err := a.Holds(ctx, key); err == nil {
+	if _, _, err := a.ClassLocks(ctx, 0); err == nil {
 		t.Error("the silent holder's session still answers")
 	}
 }

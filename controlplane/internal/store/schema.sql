@@ -604,6 +604,12 @@ CREATE TABLE public.scheduler_progress (
     CONSTRAINT scheduler_progress_singleton_check CHECK (singleton)
 );
 
+CREATE TABLE public.scheduler_shard_progress (
+    shard smallint NOT NULL,
+    handled_through timestamp with time zone NOT NULL,
+    CONSTRAINT scheduler_shard_progress_shard_check CHECK (((shard >= 0) AND (shard <= 255)))
+);
+
 CREATE TABLE public.secret_key_fingerprint (
     singleton boolean DEFAULT true NOT NULL,
     fingerprint text NOT NULL,
@@ -970,6 +976,9 @@ ALTER TABLE ONLY public.region_unhealthy_periods
 
 ALTER TABLE ONLY public.scheduler_progress
     ADD CONSTRAINT scheduler_progress_pkey PRIMARY KEY (singleton);
+
+ALTER TABLE ONLY public.scheduler_shard_progress
+    ADD CONSTRAINT scheduler_shard_progress_pkey PRIMARY KEY (shard);
 
 ALTER TABLE ONLY public.secret_key_fingerprint
     ADD CONSTRAINT secret_key_fingerprint_pkey PRIMARY KEY (singleton);

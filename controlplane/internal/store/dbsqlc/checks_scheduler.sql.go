@@ -12,6 +12,35 @@ import (
 	"github.com/google/uuid"
 )
 
+const allShardProgress = `-- name: AllShardProgress :many
+SELECT shard::int AS shard, handled_through FROM scheduler_shard_progress
+`
+
+type AllShardProgressRow struct {
+	Shard          int32
+	HandledThrough time.Time
+}
+
+func (q *Queries) AllShardProgress(ctx context.Context) ([]AllShardProgressRow, error) {
+	rows, err := q.db.Query(ctx, allShardProgress)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AllShardProgressRow{}
+	for rows.Next() {
+		var i AllShardProgressRow
+		if err := rows.Scan(&i.Shard, &i.HandledThrough); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const schedulableChecksByID = `-- name: SchedulableChecksByID :many
 SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on, checks.degraded_response_time_ms FROM checks WHERE NOT paused AND id = ANY($1::uuid[])
 `
@@ -74,11 +103,14 @@ func (q *Queries) SchedulableChecksByID(ctx context.Context, ids []uuid.UUID) ([
 
 const schedulableChecksPage = `-- name: SchedulableChecksPage :many
 
-SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on, checks.degraded_response_time_ms FROM checks WHERE NOT paused AND id > $1 ORDER BY id LIMIT $2::bigint
+SELECT checks.id, checks.org_id, checks.project_id, checks.kind, checks.name, checks.state, checks.state_changed_at, checks.paused, checks.muted, checks.last_queued, checks.test_interval, checks.timeout_ms, checks.test_regions, checks.alert_priority, checks.confirmation_period_seconds, checks.recovery_period_seconds, checks.reminder_alert_interval_minutes, checks.alerts, checks.auth_password_enc, checks.created_at, checks.updated_at, checks.failing_since, checks.passing_since, checks.last_alert_at, checks.down_alerted, checks.current_incident_id, checks.spec, checks.url, checks.region_quorum, checks.depends_on, checks.degraded_response_time_ms FROM checks
+WHERE NOT paused AND id > $1 AND get_byte(sha256(uuid_send(id)), 0) = ANY($2::int[])
+ORDER BY id LIMIT $3::bigint
 `
 
 type SchedulableChecksPageParams struct {
 	After     uuid.UUID
+	Shards    []int32
 	PageLimit int64
 }
 
@@ -89,8 +121,9 @@ type SchedulableChecksPageRow struct {
 // The scheduler's queries: the one place where the store reads across organizations (the
 // scheduler serves every tenant at once). They never return a row to a tenant; each row
 // carries its org_id.
+// A page of the active checks of some shards (shard.Of, computed here as in Go).
 func (q *Queries) SchedulableChecksPage(ctx context.Context, arg SchedulableChecksPageParams) ([]SchedulableChecksPageRow, error) {
-	rows, err := q.db.Query(ctx, schedulableChecksPage, arg.After, arg.PageLimit)
+	rows, err := q.db.Query(ctx, schedulableChecksPage, arg.After, arg.Shards, arg.PageLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -141,39 +174,52 @@ func (q *Queries) SchedulableChecksPage(ctx context.Context, arg SchedulableChec
 	return items, nil
 }
 
-const schedulerProgress = `-- name: SchedulerProgress :many
-SELECT handled_through FROM scheduler_progress
+const setShardProgress = `-- name: SetShardProgress :exec
+INSERT INTO scheduler_shard_progress AS p (shard, handled_through)
+SELECT s::smallint, $1::timestamptz FROM unnest($2::int[]) AS s
+ON CONFLICT (shard) DO UPDATE SET handled_through = GREATEST(p.handled_through, EXCLUDED.handled_through)
 `
 
-func (q *Queries) SchedulerProgress(ctx context.Context) ([]time.Time, error) {
-	rows, err := q.db.Query(ctx, schedulerProgress)
+type SetShardProgressParams struct {
+	HandledThrough time.Time
+	Shards         []int32
+}
+
+// Moves the shards' progress forward (never back: a former owner's late write loses).
+func (q *Queries) SetShardProgress(ctx context.Context, arg SetShardProgressParams) error {
+	_, err := q.db.Exec(ctx, setShardProgress, arg.HandledThrough, arg.Shards)
+	return err
+}
+
+const shardProgress = `-- name: ShardProgress :many
+SELECT shard::int AS shard, handled_through FROM scheduler_shard_progress
+WHERE shard = ANY($1::int[])
+`
+
+type ShardProgressRow struct {
+	Shard          int32
+	HandledThrough time.Time
+}
+
+// How far the shards' runs were handled; a shard without a row has never been scheduled.
+func (q *Queries) ShardProgress(ctx context.Context, shards []int32) ([]ShardProgressRow, error) {
+	rows, err := q.db.Query(ctx, shardProgress, shards)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []time.Time{}
+	items := []ShardProgressRow{}
 	for rows.Next() {
-		var handled_through time.Time
-		if err := rows.Scan(&handled_through); err != nil {
+		var i ShardProgressRow
+		if err := rows.Scan(&i.Shard, &i.HandledThrough); err != nil {
 			return nil, err
 		}
-		items = append(items, handled_through)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	return items, nil
-}
-
-const setSchedulerProgress = `-- name: SetSchedulerProgress :exec
-INSERT INTO scheduler_progress (singleton, handled_through) VALUES (true, $1)
-ON CONFLICT (singleton) DO UPDATE SET handled_through = GREATEST(scheduler_progress.handled_through, EXCLUDED.handled_through)
-`
-
-// Moves the scheduler's progress forward (never back: a deposed leader's late write loses).
-func (q *Queries) SetSchedulerProgress(ctx context.Context, handledThrough time.Time) error {
-	_, err := q.db.Exec(ctx, setSchedulerProgress, handledThrough)
-	return err
 }
 
 const variablesInScopes = `-- name: VariablesInScopes :many

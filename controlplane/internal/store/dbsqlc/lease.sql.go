@@ -18,6 +18,40 @@ func (q *Queries) AdvisoryUnlock(ctx context.Context, key int64) error {
 	return err
 }
 
+const classLocks = `-- name: ClassLocks :many
+SELECT objid::bigint AS low, (pid = pg_backend_pid())::boolean AS mine FROM pg_catalog.pg_locks
+WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid = ($1::bigint)::oid
+  AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+`
+
+type ClassLocksRow struct {
+	Low  int64
+	Mine bool
+}
+
+// The granted advisory locks of one class (the keys' upper 32 bits) in this database: their
+// lower 32 bits, and whether this session holds them. One round trip that also proves the
+// session is alive and resets its idle timeout.
+func (q *Queries) ClassLocks(ctx context.Context, class int64) ([]ClassLocksRow, error) {
+	rows, err := q.db.Query(ctx, classLocks, class)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClassLocksRow{}
+	for rows.Next() {
+		var i ClassLocksRow
+		if err := rows.Scan(&i.Low, &i.Mine); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const configureLeaseSession = `-- name: ConfigureLeaseSession :exec
 
 SELECT set_config('idle_session_timeout', $1::text, false),
@@ -32,7 +66,7 @@ type ConfigureLeaseSessionParams struct {
 	KeepaliveCount       string
 }
 
-// The scheduler's leadership lease: a session-level advisory lock on a dedicated session
+// The scheduler's shard leases: session-level advisory locks on a dedicated session
 // (scheduler_lease.go).
 // The server ends a session that has sent nothing for idle_session_timeout, and notices a
 // vanished peer through TCP keepalives in about the same time.
@@ -41,18 +75,17 @@ func (q *Queries) ConfigureLeaseSession(ctx context.Context, arg ConfigureLeaseS
 	return err
 }
 
-const holdsAdvisoryLock = `-- name: HoldsAdvisoryLock :one
-SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks
-    WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
-      AND classid = ($1::bigint >> 32)::oid AND objid = ($1::bigint & 4294967295)::oid AND objsubid = 1) AS held
+const countSessions = `-- name: CountSessions :one
+SELECT count(*) FROM pg_catalog.pg_stat_activity
+WHERE datname = current_database() AND application_name = $1::text
 `
 
-// One round trip that also proves the session is alive and resets its idle timeout.
-func (q *Queries) HoldsAdvisoryLock(ctx context.Context, key int64) (bool, error) {
-	row := q.db.QueryRow(ctx, holdsAdvisoryLock, key)
-	var held bool
-	err := row.Scan(&held)
-	return held, err
+// The sessions of this database named application_name: the live lease sessions.
+func (q *Queries) CountSessions(ctx context.Context, applicationName string) (int64, error) {
+	row := q.db.QueryRow(ctx, countSessions, applicationName)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const tryAdvisoryLock = `-- name: TryAdvisoryLock :one

@@ -524,6 +524,11 @@ type SchedulerProgress struct {
 	HandledThrough time.Time
 }
 
+type SchedulerShardProgress struct {
+	Shard          int16
+	HandledThrough time.Time
+}
+
 type SecretKeyFingerprint struct {
 	Singleton   bool
 	Fingerprint string

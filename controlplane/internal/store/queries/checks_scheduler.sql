@@ -3,7 +3,10 @@
 -- carries its org_id.
 
 -- name: SchedulableChecksPage :many
-SELECT sqlc.embed(checks) FROM checks WHERE NOT paused AND id > @after ORDER BY id LIMIT @page_limit::bigint;
+-- A page of the active checks of some shards (shard.Of, computed here as in Go).
+SELECT sqlc.embed(checks) FROM checks
+WHERE NOT paused AND id > @after AND get_byte(sha256(uuid_send(id)), 0) = ANY(@shards::int[])
+ORDER BY id LIMIT @page_limit::bigint;
 
 -- name: SchedulableChecksByID :many
 SELECT sqlc.embed(checks) FROM checks WHERE NOT paused AND id = ANY(@ids::uuid[]);
@@ -18,10 +21,16 @@ JOIN (SELECT unnest(@org_ids::uuid[]) AS org_id, unnest(@project_ids::uuid[]) AS
   ON e.org_id = w.org_id AND e.name = w.name
  AND e.project_id IS NOT DISTINCT FROM nullif(w.project_id, '00000000-0000-0000-0000-000000000000'::uuid);
 
--- name: SchedulerProgress :many
-SELECT handled_through FROM scheduler_progress;
+-- name: ShardProgress :many
+-- How far the shards' runs were handled; a shard without a row has never been scheduled.
+SELECT shard::int AS shard, handled_through FROM scheduler_shard_progress
+WHERE shard = ANY(@shards::int[]);
 
--- name: SetSchedulerProgress :exec
--- Moves the scheduler's progress forward (never back: a deposed leader's late write loses).
-INSERT INTO scheduler_progress (singleton, handled_through) VALUES (true, @handled_through)
-ON CONFLICT (singleton) DO UPDATE SET handled_through = GREATEST(scheduler_progress.handled_through, EXCLUDED.handled_through);
+-- name: AllShardProgress :many
+SELECT shard::int AS shard, handled_through FROM scheduler_shard_progress;
+
+-- name: SetShardProgress :exec
+-- Moves the shards' progress forward (never back: a former owner's late write loses).
+INSERT INTO scheduler_shard_progress AS p (shard, handled_through)
+SELECT s::smallint, @handled_through::timestamptz FROM unnest(@shards::int[]) AS s
+ON CONFLICT (shard) DO UPDATE SET handled_through = GREATEST(p.handled_through, EXCLUDED.handled_through);

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // leaderTestInterval is long enough that the runs a hand-over misses are fewer than one per
-// check, so the catch-up republishes all of them and each check's runs stay contiguous.
+// check, so the catch-up publishes all of them and each check's runs stay contiguous.
 const leaderTestInterval = 4
 
 func addLeaderTestChecks(t *testing.T, e *env, n int) []uuid.UUID {
@@ -48,104 +50,115 @@ func assertContiguousRuns(t *testing.T, got *jobs, ids []uuid.UUID) {
 	}
 }
 
-func TestOnlyTheLeaderPublishesAndAStandbyTakesOver(t *testing.T) {
+// shared checks that the schedulers own every shard between them, each at most once and none
+// above its share.
+func shared(scheds ...*Scheduler) error {
+	var all shard.Set
+	total := 0
+	for i, s := range scheds {
+		owned := s.Owned()
+		n := owned.Len()
+		if n > shard.Target(len(scheds)) {
+			return fmt.Errorf("scheduler %d owns %d shards, above its share %d", i, n, shard.Target(len(scheds)))
+		}
+		for _, k := range owned.List() {
+			if all.Has(k) {
+				return fmt.Errorf("shard %d owned twice", k)
+			}
+			all.Add(k)
+		}
+		total += n
+	}
+	if total != shard.Count {
+		return fmt.Errorf("%d of %d shards owned", total, shard.Count)
+	}
+	return nil
+}
+
+// Three replicas share the shards, each publishing its own; when one stops, the others take
+// its shards within 5s, and every check's runs stay exactly once each and without a gap —
+// through the hand-overs of the start (the first replica takes every shard, then gives the
+// newcomers their share) and of the stop.
+func TestReplicasShareTheShardsAndTakeOverAStoppedOnesShards(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	ids := addLeaderTestChecks(t, e, 20)
+	ids := addLeaderTestChecks(t, e, 60)
 	got := e.consume(t)
 
 	a, regA, stopA := e.startScheduler(t, Config{}, "a")
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
-		if !a.IsLeader() {
-			return fmt.Errorf("a is not leading")
-		}
-		return nil
-	})
 	b, regB, _ := e.startScheduler(t, Config{}, "b")
+	c, regC, _ := e.startScheduler(t, Config{}, "c")
+	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error { return shared(a, b, c) })
+	before := [3]float64{published(regA), published(regB), published(regC)}
 	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
-		return atLeast(2*len(ids)*2, "jobs", len(got.snapshot()))
-	})
-	if b.IsLeader() || published(regB) != 0 {
-		t.Fatalf("standby b: leader %v, published %v; want only a to publish", b.IsLeader(), published(regB))
-	}
-	if published(regA) == 0 {
-		t.Fatal("leader a published nothing")
-	}
-
-	stopA() // the leader's context ends
-	stopped := time.Now()
-	checkFor(t, 5*time.Second, 20*time.Millisecond, func() error {
-		if !b.IsLeader() {
-			return fmt.Errorf("b has not taken over")
+		for i, reg := range []*prometheus.Registry{regA, regB, regC} {
+			if published(reg) <= before[i] {
+				return fmt.Errorf("scheduler %d has published nothing since the shards were shared", i)
+			}
 		}
 		return nil
 	})
-	took := time.Since(stopped)
-	t.Logf("b took over %v after a stopped", took)
-	if took > 3*time.Second {
-		t.Errorf("take-over took %v, want within the 2s standby retry", took)
+	stopA() // a's context ends: it records its progress and closes its session
+	stopped := time.Now()
+	checkFor(t, 5*time.Second, 20*time.Millisecond, func() error { return shared(b, c) })
+	t.Logf("b and c own every shard %v after a stopped", time.Since(stopped))
+	if n := a.Owned(); n.Len() != 0 {
+		t.Errorf("a still claims %d shards after it stopped", n.Len())
 	}
-	before := published(regB)
+	n := len(got.snapshot())
 	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
-		return atLeast(int(before)+2*len(ids)*2, "jobs published by b", int(published(regB)))
+		return atLeast(n+2*len(ids)*2, "jobs after the hand-over", len(got.snapshot()))
 	})
-	if a.IsLeader() {
-		t.Error("a still claims to lead after it stopped")
-	}
 	time.Sleep(500 * time.Millisecond) // deliveries in flight
 	assertContiguousRuns(t, got, ids)
 }
 
-func TestLeaderStepsDownWhenItsSessionDies(t *testing.T) {
+// A replica whose lease session is killed from the server side (a database fail-over, a
+// network cut) stops publishing; the others take its shards within 5s, and it takes its share
+// back with a new session — no run lost, none delivered twice.
+func TestAKilledSessionsShardsMove(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	ids := addLeaderTestChecks(t, e, 10)
+	ids := addLeaderTestChecks(t, e, 30)
 	got := e.consume(t)
 	a, _, _ := e.startScheduler(t, Config{}, "a")
 	b, _, _ := e.startScheduler(t, Config{}, "b")
-	var leader, standby *Scheduler
 	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
-		switch {
-		case a.IsLeader() && b.IsLeader():
-			t.Fatal("both schedulers lead")
-		case a.IsLeader():
-			leader, standby = a, b
-		case b.IsLeader():
-			leader, standby = b, a
-		default:
-			return fmt.Errorf("nobody leads yet")
+		if err := shared(a, b); err != nil {
+			return err
 		}
 		return atLeast(len(ids)*2, "jobs", len(got.snapshot()))
 	})
+	victim := a.Owned()
 
-	// Kill the leader's lease session from the server side, as a database fail-over or a
-	// network cut would.
+	// Kill the session holding shard lease victim's first shard.
 	var pid int
 	err := e.st.Pool().QueryRow(context.Background(), `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
 		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-		AND classid = ($1::bigint >> 32)::oid AND objid = ($1::bigint & 4294967295)::oid`, LeaseLockKey).Scan(&pid)
+		AND classid = $1::bigint::oid AND objid = $2::bigint::oid`, int64(ShardLockClass), victim.List()[0]).Scan(&pid)
 	if err != nil {
 		t.Fatalf("find the lease holder: %v", err)
 	}
 	e.exec(t, `SELECT pg_terminate_backend($1)`, pid)
 	killed := time.Now()
 	checkFor(t, 3*time.Second, 10*time.Millisecond, func() error {
-		if leader.IsLeader() {
-			return fmt.Errorf("the leader still leads after its session was killed")
+		if n := a.Owned(); n.Len() != 0 {
+			return fmt.Errorf("a still schedules %d shards after its session was killed", n.Len())
 		}
 		return nil
 	})
-	t.Logf("old leader stepped down %v after its session died", time.Since(killed))
-	checkFor(t, 6*time.Second, 20*time.Millisecond, func() error {
-		if !leader.IsLeader() && !standby.IsLeader() {
-			return fmt.Errorf("nobody leads")
-		}
-		if leader.IsLeader() && standby.IsLeader() {
-			t.Fatal("both schedulers lead")
+	t.Logf("a stopped %v after its session died", time.Since(killed))
+	checkFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+		owned := b.Owned()
+		for _, k := range victim.List() {
+			if !owned.Has(k) && !a.Owned().Has(k) {
+				return fmt.Errorf("shard %d of the killed session has no owner", k)
+			}
 		}
 		return nil
 	})
-	t.Logf("a scheduler leads again %v after the session died", time.Since(killed))
+	t.Logf("a's shards owned again %v after its session died", time.Since(killed))
+	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error { return shared(a, b) })
 	n := len(got.snapshot())
 	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
 		return atLeast(n+2*len(ids)*2, "jobs after the hand-over", len(got.snapshot()))
@@ -154,8 +167,8 @@ func TestLeaderStepsDownWhenItsSessionDies(t *testing.T) {
 	assertContiguousRuns(t, got, ids)
 }
 
-// A leader that queued a run but died before recording it in its progress: its successor
-// publishes the run again, with the same job id, and JetStream keeps one copy.
+// A replica that queued a run but died before recording it in its shard's progress: its
+// successor publishes the run again, with the same job id, and JetStream keeps one copy.
 func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -169,7 +182,7 @@ func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	stopA() // right after a run, long before the next one
 	js := got.of(id)
 	last := js[len(js)-1].job.ScheduledAtUnixMs
-	e.exec(t, `UPDATE scheduler_progress SET handled_through = $1`, msTime(last-1000))
+	e.exec(t, `UPDATE scheduler_shard_progress SET handled_through = $1`, msTime(last-1000))
 
 	_, regB, _ := e.startScheduler(t, Config{}, "b")
 	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
