@@ -17,7 +17,8 @@ import (
 // TestCertificateEventsReachMailAndIntegrations: a certificate event of a check goes to the
 // users of its user_alerts by e-mail and to its integrations, each worded as a certificate
 // warning (not as an outage), and both events of one certificate reach a chat tool as two
-// messages.
+// messages. Like every check alert, they name the check as it is at send time ("api"), not
+// the event's snapshot ("shop").
 func TestCertificateEventsReachMailAndIntegrations(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -49,9 +50,9 @@ func TestCertificateEventsReachMailAndIntegrations(t *testing.T) {
 		t.Fatalf("%d e-mails, want 2", len(msgs))
 	}
 	for i, want := range [][]string{
-		{"Subject: [Vantage] shop: certificate expires in 6 days", `Check "shop": the certificate expires in 6 days.`, "Certificate: CN=shop.example.com, issued by CN=Example CA",
+		{"Subject: [Vantage] api: certificate expires in 6 days", `Check "api": the certificate expires in 6 days.`, "Certificate: CN=shop.example.com, issued by CN=Example CA",
 			"seen from cloud:eu-west-2; SHA-256 ab12cd34", "https://vantage.test/v1/checks/" + e.check.String()},
-		{"Subject: [Vantage] shop: certificate expired", `Check "shop": the certificate expired.`},
+		{"Subject: [Vantage] api: certificate expired", `Check "api": the certificate expired.`},
 	} {
 		for _, w := range want {
 			if !strings.Contains(msgs[i].Data, w) {
@@ -71,7 +72,7 @@ func TestCertificateEventsReachMailAndIntegrations(t *testing.T) {
 			heads = append(heads, msg.Blocks[0].Text.Text)
 		}
 	}
-	if len(heads) != 2 || heads[0] != "Incident: shop (certificate expires in 6 days)" || heads[1] != "Incident: shop (certificate expired)" {
+	if len(heads) != 2 || heads[0] != "Incident: api (certificate expires in 6 days)" || heads[1] != "Incident: api (certificate expired)" {
 		t.Fatalf("chat headlines %q", heads)
 	}
 }
