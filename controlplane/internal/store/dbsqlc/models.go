@@ -274,6 +274,11 @@ type CheckRun struct {
 	HeldSince       *time.Time
 }
 
+type CheckStatsFolded struct {
+	Month    time.Time
+	FoldedAt time.Time
+}
+
 type ConsoleSession struct {
 	ID             uuid.UUID
 	SecretHash     []byte
