@@ -281,6 +281,9 @@ func newDetails(res *vantagev1.CheckResult, screenshotDropped string, truncated,
 		d.TLSNotAfter = &t
 	}
 	d.TLSChain = tlsChain(res.GetTlsChain())
+	if as := res.GetAssertions(); len(as) > 0 {
+		d.Assertions = make([]assertionOutcome, 0, len(as))
+	}
 	for _, a := range res.GetAssertions() {
 		d.Assertions = append(d.Assertions, assertionOutcome{
 			Type: cleanString(a.GetAssertion().GetType()), Property: cleanString(a.GetAssertion().GetProperty()),
