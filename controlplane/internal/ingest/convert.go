@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -250,6 +249,15 @@ type assertionOutcome struct {
 }
 
 func details(res *vantagev1.CheckResult, screenshotDropped string, truncated, artifactsDropped []string) ([]byte, error) {
+	d := newDetails(res, screenshotDropped, truncated, artifactsDropped)
+	b, err := d.encode()
+	if err != nil {
+		return nil, fmt.Errorf("encode result details: %w", err)
+	}
+	return b, nil
+}
+
+func newDetails(res *vantagev1.CheckResult, screenshotDropped string, truncated, artifactsDropped []string) resultDetails {
 	d := resultDetails{
 		AgentID:           cleanString(res.GetAgentId()),
 		ScheduledAt:       time.UnixMilli(res.GetScheduledAtUnixMs()).UTC(),
@@ -273,6 +281,9 @@ func details(res *vantagev1.CheckResult, screenshotDropped string, truncated, ar
 		d.TLSNotAfter = &t
 	}
 	d.TLSChain = tlsChain(res.GetTlsChain())
+	if as := res.GetAssertions(); len(as) > 0 {
+		d.Assertions = make([]assertionOutcome, 0, len(as))
+	}
 	for _, a := range res.GetAssertions() {
 		d.Assertions = append(d.Assertions, assertionOutcome{
 			Type: cleanString(a.GetAssertion().GetType()), Property: cleanString(a.GetAssertion().GetProperty()),
@@ -285,11 +296,7 @@ func details(res *vantagev1.CheckResult, screenshotDropped string, truncated, ar
 			Passed: s.GetPassed(), Error: cleanString(s.GetError())})
 	}
 	kindObservations(res, &d)
-	b, err := json.Marshal(d)
-	if err != nil {
-		return nil, fmt.Errorf("encode result details: %w", err)
-	}
-	return b, nil
+	return d
 }
 
 // finiteOr0 is f, or 0 for NaN and infinities.
@@ -323,9 +330,11 @@ func capped(s *string, limit int, field string, truncated *[]string) *string {
 	return &c
 }
 
+// clean returns s itself when it has no NUL: the row may share the received message's
+// strings, which nothing changes afterwards.
 func clean(s *string) *string {
-	if s == nil {
-		return nil
+	if s == nil || strings.IndexByte(*s, 0) < 0 {
+		return s
 	}
 	c := cleanString(*s)
 	return &c

@@ -20,6 +20,7 @@ type PartitionStore interface {
 	DropDedupePartitions(ctx context.Context, before time.Time) ([]string, int64, error)
 	PruneSkippedRuns(ctx context.Context, now time.Time) (int64, error)
 	PruneRollups(ctx context.Context, before time.Time) (int64, error)
+	FoldMonthlyStats(ctx context.Context, month time.Time) (int64, error)
 }
 
 var _ PartitionStore = (*store.Store)(nil)
@@ -73,8 +74,9 @@ func (o *MaintainerConfig) defaults() {
 // Maintainer keeps the time partitions of check_results (daily: yesterday to DaysAhead days
 // ahead exist, days older than RetentionDays are dropped) and ingest_dedupe (hourly: the last
 // hour to three hours ahead exist, hours older than DedupeWindow are dropped), and deletes
-// skipped runs past their two days of retention and rollups past store.RollupRetention. Every replica
-// may run one: the store serializes the DDL.
+// skipped runs past their two days of retention and rollups past store.RollupRetention, and
+// folds the last closed month's daily run counters into monthly ones (store.FoldMonthlyStats).
+// Every replica may run one: the store serializes the DDL and folds a month once.
 type Maintainer struct {
 	log     *slog.Logger
 	now     func() time.Time
@@ -161,13 +163,16 @@ func (m *Maintainer) Maintain(ctx context.Context) error {
 	errs = append(errs, err)
 	rollups, err := m.store.PruneRollups(ctx, now.Add(-store.RollupRetention))
 	errs = append(errs, err)
+	// The month before this one: closed, so its later verdicts are stragglers.
+	folded, err := m.store.FoldMonthlyStats(ctx, time.Date(now.Year(), now.Month()-1, 1, 0, 0, 0, 0, time.UTC))
+	errs = append(errs, err)
 
 	m.created.Add(float64(len(created)))
 	m.dropped.Add(float64(len(dropped)))
-	if len(created)+len(dropped) > 0 || stray+strayKeys+skipped+rollups > 0 {
+	if len(created)+len(dropped) > 0 || stray+strayKeys+skipped+rollups+folded > 0 {
 		m.log.Info("partitions maintained", "created", created, "dropped", dropped,
 			"default_results_pruned", stray, "default_keys_pruned", strayKeys, "skipped_runs_pruned", skipped,
-			"rollups_pruned", rollups)
+			"rollups_pruned", rollups, "monthly_counters_folded", folded)
 	}
 	return errors.Join(errs...)
 }

@@ -159,12 +159,10 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 		for _, c := range checks {
 			byID[c.ID] = c
 		}
-		accepted := fresh[:0]
-		for _, r := range fresh {
-			if c := byID[r.CheckID]; c != nil && c.OrgID == r.OrgID {
-				accepted = append(accepted, r)
-			}
-		}
+		accepted := keepRows(fresh, func(r *ResultRow) bool {
+			c := byID[r.CheckID]
+			return c != nil && c.OrgID == r.OrgID
+		})
 		stats.Dropped = len(fresh) - len(accepted)
 		stats.Accepted = accepted
 		probes, skipped := splitNotRun(accepted)
@@ -213,32 +211,49 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 }
 
 // splitNotRun separates the rows of probes from those of runs the agent did not run. probes
-// is a new slice: rows is the caller's accounting.
+// is rows itself when every row is a probe, else a new slice: rows is the caller's accounting.
 func splitNotRun(rows []ResultRow) (probes []ResultRow, skipped []SkippedRun) {
-	probes = make([]ResultRow, 0, len(rows))
-	for _, r := range rows {
-		if r.NotRunReason == "" {
-			probes = append(probes, r)
-			continue
+	for i := range rows {
+		if r := &rows[i]; r.NotRunReason != "" {
+			skipped = append(skipped, SkippedRun{OrgID: r.OrgID, CheckID: r.CheckID, Region: r.Region,
+				ScheduledAt: r.ScheduledAt, Reason: r.NotRunReason})
 		}
-		skipped = append(skipped, SkippedRun{OrgID: r.OrgID, CheckID: r.CheckID, Region: r.Region,
-			ScheduledAt: r.ScheduledAt, Reason: r.NotRunReason})
 	}
-	return probes, skipped
+	return keepRows(rows, func(r *ResultRow) bool { return r.NotRunReason == "" }), skipped
 }
 
-// uniqueResults keeps the first row of each key and reports how many repeats it removed.
-func uniqueResults(rows []ResultRow) ([]ResultRow, int) {
-	seen := make(map[ResultKey]struct{}, len(rows))
-	out := make([]ResultRow, 0, len(rows))
-	for _, r := range rows {
-		k := r.Key()
-		if _, dup := seen[k]; dup {
+// keepRows returns the rows that keep reports true for: rows itself when that is all of them
+// (the common case, which then copies no row), else a new slice. It never writes to rows,
+// which a retried transaction reads again.
+func keepRows(rows []ResultRow, keep func(*ResultRow) bool) []ResultRow {
+	for i := range rows {
+		if keep(&rows[i]) {
 			continue
 		}
-		seen[k] = struct{}{}
-		out = append(out, r)
+		out := make([]ResultRow, i, len(rows)-1)
+		copy(out, rows[:i])
+		for j := i + 1; j < len(rows); j++ {
+			if keep(&rows[j]) {
+				out = append(out, rows[j])
+			}
+		}
+		return out
 	}
+	return rows
+}
+
+// uniqueResults keeps the first row of each key (keepRows) and reports how many repeats it
+// removed.
+func uniqueResults(rows []ResultRow) ([]ResultRow, int) {
+	seen := make(map[ResultKey]struct{}, len(rows))
+	out := keepRows(rows, func(r *ResultRow) bool {
+		k := r.Key()
+		if _, dup := seen[k]; dup {
+			return false
+		}
+		seen[k] = struct{}{}
+		return true
+	})
 	return out, len(rows) - len(out)
 }
 
@@ -262,13 +277,10 @@ func insertResultKeys(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) 
 	for _, k := range keys {
 		inserted[ResultKey(k)] = struct{}{}
 	}
-	fresh := make([]ResultRow, 0, len(inserted))
-	for _, r := range rows {
-		if _, ok := inserted[r.Key()]; ok {
-			fresh = append(fresh, r)
-		}
-	}
-	return fresh, nil
+	return keepRows(rows, func(r *ResultRow) bool {
+		_, ok := inserted[r.Key()]
+		return ok
+	}), nil
 }
 
 // lockChecks locks the checks of the rows that exist, each in its row's organization, in id

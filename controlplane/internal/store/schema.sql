@@ -1,26 +1,3 @@
-CREATE FUNCTION public.check_monthly_stats_apply() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
-        SELECT org_id, check_id, date_trunc('month', day)::date, sum(runs), sum(failed_runs)
-        FROM new_rows GROUP BY 1, 2, 3
-        ON CONFLICT (check_id, month) DO UPDATE SET runs = m.runs + excluded.runs,
-            failed_runs = m.failed_runs + excluded.failed_runs;
-    ELSE
-        INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
-        SELECT org_id, check_id, date_trunc('month', day)::date, sum(runs), sum(failed_runs)
-        FROM (SELECT org_id, check_id, day, runs, failed_runs FROM new_rows
-              UNION ALL
-              SELECT org_id, check_id, day, -runs, -failed_runs FROM old_rows) d
-        GROUP BY 1, 2, 3
-        ON CONFLICT (check_id, month) DO UPDATE SET runs = m.runs + excluded.runs,
-            failed_runs = m.failed_runs + excluded.failed_runs;
-    END IF;
-    RETURN NULL;
-END $$;
-
 CREATE FUNCTION public.check_progress_create() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -311,6 +288,11 @@ CREATE TABLE public.check_slowness (
     since timestamp with time zone NOT NULL,
     degraded boolean DEFAULT false NOT NULL,
     slow_regions text[] DEFAULT '{}'::text[] NOT NULL
+);
+
+CREATE TABLE public.check_stats_folded (
+    month date NOT NULL,
+    folded_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 CREATE TABLE public.checks (
@@ -875,6 +857,9 @@ ALTER TABLE ONLY public.check_runs
 ALTER TABLE ONLY public.check_slowness
     ADD CONSTRAINT check_slowness_pkey PRIMARY KEY (check_id);
 
+ALTER TABLE ONLY public.check_stats_folded
+    ADD CONSTRAINT check_stats_folded_pkey PRIMARY KEY (month);
+
 ALTER TABLE ONLY public.checks
     ADD CONSTRAINT checks_org_id_id_key UNIQUE (org_id, id);
 
@@ -1181,10 +1166,6 @@ CREATE INDEX webhooks_org ON public.webhooks USING btree (org_id, created_at DES
 ALTER INDEX public.check_results_pkey ATTACH PARTITION public.check_results_default_pkey;
 
 ALTER INDEX public.ingest_dedupe_pkey ATTACH PARTITION public.ingest_dedupe_default_pkey;
-
-CREATE TRIGGER check_daily_stats_monthly_insert AFTER INSERT ON public.check_daily_stats REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
-
-CREATE TRIGGER check_daily_stats_monthly_update AFTER UPDATE ON public.check_daily_stats REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.check_monthly_stats_apply();
 
 CREATE TRIGGER check_progress_create AFTER INSERT ON public.checks REFERENCING NEW TABLE AS new_checks FOR EACH STATEMENT EXECUTE FUNCTION public.check_progress_create();
 

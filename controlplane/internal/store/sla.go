@@ -99,8 +99,8 @@ func (s *Store) SLAReport(ctx context.Context, orgID uuid.UUID, scope SLAScope, 
 }
 
 // slaFacts reads the incidents overlapping [from, to) and the run counters of the UTC days it
-// touches: one check's from its own indexes, an organization's by organization, whole months
-// from the monthly counters and the days outside them from the daily ones.
+// touches: one check's from its own indexes, an organization's by organization, whole folded
+// months from the monthly counters and every other day from the daily ones (stats_fold.go).
 func (s *Store) slaFacts(ctx context.Context, orgID uuid.UUID, scope SLAScope, from, to time.Time) ([]dbsqlc.SLAOrgIncidentsRow, map[uuid.UUID][2]int64, error) {
 	q := s.q
 	fromDay := from.UTC().Truncate(24 * time.Hour)

@@ -293,6 +293,11 @@ type CheckSlowness struct {
 	SlowRegions []string
 }
 
+type CheckStatsFolded struct {
+	Month    time.Time
+	FoldedAt time.Time
+}
+
 type ConsoleSession struct {
 	ID             uuid.UUID
 	SecretHash     []byte

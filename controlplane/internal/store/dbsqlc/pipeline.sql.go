@@ -71,13 +71,22 @@ type CopyResultsParams struct {
 }
 
 const countVerdicts = `-- name: CountVerdicts :exec
-INSERT INTO check_daily_stats AS s (org_id, check_id, day, runs, failed_runs)
-SELECT o, c, d, count(*), count(*) FILTER (WHERE f)
-FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::date[]),
-    unnest($4::bool[])) AS u(o, c, d, f)
-GROUP BY o, c, d
-ON CONFLICT (check_id, day) DO UPDATE
-    SET runs = s.runs + EXCLUDED.runs, failed_runs = s.failed_runs + EXCLUDED.failed_runs
+WITH v AS (
+    SELECT o, c, d, count(*) AS n, count(*) FILTER (WHERE f) AS nf
+    FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::date[]),
+        unnest($4::bool[])) AS u(o, c, d, f)
+    GROUP BY o, c, d),
+daily AS (
+    INSERT INTO check_daily_stats AS s (org_id, check_id, day, runs, failed_runs)
+    SELECT o, c, d, n, nf FROM v
+    ON CONFLICT (check_id, day) DO UPDATE
+        SET runs = s.runs + EXCLUDED.runs, failed_runs = s.failed_runs + EXCLUDED.failed_runs)
+INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
+SELECT v.o, v.c, f.month, sum(v.n), sum(v.nf)
+FROM v JOIN check_stats_folded f ON f.month = date_trunc('month', v.d::timestamp)::date
+GROUP BY v.o, v.c, f.month
+ON CONFLICT (check_id, month) DO UPDATE
+    SET runs = m.runs + EXCLUDED.runs, failed_runs = m.failed_runs + EXCLUDED.failed_runs
 `
 
 type CountVerdictsParams struct {
@@ -87,7 +96,9 @@ type CountVerdictsParams struct {
 	Failed   []bool
 }
 
-// Grouped first: ON CONFLICT may not touch the same row twice in one statement.
+// Grouped first: ON CONFLICT may not touch the same row twice in one statement. A verdict of a
+// month already folded (check_stats_folded: it came late) adds to its monthly row too; the
+// verdicts of open months, all but such stragglers, write their daily rows only.
 func (q *Queries) CountVerdicts(ctx context.Context, arg CountVerdictsParams) error {
 	_, err := q.db.Exec(ctx, countVerdicts,
 		arg.OrgIds,

@@ -12,6 +12,65 @@ import (
 	"github.com/google/uuid"
 )
 
+const foldMonth = `-- name: FoldMonth :execrows
+INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
+SELECT org_id, check_id, $1::date AS month, sum(runs), sum(failed_runs)
+FROM check_daily_stats
+WHERE day >= $1::date AND day < $2::date
+GROUP BY org_id, check_id
+ON CONFLICT (check_id, month) DO UPDATE SET runs = EXCLUDED.runs, failed_runs = EXCLUDED.failed_runs
+`
+
+type FoldMonthParams struct {
+	Month    time.Time
+	MonthEnd time.Time
+}
+
+// Every check's daily counters of @month; a row kept by the triggers before
+// 0027_monthly_stats_fold.sql is replaced.
+func (q *Queries) FoldMonth(ctx context.Context, arg FoldMonthParams) (int64, error) {
+	result, err := q.db.Exec(ctx, foldMonth, arg.Month, arg.MonthEnd)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const lockDailyStatsForFold = `-- name: LockDailyStatsForFold :exec
+LOCK TABLE check_daily_stats IN SHARE MODE
+`
+
+// Waits for the transactions counting verdicts to commit and holds new ones back until the
+// fold commits: a verdict is then either in the daily rows the fold sums, or counted after
+// it, when the month is marked folded and CountVerdicts adds it to the monthly row too.
+func (q *Queries) LockDailyStatsForFold(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, lockDailyStatsForFold)
+	return err
+}
+
+const markMonthFolded = `-- name: MarkMonthFolded :execrows
+INSERT INTO check_stats_folded (month) VALUES ($1::date) ON CONFLICT DO NOTHING
+`
+
+func (q *Queries) MarkMonthFolded(ctx context.Context, month time.Time) (int64, error) {
+	result, err := q.db.Exec(ctx, markMonthFolded, month)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const monthFolded = `-- name: MonthFolded :one
+SELECT EXISTS (SELECT 1 FROM check_stats_folded WHERE month = $1::date) AS folded
+`
+
+func (q *Queries) MonthFolded(ctx context.Context, month time.Time) (bool, error) {
+	row := q.db.QueryRow(ctx, monthFolded, month)
+	var folded bool
+	err := row.Scan(&folded)
+	return folded, err
+}
+
 const sLACheckIncidents = `-- name: SLACheckIncidents :many
 SELECT i.check_id, i.started_at, i.ended_at FROM check_incidents i
 WHERE i.check_id = $1 AND i.org_id = $2 AND i.started_at < $3
@@ -180,11 +239,13 @@ func (q *Queries) SLAOrgIncidents(ctx context.Context, arg SLAOrgIncidentsParams
 const sLAOrgRuns = `-- name: SLAOrgRuns :many
 SELECT x.check_id, sum(x.runs)::bigint AS runs, sum(x.failed_runs)::bigint AS failed_runs FROM (
     SELECT m.check_id, m.runs, m.failed_runs FROM check_monthly_stats m
+    JOIN check_stats_folded f ON f.month = m.month
     WHERE m.org_id = $1 AND m.month >= $2::date AND m.month < $3::date
     UNION ALL
     SELECT d.check_id, d.runs::bigint, d.failed_runs::bigint FROM check_daily_stats d
     WHERE d.org_id = $1 AND d.day >= $4::date AND d.day < $5::date
-      AND (d.day < $2::date OR d.day >= $3::date)) x
+      AND NOT (d.day >= $2::date AND d.day < $3::date
+          AND date_trunc('month', d.day::timestamp)::date IN (SELECT month FROM check_stats_folded))) x
 GROUP BY x.check_id
 `
 
@@ -202,8 +263,8 @@ type SLAOrgRunsRow struct {
 	FailedRuns int64
 }
 
-// Whole months in [@full_from, @full_to) from the monthly counters, the days of [@from_day,
-// @to_day) outside them from the daily ones.
+// Whole folded months (check_stats_folded) in [@full_from, @full_to) from the monthly
+// counters, every other day of [@from_day, @to_day) from the daily ones.
 func (q *Queries) SLAOrgRuns(ctx context.Context, arg SLAOrgRunsParams) ([]SLAOrgRunsRow, error) {
 	rows, err := q.db.Query(ctx, sLAOrgRuns,
 		arg.OrgID,

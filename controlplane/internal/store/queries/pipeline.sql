@@ -135,11 +135,22 @@ SELECT id, started_at FROM check_incidents
 WHERE org_id = @org_id AND check_id = @check_id AND ended_at IS NULL;
 
 -- name: CountVerdicts :exec
--- Grouped first: ON CONFLICT may not touch the same row twice in one statement.
-INSERT INTO check_daily_stats AS s (org_id, check_id, day, runs, failed_runs)
-SELECT o, c, d, count(*), count(*) FILTER (WHERE f)
-FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@days::date[]),
-    unnest(@failed::bool[])) AS u(o, c, d, f)
-GROUP BY o, c, d
-ON CONFLICT (check_id, day) DO UPDATE
-    SET runs = s.runs + EXCLUDED.runs, failed_runs = s.failed_runs + EXCLUDED.failed_runs;
+-- Grouped first: ON CONFLICT may not touch the same row twice in one statement. A verdict of a
+-- month already folded (check_stats_folded: it came late) adds to its monthly row too; the
+-- verdicts of open months, all but such stragglers, write their daily rows only.
+WITH v AS (
+    SELECT o, c, d, count(*) AS n, count(*) FILTER (WHERE f) AS nf
+    FROM ROWS FROM (unnest(@org_ids::uuid[]), unnest(@check_ids::uuid[]), unnest(@days::date[]),
+        unnest(@failed::bool[])) AS u(o, c, d, f)
+    GROUP BY o, c, d),
+daily AS (
+    INSERT INTO check_daily_stats AS s (org_id, check_id, day, runs, failed_runs)
+    SELECT o, c, d, n, nf FROM v
+    ON CONFLICT (check_id, day) DO UPDATE
+        SET runs = s.runs + EXCLUDED.runs, failed_runs = s.failed_runs + EXCLUDED.failed_runs)
+INSERT INTO check_monthly_stats AS m (org_id, check_id, month, runs, failed_runs)
+SELECT v.o, v.c, f.month, sum(v.n), sum(v.nf)
+FROM v JOIN check_stats_folded f ON f.month = date_trunc('month', v.d::timestamp)::date
+GROUP BY v.o, v.c, f.month
+ON CONFLICT (check_id, month) DO UPDATE
+    SET runs = m.runs + EXCLUDED.runs, failed_runs = m.failed_runs + EXCLUDED.failed_runs;
