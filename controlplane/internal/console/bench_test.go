@@ -41,7 +41,7 @@ func BenchmarkConsole(b *testing.B) {
 	b.Logf("seeded %d checks with a week of rollups in %s", benchChecks, time.Since(at).Round(time.Second))
 
 	const samples = 6 // the first from an empty cache, five warm
-	tb := s.tab(1280, 900)
+	tb := s.tab(b, 1280, 900)
 	rec := newNetRecorder(b, tb)
 	tb.signIn(s.tokenA, "/console/checks")
 
