@@ -35,7 +35,7 @@ const benchChecks = 10000
 //
 //	make bench-console   (go test ./controlplane/internal/console -run '^$' -bench BenchmarkConsole -benchtime 1x)
 func BenchmarkConsole(b *testing.B) {
-	s := newSite(b)
+	s := newSite(b, siteOptions{})
 	at := time.Now()
 	measured := seedConsoleBench(b, s)
 	b.Logf("seeded %d checks with a week of rollups in %s", benchChecks, time.Since(at).Round(time.Second))

@@ -18,7 +18,7 @@ import (
 // links, back, forward and a deep link; a check created meanwhile appears without a reload. The
 // shell carries its CSP, and no page logs an error under it.
 func TestConsoleNavigation(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	api := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
 	s.createUptime(s.tokenA, "Marketing site", "https://www.example.com/")
 
@@ -70,7 +70,7 @@ func TestConsoleNavigation(t *testing.T) {
 // next to the URL field, a browser script's syntax error marks its line, and fixed values
 // create the checks.
 func TestConsoleCheckForm(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	b := s.tab(t, 1280, 900)
 	b.signIn(s.tokenA, "/console/checks")
 	b.run(chromedp.Click(chromedp.Search(`//a[text()="New check"]`)))
@@ -166,9 +166,9 @@ func TestConsoleCheckForm(t *testing.T) {
 // TestConsoleReadOnly: a token with only read grants sees no edit control, and the API refuses
 // the change when the page forces it.
 func TestConsoleReadOnly(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	id := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
-	reader := s.token(s.orgA, "UPTIME_CHECKS:READ")
+	reader, _ := s.token(s.orgA, "UPTIME_CHECKS:READ")
 	b := s.tab(t, 1280, 800)
 	b.signIn(reader, "/console/checks")
 	b.waitFor(`document.querySelector('.view[data-ready] tbody a.check-name')`)
@@ -199,7 +199,7 @@ func TestConsoleReadOnly(t *testing.T) {
 
 // TestConsoleOtherOrganization: another organization's check id in the URL reads as not found.
 func TestConsoleOtherOrganization(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	theirs := s.createUptime(s.tokenB, "Globex API", "https://api.globex.example/")
 	b := s.tab(t, 1280, 800)
 	b.signIn(s.tokenA, "/console/checks/"+theirs)
@@ -216,7 +216,7 @@ func TestConsoleOtherOrganization(t *testing.T) {
 // of the views (docs/console with make console-screenshots).
 func TestConsoleViewsWithHistory(t *testing.T) {
 	started := time.Now().Truncate(time.Second)
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	down := s.createUptime(s.tokenA, "Checkout API", "https://shop.example.com/api/checkout")
 	notAfter := time.Now().Add(40 * 24 * time.Hour).UTC().Format(time.RFC3339)
 	s.ingestHistory(s.orgA, down, history{hours: 24, interval: 10 * time.Minute, baseMs: threeRegions,
@@ -347,7 +347,7 @@ func testPNG(t *testing.T) []byte {
 // TestConsoleRevokedToken: once the session's token is revoked, the next action is refused and
 // the console goes back to sign-in; the check is left as it was.
 func TestConsoleRevokedToken(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	id := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
 	tok := s.call(http.MethodPost, "/v1/tokens", s.tokenA, map[string]any{"name": "console session",
 		"grants": []map[string]string{{"scope": "UPTIME_CHECKS", "permission": "EDIT"}}})

@@ -44,7 +44,18 @@ type site struct {
 	tokenB string // every permission in orgB
 }
 
-func newSite(t testing.TB) *site {
+// siteOptions change what the session tests need changed; the zero value is the site as
+// serve.go wires it without SMTP, OpenID Connect or proxies.
+type siteOptions struct {
+	mailer  console.Mailer // sends e-mailed sign-in links; nil sends none
+	proxies []string       // the trusted proxies
+	// oidc, if set, gives the OpenID Connect provider for the console at publicURL.
+	oidc func(publicURL string) console.OIDCConfig
+	// now is the sessions' clock (default time.Now).
+	now func() time.Time
+}
+
+func newSite(t testing.TB, opts siteOptions) *site {
 	t.Helper()
 	st := storetest.New(t)
 	log := slog.New(slog.DiscardHandler)
@@ -80,9 +91,17 @@ func newSite(t testing.TB) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := console.New(console.Config{PublicURL: "https://vantage.example"},
-		console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: notify, ClientIP: api.ClientIP, Secure: api.RequestSecure,
-			Now: time.Now, Logger: log})
+	// The server starts first: OpenID Connect needs its address as the redirect URL.
+	var handler http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	cfg := console.Config{PublicURL: "http://console.test"}
+	if opts.oidc != nil {
+		cfg.PublicURL = srv.URL
+		cfg.OIDC = opts.oidc(srv.URL)
+	}
+	sessions, err := console.New(cfg, console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: opts.mailer,
+		ClientIP: api.ClientIP, Secure: api.RequestSecure, Now: opts.now, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,36 +112,38 @@ func newSite(t testing.TB) *site {
 	mux := http.NewServeMux()
 	sessions.Routes(mux)
 	assets.Routes(mux)
-	handler, err := api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: reg, Now: time.Now, Ready: st.Ping,
-		Public: public, Sessions: sessions, Console: mux, Agents: agents, Integrations: notify, Limiter: limiter})
+	handler, err = api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: reg, Now: time.Now, Ready: st.Ping,
+		Public: public, Sessions: sessions, Console: mux, Agents: agents, Integrations: notify, Limiter: limiter,
+		TrustedProxies: opts.proxies})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &site{t: t, st: st, srv: httptest.NewServer(handler)}
-	t.Cleanup(s.srv.Close)
-	a, err := st.CreateOrganization(ctx, "Acme", "paid")
+	s := &site{t: t, st: st, srv: srv}
+	a, err := st.CreateOrganization(ctx, "Org A", "paid")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := st.CreateOrganization(ctx, "Globex", "paid")
+	b, err := st.CreateOrganization(ctx, "Org B", "paid")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.orgA, s.orgB = a.ID, b.ID
-	s.tokenA = s.token(s.orgA, auth.AllGrants()...)
-	s.tokenB = s.token(s.orgB, auth.AllGrants()...)
+	s.tokenA, _ = s.token(s.orgA, auth.AllGrants()...)
+	s.tokenB, _ = s.token(s.orgB, auth.AllGrants()...)
 	return s
 }
 
-// token creates an API token in org with the given "AREA:LEVEL" grants and returns its secret.
-func (s *site) token(org uuid.UUID, grants ...string) string {
+// token creates an API token in org with the given "AREA:LEVEL" grants and returns its secret
+// and id.
+func (s *site) token(org uuid.UUID, grants ...string) (string, uuid.UUID) {
 	s.t.Helper()
 	secret, hash := auth.NewSecret()
-	if _, err := s.st.CreateAPIToken(context.Background(), store.SystemActor, store.NewAPIToken{
-		OrgID: org, Name: "console test", Grants: grants, SecretHash: hash}); err != nil {
+	tok, err := s.st.CreateAPIToken(context.Background(), store.SystemActor, store.NewAPIToken{
+		OrgID: org, Name: "console test", Grants: grants, SecretHash: hash})
+	if err != nil {
 		s.t.Fatal(err)
 	}
-	return secret
+	return secret, tok.ID
 }
 
 // call is a bearer-token API request that must succeed; it returns the envelope's result.

@@ -26,7 +26,7 @@ func TestEmailSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, harnessOptions{mailer: mailer})
+	h := newSite(t, siteOptions{mailer: mailer})
 	ctx := context.Background()
 	u, err := h.st.EnsureUser(ctx, "ops@example.com")
 	if err != nil {

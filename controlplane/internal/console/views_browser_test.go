@@ -24,8 +24,8 @@ func everyEdit() []string { return auth.AllGrants() }
 // — and not the other way round; the page costs one API call (GET /v1/incidents), not one per
 // check.
 func TestViewsIncidentsOpenFirst(t *testing.T) {
-	e := newSite(t)
-	tok := e.token(e.orgA, everyEdit()...)
+	e := newSite(t, siteOptions{})
+	tok, _ := e.token(e.orgA, everyEdit()...)
 	down := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Checkout API", "url": "https://checkout.example.com/health"})["id"]
 	up := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Marketing site", "url": "https://www.example.com/"})["id"]
 	hb := e.call("POST", "/v1/heartbeats", tok, map[string]any{"name": "Nightly backup", "report_period": 86400, "grace_period": 600})["id"]
@@ -71,8 +71,8 @@ func TestViewsIncidentsOpenFirst(t *testing.T) {
 // TestViewsStatusPageIncidentReachesPublicPage publishes an incident and posts an update through
 // the console's forms, changing a component's status each time, and reads both on the public page.
 func TestViewsStatusPageIncidentReachesPublicPage(t *testing.T) {
-	e := newSite(t)
-	tok := e.token(e.orgA, everyEdit()...)
+	e := newSite(t, siteOptions{})
+	tok, _ := e.token(e.orgA, everyEdit()...)
 	page := e.call("POST", "/v1/status_pages", tok, map[string]any{"name": "Acme Status", "subdomain": "acme-views"})["id"].(string)
 	comp := e.call("POST", "/v1/status_pages/"+page+"/components", tok, map[string]any{"name": "Public API"})["id"].(string)
 
@@ -118,8 +118,8 @@ func TestViewsStatusPageIncidentReachesPublicPage(t *testing.T) {
 // TestViewsTokenShownOnceAndRevoked creates a token in Settings: its secret is shown once and
 // works; after a reload it is gone from the page; revoking it in the list makes the API refuse it.
 func TestViewsTokenShownOnceAndRevoked(t *testing.T) {
-	e := newSite(t)
-	tok := e.token(e.orgA, everyEdit()...)
+	e := newSite(t, siteOptions{})
+	tok, _ := e.token(e.orgA, everyEdit()...)
 	b := e.tab(t, 1280, 900)
 	b.signIn(tok, "/console/login")
 	b.open("/console/settings")
@@ -164,13 +164,13 @@ func TestViewsTokenShownOnceAndRevoked(t *testing.T) {
 // area at READ, then at EDIT: the first sees no form, action button or status select, the
 // second sees them (so the check can fail).
 func TestViewsReadOnlySeesNoEditControls(t *testing.T) {
-	e := newSite(t)
-	edit := e.token(e.orgA, everyEdit()...)
+	e := newSite(t, siteOptions{})
+	edit, _ := e.token(e.orgA, everyEdit()...)
 	var read []string
 	for _, g := range everyEdit() {
 		read = append(read, strings.TrimSuffix(g, ":EDIT")+":READ")
 	}
-	readTok := e.token(e.orgA, read...)
+	readTok, _ := e.token(e.orgA, read...)
 	page := e.call("POST", "/v1/status_pages", edit, map[string]any{"name": "Acme Status", "subdomain": "acme-ro"})["id"].(string)
 	comp := e.call("POST", "/v1/status_pages/"+page+"/components", edit, map[string]any{"name": "Public API"})["id"].(string)
 	inc := e.call("POST", "/v1/status_pages/"+page+"/incidents", edit, map[string]any{"title": "Slow API", "description": "Looking.",
@@ -222,8 +222,8 @@ func TestViewsReadOnlySeesNoEditControls(t *testing.T) {
 // TestViewsTour opens the heartbeat, alerting, webhook, integration and operators views on real
 // data, checks what each must show, and keeps a screenshot of each (light, then dark).
 func TestViewsTour(t *testing.T) {
-	e := newSite(t)
-	tok := e.token(e.orgA, append(everyEdit(), "AGENTS:READ")...)
+	e := newSite(t, siteOptions{})
+	tok, _ := e.token(e.orgA, append(everyEdit(), "AGENTS:READ")...)
 	hb := e.call("POST", "/v1/heartbeats", tok, map[string]any{"name": "Nightly backup", "grace_period": 300, "report_period": 86400})["id"].(string)
 	check := e.call("POST", "/v1/checks/uptime", tok, map[string]any{"name": "Checkout API", "url": "https://checkout.example.com/health",
 		"test_regions": []string{"cloud:eu-central-1", "cloud:us-east-1"}})["id"].(string)
@@ -302,8 +302,8 @@ func TestViewsTour(t *testing.T) {
 // the API — a heartbeat, scheduled maintenance, a subscriber, an integration — and sends the
 // integration's test message to a local receiver.
 func TestViewsFormsCreate(t *testing.T) {
-	e := newSite(t)
-	tok := e.token(e.orgA, everyEdit()...)
+	e := newSite(t, siteOptions{})
+	tok, _ := e.token(e.orgA, everyEdit()...)
 	page := e.call("POST", "/v1/status_pages", tok, map[string]any{"name": "Acme Status", "subdomain": "acme-forms"})["id"].(string)
 	comp := e.call("POST", "/v1/status_pages/"+page+"/components", tok, map[string]any{"name": "Dashboard"})["id"].(string)
 	got := make(chan string, 4)
