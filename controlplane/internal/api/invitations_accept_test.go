@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vantagehq/vantage/controlplane/internal/invite"
+	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 )
 
 // withInvitations is the API on the harness's database and authenticator with Deps.Invitations
@@ -41,14 +42,14 @@ func newInvitations(t testing.TB, st invite.Store) http.Handler {
 func TestInvitationAcceptLink(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	runNotifier(t, h.st, sink)
 	api := h.withInvitations(t, newInvitations(t, h.st))
 	without := h.withInvitations(t, nil)
 
 	h.spCall(t, http.MethodPost, "/v1/invitations", map[string]any{"email": "joiner@example.com", "role": "ADMIN"}, http.StatusCreated)
 	h.settle(t)
-	link := waitMail(t, sink, "joiner@example.com", 1)[0].link(t, "/invitations/accept?token=")
+	link := sink.WaitTo(t, "joiner@example.com", 1)[0].Link(t, "/invitations/accept?token=")
 
 	if code, body := visit(t, without, http.MethodGet, link, ""); code != http.StatusNotFound || !strings.Contains(body, `"success":false`) {
 		t.Fatalf("without Deps.Invitations: %d %s", code, body)

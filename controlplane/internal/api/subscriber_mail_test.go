@@ -3,107 +3,20 @@ package api
 import (
 	"context"
 	"io"
-	"mime/quotedprintable"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/mail"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
-
-// smtpSink is a real SMTP server (go-smtp) that keeps every message it accepts.
-type smtpSink struct {
-	addr string
-	mu   sync.Mutex
-	msgs []sinkMsg
-	fail int // the next fail messages are refused with a temporary error
-}
-
-// sinkMsg is one accepted message, parsed: headers and the decoded (quoted-printable) body.
-type sinkMsg struct {
-	To     string
-	Header mail.Header
-	Body   string
-}
-
-type sinkSession struct {
-	sink *smtpSink
-	to   string
-}
-
-func (s *sinkSession) Reset()                                    {}
-func (s *sinkSession) Logout() error                             { return nil }
-func (s *sinkSession) Mail(string, *smtp.MailOptions) error      { return nil }
-func (s *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error { s.to = to; return nil }
-func (s *sinkSession) Data(r io.Reader) error {
-	m, err := mail.ReadMessage(r)
-	if err != nil {
-		return err
-	}
-	body := m.Body
-	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
-		body = quotedprintable.NewReader(body)
-	}
-	b, err := io.ReadAll(body)
-	if err != nil {
-		return err
-	}
-	s.sink.mu.Lock()
-	defer s.sink.mu.Unlock()
-	if s.sink.fail > 0 {
-		s.sink.fail--
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
-	}
-	s.sink.msgs = append(s.sink.msgs, sinkMsg{To: s.to, Header: m.Header, Body: strings.ReplaceAll(string(b), "\r\n", "\n")})
-	return nil
-}
-
-func newSMTPSink(t *testing.T) *smtpSink {
-	t.Helper()
-	sink := &smtpSink{}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: sink}, nil }))
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink.addr = l.Addr().String()
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return sink
-}
-
-// to returns the messages received by rcpt so far.
-func (s *smtpSink) to(rcpt string) []sinkMsg {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []sinkMsg
-	for _, m := range s.msgs {
-		if m.To == rcpt {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func (s *smtpSink) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.msgs)
-}
 
 const testPublicURL = "http://vantage.test"
 
@@ -119,10 +32,10 @@ func subscriberLinks(t *testing.T, st subscribe.Store) http.Handler {
 
 // runNotifier runs a notifier on the harness's database, e-mailing through sink, until the
 // test ends.
-func runNotifier(t *testing.T, st *store.Store, sink *smtpSink) {
+func runNotifier(t *testing.T, st *store.Store, sink *smtptest.Server) {
 	t.Helper()
 	n, err := notifier.New(notifier.Config{
-		SMTPURL: "smtp://" + sink.addr, MailFrom: "Status <status@vantage.test>", PublicURL: testPublicURL,
+		SMTPURL: sink.URL(), MailFrom: "Status <status@vantage.test>", PublicURL: testPublicURL,
 		PollInterval: 20 * time.Millisecond, Workers: 2, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}},
 		notifier.Deps{Store: st})
 	if err != nil {
@@ -152,33 +65,6 @@ func (h *harness) settle(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// waitMail waits until rcpt has received n messages and returns them.
-func waitMail(t *testing.T, sink *smtpSink, rcpt string, n int) []sinkMsg {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for len(sink.to(rcpt)) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s received %d e-mails, want %d", rcpt, len(sink.to(rcpt)), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return sink.to(rcpt)
-}
-
-var linkPattern = regexp.MustCompile(`https?://\S+`)
-
-// link returns the message's link containing part.
-func (m sinkMsg) link(t *testing.T, part string) string {
-	t.Helper()
-	for _, l := range linkPattern.FindAllString(m.Body, -1) {
-		if strings.Contains(l, part) {
-			return l
-		}
-	}
-	t.Fatalf("no %q link in e-mail:\n%s", part, m.Body)
-	return ""
 }
 
 // visit sends a request for an e-mailed link to the confirm/unsubscribe handler.
@@ -218,7 +104,7 @@ func (h *harness) subscriberState(t *testing.T, page string) map[string]bool {
 func TestSubscriberMailDoubleOptInAndUnsubscribe(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	runNotifier(t, h.st, sink)
 	links := subscriberLinks(t, h.st)
 	page := h.newPage(t, "optin")
@@ -226,22 +112,22 @@ func TestSubscriberMailDoubleOptInAndUnsubscribe(t *testing.T) {
 
 	h.spCall(t, http.MethodPost, base, map[string]any{"email_address": "ann@example.com"}, http.StatusCreated)
 	h.settle(t)
-	got := waitMail(t, sink, "ann@example.com", 1)
-	if len(got) != 1 || sink.count() != 1 {
-		t.Fatalf("want exactly one confirmation e-mail, got %d (%d in all)", len(got), sink.count())
+	got := sink.WaitTo(t, "ann@example.com", 1)
+	if len(got) != 1 || len(sink.Messages()) != 1 {
+		t.Fatalf("want exactly one confirmation e-mail, got %d (%d in all)", len(got), len(sink.Messages()))
 	}
 	msg := got[0]
 	if s := msg.Header.Get("Subject"); !strings.Contains(s, "Confirm your subscription to Acme optin") {
 		t.Errorf("subject %q", s)
 	}
-	unsub := msg.link(t, "/unsubscribe?token=")
+	unsub := msg.Link(t, "/unsubscribe?token=")
 	if lu := msg.Header.Get("List-Unsubscribe"); lu != "<"+unsub+">" {
 		t.Errorf("List-Unsubscribe %q, want <%s>", lu, unsub)
 	}
 	if p := msg.Header.Get("List-Unsubscribe-Post"); p != "List-Unsubscribe=One-Click" {
 		t.Errorf("List-Unsubscribe-Post %q", p)
 	}
-	confirm := msg.link(t, "/status/optin/confirm?token=")
+	confirm := msg.Link(t, "/status/optin/confirm?token=")
 	if h.subscriberState(t, page)["ann@example.com"] {
 		t.Fatal("confirmed before the link was opened")
 	}
@@ -286,11 +172,11 @@ func TestSubscriberMailDoubleOptInAndUnsubscribe(t *testing.T) {
 }
 
 // confirmAll confirms every subscriber of the page through their e-mailed links.
-func confirmAll(t *testing.T, sink *smtpSink, links http.Handler, rcpts ...string) {
+func confirmAll(t *testing.T, sink *smtptest.Server, links http.Handler, rcpts ...string) {
 	t.Helper()
 	for _, r := range rcpts {
-		m := waitMail(t, sink, r, 1)[0]
-		if code, _ := visit(t, links, http.MethodGet, m.link(t, "/confirm?token="), ""); code != http.StatusOK {
+		m := sink.WaitTo(t, r, 1)[0]
+		if code, _ := visit(t, links, http.MethodGet, m.Link(t, "/confirm?token="), ""); code != http.StatusOK {
 			t.Fatalf("confirm %s: %d", r, code)
 		}
 	}
@@ -299,7 +185,7 @@ func confirmAll(t *testing.T, sink *smtpSink, links http.Handler, rcpts ...strin
 func TestSubscriberMailIncidentNotifications(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	runNotifier(t, h.st, sink)
 	links := subscriberLinks(t, h.st)
 	page := h.newPage(t, "notify")
@@ -315,9 +201,9 @@ func TestSubscriberMailIncidentNotifications(t *testing.T) {
 	h.settle(t)
 	before := map[string]int{}
 	for _, r := range []string{"all@example.com", "api@example.com", "db@example.com", "pending@example.com"} {
-		before[r] = len(sink.to(r))
+		before[r] = len(sink.To(r))
 	}
-	news := func(r string) []sinkMsg { return sink.to(r)[before[r]:] }
+	news := func(r string) []smtptest.Message { return sink.To(r)[before[r]:] }
 
 	// An incident on API reaches everyone confirmed for it, and no one else.
 	inc := h.spCall(t, http.MethodPost, "/v1/status_pages/"+page+"/incidents", map[string]any{"title": "API errors",
@@ -338,7 +224,7 @@ func TestSubscriberMailIncidentNotifications(t *testing.T) {
 			t.Errorf("body lacks %q:\n%s", want, m.Body)
 		}
 	}
-	if m.Header.Get("List-Unsubscribe") != "<"+m.link(t, "/unsubscribe?token=")+">" {
+	if m.Header.Get("List-Unsubscribe") != "<"+m.Link(t, "/unsubscribe?token=")+">" {
 		t.Errorf("List-Unsubscribe %q", m.Header.Get("List-Unsubscribe"))
 	}
 
@@ -362,7 +248,7 @@ func TestSubscriberMailIncidentNotifications(t *testing.T) {
 		"description": "d", "status": "INVESTIGATING", "notify_subscribers": false}, http.StatusCreated)
 
 	// Unsubscribed through a notification's link: no more e-mails.
-	if code, _ := visit(t, links, http.MethodPost, news("all@example.com")[0].link(t, "/unsubscribe?token="), "List-Unsubscribe=One-Click"); code != http.StatusOK {
+	if code, _ := visit(t, links, http.MethodPost, news("all@example.com")[0].Link(t, "/unsubscribe?token="), "List-Unsubscribe=One-Click"); code != http.StatusOK {
 		t.Fatalf("unsubscribe: %d", code)
 	}
 	h.spCall(t, http.MethodPost, "/v1/status_pages/"+page+"/incidents", map[string]any{"title": "Database slow",
@@ -378,7 +264,7 @@ func TestSubscriberMailIncidentNotifications(t *testing.T) {
 func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	runNotifier(t, h.st, sink)
 	links := subscriberLinks(t, h.st)
 	page := h.newPage(t, "maintmail")
@@ -397,7 +283,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.settle(t)
-	got := sink.to("ops@example.com")
+	got := sink.To("ops@example.com")
 	if len(got) != 2 { // confirmation + maintenance started
 		t.Fatalf("received %d e-mails, want 2 (confirmation, maintenance started)", len(got))
 	}
@@ -421,7 +307,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 			}
 		}
 		h.settle(t)
-		if n := len(sink.to("ops@example.com")); n != want {
+		if n := len(sink.To("ops@example.com")); n != want {
 			t.Fatalf("received %d e-mails, want %d (%s)", n, want, what)
 		}
 	}
@@ -440,7 +326,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.settle(t)
-	got = sink.to("ops@example.com")
+	got = sink.To("ops@example.com")
 	if len(got) != 5 {
 		t.Fatalf("received %d e-mails, want 5 (+ completed)", len(got))
 	}
@@ -460,7 +346,7 @@ func TestSubscriberMailMaintenanceFlags(t *testing.T) {
 func TestSubscriberMailNeverTwice(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	runNotifier(t, h.st, sink)
 	runNotifier(t, h.st, sink)
 	page := h.newPage(t, "twice")
@@ -479,7 +365,7 @@ func TestSubscriberMailNeverTwice(t *testing.T) {
 	h.settle(t)
 	time.Sleep(200 * time.Millisecond) // a duplicate would have had time to arrive
 	for _, r := range rcpts {
-		if got := len(sink.to(r)); got != 4 {
+		if got := len(sink.To(r)); got != 4 {
 			t.Errorf("%s received %d e-mails, want 4 (confirmation and three incidents)", r, got)
 		}
 	}
@@ -487,8 +373,8 @@ func TestSubscriberMailNeverTwice(t *testing.T) {
 	if err := h.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE channel = 'email' AND status = 'DELIVERED'`).Scan(&delivered); err != nil {
 		t.Fatal(err)
 	}
-	if delivered != 4*n || sink.count() != 4*n {
-		t.Errorf("%d deliveries and %d messages, want %d", delivered, sink.count(), 4*n)
+	if delivered != 4*n || len(sink.Messages()) != 4*n {
+		t.Errorf("%d deliveries and %d messages, want %d", delivered, len(sink.Messages()), 4*n)
 	}
 }
 
@@ -510,15 +396,15 @@ func TestSubscriberMailSkippedAfterUnsubscribe(t *testing.T) {
 		t.Fatalf("fan-out: %+v %v", res, err)
 	}
 	h.spCall(t, http.MethodDelete, "/v1/status_pages/"+page+"/subscribers/"+sub, nil, http.StatusOK)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	runNotifier(t, h.st, sink)
 	h.settle(t)
 	var status, reason string
 	if err := h.st.Pool().QueryRow(ctx, `SELECT status, last_error FROM deliveries WHERE target = $1`, id).Scan(&status, &reason); err != nil {
 		t.Fatal(err)
 	}
-	if status != store.DeliverySkipped || !strings.Contains(reason, "unsubscribed") || sink.count() != 0 {
-		t.Errorf("delivery %s (%s), %d e-mails sent", status, reason, sink.count())
+	if status != store.DeliverySkipped || !strings.Contains(reason, "unsubscribed") || len(sink.Messages()) != 0 {
+		t.Errorf("delivery %s (%s), %d e-mails sent", status, reason, len(sink.Messages()))
 	}
 }
 
@@ -527,15 +413,13 @@ func TestSubscriberMailSkippedAfterUnsubscribe(t *testing.T) {
 func TestSubscriberMailRetried(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	sink := newSMTPSink(t)
-	sink.mu.Lock()
-	sink.fail = 2
-	sink.mu.Unlock()
+	sink := smtptest.New(t)
+	sink.RefuseNext(2)
 	runNotifier(t, h.st, sink)
 	page := h.newPage(t, "retry")
 	h.spCall(t, http.MethodPost, "/v1/status_pages/"+page+"/subscribers", map[string]any{"email_address": "late@example.com"}, http.StatusCreated)
 	h.settle(t)
-	if got := sink.to("late@example.com"); len(got) != 1 {
+	if got := sink.To("late@example.com"); len(got) != 1 {
 		t.Fatalf("received %d e-mails, want 1", len(got))
 	}
 	var attempts int

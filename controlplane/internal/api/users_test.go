@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
@@ -179,14 +180,14 @@ func TestInvitationSeatLimit(t *testing.T) {
 func TestInvitationMail(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	runNotifier(t, h.st, sink)
 	inviter := newAccessToken(t, h, "boss@example.com", auth.AllGrants(), nil, h.orgA)
 	expectStatus(t, h.do(http.MethodPost, "/v1/invitations", inviter, map[string]any{"email": "Joiner@example.com", "role": "ADMIN"}), http.StatusCreated)
 	h.settle(t)
-	got := waitMail(t, sink, "Joiner@example.com", 1)
-	if len(got) != 1 || sink.count() != 1 {
-		t.Fatalf("want one invitation e-mail, got %d", sink.count())
+	got := sink.WaitTo(t, "Joiner@example.com", 1)
+	if len(got) != 1 || len(sink.Messages()) != 1 {
+		t.Fatalf("want one invitation e-mail, got %d", len(sink.Messages()))
 	}
 	m := got[0]
 	if s := m.Header.Get("Subject"); s != "You are invited to join Org A on Vantage" {
@@ -195,7 +196,7 @@ func TestInvitationMail(t *testing.T) {
 	if !strings.Contains(m.Body, "boss@example.com has invited you to join the organization Org A on Vantage as Admin.") {
 		t.Errorf("body:\n%s", m.Body)
 	}
-	link, err := url.Parse(m.link(t, "/invitations/accept?token="))
+	link, err := url.Parse(m.Link(t, "/invitations/accept?token="))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,13 +35,13 @@ const benchChecks = 10000
 //
 //	make bench-console   (go test ./controlplane/internal/console -run '^$' -bench BenchmarkConsole -benchtime 1x)
 func BenchmarkConsole(b *testing.B) {
-	s := newSite(b)
+	s := newSite(b, siteOptions{})
 	at := time.Now()
 	measured := seedConsoleBench(b, s)
 	b.Logf("seeded %d checks with a week of rollups in %s", benchChecks, time.Since(at).Round(time.Second))
 
 	const samples = 6 // the first from an empty cache, five warm
-	tb := s.tab(1280, 900)
+	tb := s.tab(b, 1280, 900)
 	rec := newNetRecorder(b, tb)
 	tb.signIn(s.tokenA, "/console/checks")
 

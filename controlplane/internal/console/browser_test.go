@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,7 +19,7 @@ import (
 // links, back, forward and a deep link; a check created meanwhile appears without a reload. The
 // shell carries its CSP, and no page logs an error under it.
 func TestConsoleNavigation(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	api := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
 	s.createUptime(s.tokenA, "Marketing site", "https://www.example.com/")
 
@@ -41,7 +40,7 @@ func TestConsoleNavigation(t *testing.T) {
 		t.Fatalf("/ led to %s, not the console", res.Request.URL)
 	}
 
-	b := s.tab(1280, 800)
+	b := s.tab(t, 1280, 800)
 	b.signIn(s.tokenA, "/console/checks/"+api) // a deep link survives sign-in
 	b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === 'Public API'`)
 	b.run(chromedp.Click(chromedp.Search(`//a[text()="Checks"][not(@class="nav-link")]`)))
@@ -72,8 +71,8 @@ func TestConsoleNavigation(t *testing.T) {
 // next to the URL field, a browser script's syntax error marks its line, and fixed values
 // create the checks.
 func TestConsoleCheckForm(t *testing.T) {
-	s := newSite(t)
-	b := s.tab(1280, 900)
+	s := newSite(t, siteOptions{})
+	b := s.tab(t, 1280, 900)
 	b.signIn(s.tokenA, "/console/checks")
 	b.run(chromedp.Click(chromedp.Search(`//a[text()="New check"]`)))
 	b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
@@ -191,10 +190,10 @@ func TestConsoleCheckForm(t *testing.T) {
 // TestConsoleReadOnly: a token with only read grants sees no edit control, and the API refuses
 // the change when the page forces it.
 func TestConsoleReadOnly(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	id := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
-	reader := s.token(s.orgA, "UPTIME_CHECKS:READ")
-	b := s.tab(1280, 800)
+	reader, _ := s.token(s.orgA, "UPTIME_CHECKS:READ")
+	b := s.tab(t, 1280, 800)
 	b.signIn(reader, "/console/checks")
 	b.waitFor(`document.querySelector('.view[data-ready] tbody a.check-name')`)
 	if eval[bool](b, `[...document.querySelectorAll('a, button')].some(e => e.textContent === 'New check')`) {
@@ -224,9 +223,9 @@ func TestConsoleReadOnly(t *testing.T) {
 
 // TestConsoleOtherOrganization: another organization's check id in the URL reads as not found.
 func TestConsoleOtherOrganization(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	theirs := s.createUptime(s.tokenB, "Globex API", "https://api.globex.example/")
-	b := s.tab(1280, 800)
+	b := s.tab(t, 1280, 800)
 	b.signIn(s.tokenA, "/console/checks/"+theirs)
 	b.waitFor(`document.querySelector('main h1')?.textContent === 'Not found'`)
 	if strings.Contains(b.text("main"), "Globex") {
@@ -241,11 +240,7 @@ func TestConsoleOtherOrganization(t *testing.T) {
 // of the views (docs/console with make console-screenshots).
 func TestConsoleViewsWithHistory(t *testing.T) {
 	started := time.Now().Truncate(time.Second)
-	s := newSite(t)
-	dir := os.Getenv("VANTAGE_CONSOLE_SCREENSHOTS")
-	if dir == "" {
-		dir = "testdata/artifacts"
-	}
+	s := newSite(t, siteOptions{})
 	down := s.createUptime(s.tokenA, "Checkout API", "https://shop.example.com/api/checkout")
 	notAfter := time.Now().Add(40 * 24 * time.Hour).UTC().Format(time.RFC3339)
 	s.ingestHistory(s.orgA, down, history{hours: 24, interval: 10 * time.Minute, baseMs: threeRegions,
@@ -263,10 +258,10 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	s.createDNS(s.tokenA, "DNS apex")
 	s.createTCP(s.tokenA, "Postgres primary")
 
-	b := s.tab(1360, 860)
+	b := s.tab(t, 1360, 860)
 	b.run(chromedp.Navigate(b.base + "/console/login"))
 	b.waitFor(`document.querySelector('.signin-card form')`)
-	b.screenshot(dir, "sign-in.png")
+	b.screenshot("sign-in.png")
 	b.signIn(s.tokenA, "/console/checks")
 	b.waitFor(`document.querySelectorAll('.view[data-ready] tbody tr').length === 5 && document.querySelector('tbody svg.spark path.line')`)
 	row := `[...document.querySelectorAll('tbody tr')].find(r => r.querySelector('.check-name').textContent === 'Checkout API')`
@@ -285,7 +280,7 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	if err != nil || sinceAt.Before(started) || sinceAt.After(time.Now()) {
 		t.Errorf("Checkout API DOWN since %v (%v), not during the test (from %v)", sinceAt, err, started)
 	}
-	b.screenshot(dir, "overview.png")
+	b.screenshot("overview.png")
 
 	b.run(chromedp.Click(chromedp.Search(`//a[text()="Checkout API"]`)))
 	b.waitFor(`document.querySelector('.view[data-ready] svg.chart path.series')`)
@@ -318,7 +313,7 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	} else {
 		res.Body.Close()
 	}
-	b.screenshot(dir, "check.png")
+	b.screenshot("check.png")
 	b.run(chromedp.Click(chromedp.CSS(`.seg button[title="7 days"]`)))
 	b.waitFor(`document.querySelector('.seg button[aria-pressed=true]')?.textContent === '7d' && document.querySelector('svg.chart path.series')`)
 
@@ -336,15 +331,15 @@ func TestConsoleViewsWithHistory(t *testing.T) {
 	if files := b.text(`tr.result-fail ul.artifacts`); !strings.Contains(files, "shots-cart.png") || !strings.Contains(files, "notes.txt") {
 		t.Errorf("the artifacts list shows %q", files)
 	}
-	b.screenshot(dir, "browser-result.png")
+	b.screenshot("browser-result.png")
 
 	b.run(chromedp.Navigate(b.base + "/console/checks/new"))
 	b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
-	b.screenshot(dir, "new-check.png")
+	b.screenshot("new-check.png")
 
 	b.run(chromedp.Evaluate[chromedp.Void](`localStorage.setItem('vantage.theme', 'dark')`), chromedp.Navigate(b.base+"/console/checks/"+down))
 	b.waitFor(`document.querySelector('.view[data-ready] svg.chart path.series')`)
-	b.screenshot(dir, "check-dark.png")
+	b.screenshot("check-dark.png")
 	b.noErrors()
 }
 
@@ -376,11 +371,11 @@ func testPNG(t *testing.T) []byte {
 // TestConsoleRevokedToken: once the session's token is revoked, the next action is refused and
 // the console goes back to sign-in; the check is left as it was.
 func TestConsoleRevokedToken(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	id := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
 	tok := s.call(http.MethodPost, "/v1/tokens", s.tokenA, map[string]any{"name": "console session",
 		"grants": []map[string]string{{"scope": "UPTIME_CHECKS", "permission": "EDIT"}}})
-	b := s.tab(1280, 800)
+	b := s.tab(t, 1280, 800)
 	b.signIn(tok["token"].(string), "/console/checks/"+id)
 	b.waitFor(`document.querySelector('.view[data-ready] h1')?.textContent === 'Public API'`)
 

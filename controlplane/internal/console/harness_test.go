@@ -22,14 +22,18 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/api"
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/console"
+	"github.com/vantagehq/vantage/controlplane/internal/fleet"
+	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
+	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
 
-// site is the control plane's HTTP handler (the real API router with the console's pages and
-// sessions) on a real listener and a fresh database, with two organizations and a token for
-// each.
+// site is the control plane's main HTTP listener as serve.go wires it — the API, the public
+// status pages and the console's pages and sessions — on a real listener and a fresh database,
+// with an authenticator listening to the revocation feed, two organizations and a token for each.
 type site struct {
 	t      testing.TB
 	st     *store.Store
@@ -40,11 +44,23 @@ type site struct {
 	tokenB string // every permission in orgB
 }
 
-func newSite(t testing.TB) *site {
+// siteOptions change what the session tests need changed; the zero value is the site as
+// serve.go wires it without SMTP, OpenID Connect or proxies.
+type siteOptions struct {
+	mailer  console.Mailer // sends e-mailed sign-in links; nil sends none
+	proxies []string       // the trusted proxies
+	// oidc, if set, gives the OpenID Connect provider for the console at publicURL.
+	oidc func(publicURL string) console.OIDCConfig
+	// now is the sessions' clock (default time.Now).
+	now func() time.Time
+}
+
+func newSite(t testing.TB, opts siteOptions) *site {
 	t.Helper()
 	st := storetest.New(t)
+	log := slog.New(slog.DiscardHandler)
 	ctx, cancel := context.WithCancel(context.Background())
-	authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st})
+	authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,12 +69,39 @@ func newSite(t testing.TB) *site {
 	t.Cleanup(func() { cancel(); <-done })
 	eventually(t, "the authenticator listens to the revocation feed", authn.Listening)
 	reg := prometheus.NewRegistry()
-	lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Registerer: reg})
+	limiter, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := console.New(console.Config{PublicURL: "http://console.test"}, console.Deps{Store: st, Auth: authn,
-		Limiter: lim, ClientIP: api.ClientIP, Secure: api.RequestSecure})
+	pages, err := statuspage.New(statuspage.Config{}, statuspage.Deps{Store: st, Now: time.Now, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, err := web.NewHandler(web.Config{CookieKey: bytes.Repeat([]byte("k"), 32)},
+		web.Deps{Store: pages, Limiter: limiter, Logger: log, ClientIP: api.ClientIP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents, err := fleet.New(fleet.Config{ReplicaName: "console-test"}, fleet.Deps{Store: st,
+		Local: func() []fleet.LocalAgent { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notify, err := notifier.New(notifier.Config{PublicURL: "https://vantage.example"}, notifier.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server starts first: OpenID Connect needs its address as the redirect URL.
+	var handler http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	cfg := console.Config{PublicURL: "http://console.test"}
+	if opts.oidc != nil {
+		cfg.PublicURL = srv.URL
+		cfg.OIDC = opts.oidc(srv.URL)
+	}
+	sessions, err := console.New(cfg, console.Deps{Store: st, Auth: authn, Limiter: limiter, Mailer: opts.mailer,
+		ClientIP: api.ClientIP, Secure: api.RequestSecure, Now: opts.now, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,109 +112,126 @@ func newSite(t testing.TB) *site {
 	mux := http.NewServeMux()
 	sessions.Routes(mux)
 	assets.Routes(mux)
-	handler, err := api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Store: st, Auth: authn, Registry: reg,
-		Ready: st.Ping, Limiter: lim, Sessions: sessions, Console: mux, Now: time.Now})
+	handler, err = api.New(api.Deps{Logger: log, Store: st, Auth: authn, Registry: reg, Now: time.Now, Ready: st.Ping,
+		Public: public, Sessions: sessions, Console: mux, Agents: agents, Integrations: notify, Limiter: limiter,
+		TrustedProxies: opts.proxies})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &site{t: t, st: st, srv: httptest.NewServer(handler)}
-	t.Cleanup(h.srv.Close)
-	a, err := st.CreateOrganization(ctx, "Acme", "paid")
+	s := &site{t: t, st: st, srv: srv}
+	a, err := st.CreateOrganization(ctx, "Org A", "paid")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := st.CreateOrganization(ctx, "Globex", "paid")
+	b, err := st.CreateOrganization(ctx, "Org B", "paid")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.orgA, h.orgB = a.ID, b.ID
-	h.tokenA = h.token(h.orgA, auth.AllGrants()...)
-	h.tokenB = h.token(h.orgB, auth.AllGrants()...)
-	return h
+	s.orgA, s.orgB = a.ID, b.ID
+	s.tokenA, _ = s.token(s.orgA, auth.AllGrants()...)
+	s.tokenB, _ = s.token(s.orgB, auth.AllGrants()...)
+	return s
 }
 
-// token creates an API token in org with the given "AREA:LEVEL" grants and returns its secret.
-func (h *site) token(org uuid.UUID, grants ...string) string {
-	h.t.Helper()
+// token creates an API token in org with the given "AREA:LEVEL" grants and returns its secret
+// and id.
+func (s *site) token(org uuid.UUID, grants ...string) (string, uuid.UUID) {
+	s.t.Helper()
 	secret, hash := auth.NewSecret()
-	if _, err := h.st.CreateAPIToken(context.Background(), store.SystemActor, store.NewAPIToken{
-		OrgID: org, Name: "console test", Grants: grants, SecretHash: hash}); err != nil {
-		h.t.Fatal(err)
+	tok, err := s.st.CreateAPIToken(context.Background(), store.SystemActor, store.NewAPIToken{
+		OrgID: org, Name: "console test", Grants: grants, SecretHash: hash})
+	if err != nil {
+		s.t.Fatal(err)
 	}
-	return secret
+	return secret, tok.ID
 }
 
-// call sends an API request with a bearer token and returns the envelope's result.
-func (h *site) call(method, path, token string, body any) map[string]any {
-	h.t.Helper()
+// call is a bearer-token API request that must succeed; it returns the envelope's result.
+func (s *site) call(method, path, token string, body any) map[string]any {
+	s.t.Helper()
+	status, env := s.request(method, path, token, body)
+	if status >= 300 || env["success"] != true {
+		s.t.Fatalf("%s %s: %d %v", method, path, status, env["errors"])
+	}
+	m, _ := env["result"].(map[string]any)
+	return m
+}
+
+// request is a bearer-token API request; it returns the status and the decoded envelope.
+func (s *site) request(method, path, token string, body any) (int, map[string]any) {
+	s.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			h.t.Fatal(err)
+			s.t.Fatal(err)
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, h.srv.URL+path, rd)
+	req, err := http.NewRequest(method, s.srv.URL+path, rd)
 	if err != nil {
-		h.t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		h.t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var env struct {
-		Success bool           `json:"success"`
-		Result  map[string]any `json:"result"`
-		Errors  []any          `json:"errors"`
+	var env map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&env)
+	return res.StatusCode, env
+}
+
+func (s *site) exec(sql string, args ...any) {
+	s.t.Helper()
+	if _, err := s.st.Pool().Exec(context.Background(), sql, args...); err != nil {
+		s.t.Fatal(err)
 	}
-	if err := json.NewDecoder(res.Body).Decode(&env); err != nil || !env.Success {
-		h.t.Fatalf("%s %s: %d %v %v", method, path, res.StatusCode, env.Errors, err)
-	}
-	return env.Result
 }
 
 // createBrowser creates a scripted browser check and returns its id.
-func (h *site) createBrowser(token, name string) string {
-	h.t.Helper()
-	return h.call(http.MethodPost, "/v1/checks/browser", token, map[string]any{"name": name,
+func (s *site) createBrowser(token, name string) string {
+	s.t.Helper()
+	return s.call(http.MethodPost, "/v1/checks/browser", token, map[string]any{"name": name,
 		"script":       "import { test } from '@playwright/test'\ntest('x', async ({ page }) => { await page.goto('https://example.com') })\n",
 		"test_regions": []string{"cloud:us-east-1", "cloud:eu-central-1"}})["id"].(string)
 }
 
 // createDNS creates a DNS check and returns its id.
-func (h *site) createDNS(token, name string) string {
-	h.t.Helper()
-	return h.call(http.MethodPost, "/v1/checks/dns", token, map[string]any{"name": name, "dns_domain": "example.com",
+func (s *site) createDNS(token, name string) string {
+	s.t.Helper()
+	return s.call(http.MethodPost, "/v1/checks/dns", token, map[string]any{"name": name, "dns_domain": "example.com",
 		"dns_record_type": "A"})["id"].(string)
 }
 
 // createTCP creates a TCP check and returns its id.
-func (h *site) createTCP(token, name string) string {
-	h.t.Helper()
-	return h.call(http.MethodPost, "/v1/checks/tcp", token, map[string]any{"name": name, "tcp_hostname": "db.example.com",
+func (s *site) createTCP(token, name string) string {
+	s.t.Helper()
+	return s.call(http.MethodPost, "/v1/checks/tcp", token, map[string]any{"name": name, "tcp_hostname": "db.example.com",
 		"tcp_port": 5432})["id"].(string)
 }
 
 // createUptime creates an uptime check in the token's organization and returns its id.
-func (h *site) createUptime(token, name, url string) string {
-	h.t.Helper()
-	r := h.call(http.MethodPost, "/v1/checks", token, map[string]any{"name": name, "url": url,
+func (s *site) createUptime(token, name, url string) string {
+	s.t.Helper()
+	r := s.call(http.MethodPost, "/v1/checks", token, map[string]any{"name": name, "url": url,
 		"test_regions": []string{"cloud:us-east-1", "cloud:eu-central-1", "cloud:ap-south-1"}})
 	return r["id"].(string)
 }
 
-// tab is a headless Chromium tab that records every console error, uncaught exception and
-// CSP violation of the pages it shows.
+// tab is a headless Chromium tab on the site. It records every console error, uncaught
+// exception and CSP violation of the pages it shows: noErrors fails on any of them, and when
+// the test ends each one fails it, but for the 403s a test provokes by forcing a change the
+// view does not offer.
 type tab struct {
-	t      testing.TB
-	ctx    context.Context
-	base   string
-	mu     sync.Mutex
-	errors []string
+	t         testing.TB
+	ctx       context.Context
+	base      string
+	mu        sync.Mutex
+	errors    []string
+	forbidden []string // network 403s
 }
 
 func chromiumPath(t testing.TB) string {
@@ -188,17 +248,18 @@ func chromiumPath(t testing.TB) string {
 	return ""
 }
 
-func (h *site) tab(width, height int) *tab {
-	h.t.Helper()
+// tab starts Chromium for t with a window of width × height.
+func (s *site) tab(t testing.TB, width, height int) *tab {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.ExecPath(chromiumPath(h.t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.ExecPath(chromiumPath(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(width, height)}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	h.t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	b := &tab{t: h.t, ctx: ctx, base: h.srv.URL}
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	b := &tab{t: t, ctx: ctx, base: s.srv.URL}
 	messages := chromedp.Console(ctx)
 	go func() {
 		for m, err := range messages {
@@ -206,10 +267,18 @@ func (h *site) tab(width, height int) *tab {
 				return
 			}
 			if (m.Type == chromedp.ConsoleError || m.IsException()) && !expectedLogError(m) {
-				b.record(m.String() + " " + m.URL)
+				b.record(m.String()+" "+m.URL, m.Source == "network" && strings.Contains(m.Text, "status of 403"))
 			}
 		}
 	}()
+	// Registered after the browser's cleanup, so it runs first, while the messages are kept.
+	t.Cleanup(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, l := range b.errors {
+			t.Errorf("the console logged: %s", l)
+		}
+	})
 	return b
 }
 
@@ -220,27 +289,38 @@ func expectedLogError(m chromedp.ConsoleMessage) bool {
 		strings.Contains(m.Text, "status of 404"))
 }
 
-func (b *tab) record(s string) {
+func (b *tab) record(s string, forbidden bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.errors = append(b.errors, s)
+	if forbidden {
+		b.forbidden = append(b.forbidden, s)
+	} else {
+		b.errors = append(b.errors, s)
+	}
 }
 
-// noErrors fails the test if a page logged an error, threw or violated its CSP.
+// noErrors fails the test if a page logged an error (a 403 included), threw or violated its CSP.
 func (b *tab) noErrors() {
 	b.t.Helper()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.errors) > 0 {
-		b.t.Fatalf("the page logged errors:\n%s", strings.Join(b.errors, "\n"))
+	if all := append(append([]string(nil), b.errors...), b.forbidden...); len(all) > 0 {
+		b.t.Fatalf("the page logged errors:\n%s", strings.Join(all, "\n"))
 	}
 }
 
+// run runs browser steps and fails the test on error.
 func (b *tab) run(actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
 	if err := chromedp.Do(b.ctx, actions...); err != nil {
-		b.t.Fatalf("chromium: %v (page errors: %v)", err, b.errors)
+		b.t.Fatalf("chromium: %v (page errors: %v)", err, b.logged())
 	}
+}
+
+func (b *tab) logged() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append(append([]string(nil), b.errors...), b.forbidden...)
 }
 
 func (b *tab) text(sel string) string {
@@ -253,7 +333,7 @@ func do[T any](b *tab, a chromedp.Action[T]) T {
 	b.t.Helper()
 	v, err := chromedp.Run(b.ctx, a)
 	if err != nil {
-		b.t.Fatalf("chromium: %v (page errors: %v)", err, b.errors)
+		b.t.Fatalf("chromium: %v (page errors: %v)", err, b.logged())
 	}
 	return v
 }
@@ -270,10 +350,10 @@ func evalAsync[T any](b *tab, expr string) T {
 	return do(b, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
-// waitFor polls a JavaScript condition until it is true (10 s).
+// waitFor polls a JavaScript condition until it is true (15 s).
 func (b *tab) waitFor(cond string) {
 	b.t.Helper()
-	b.waitWithin(10*time.Second, cond)
+	b.waitWithin(15*time.Second, cond)
 }
 
 // waitWithin polls a JavaScript condition until it is true, for at most d.
@@ -286,13 +366,14 @@ func (b *tab) waitWithin(d time.Duration, cond string) {
 		}
 		if time.Now().After(deadline) {
 			body, _ := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("body")))
-			b.t.Fatalf("timed out waiting for %s; page: %.600s; errors: %v", cond, body, b.errors)
+			b.t.Fatalf("timed out waiting for %s; page: %.600s; errors: %v", cond, body, b.logged())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// signIn signs in through the sign-in form with an API token.
+// signIn opens next, signs in through the sign-in form with an API token, and waits for the
+// signed-in header.
 func (b *tab) signIn(token, next string) {
 	b.t.Helper()
 	b.run(chromedp.Navigate(b.base + next))
@@ -302,15 +383,58 @@ func (b *tab) signIn(token, next string) {
 	b.waitFor(`!document.querySelector('.signin-card') && document.querySelector('#topbar:not([hidden])')`)
 }
 
-// screenshot saves the page as a PNG under dir.
-func (b *tab) screenshot(dir, name string) {
+// open goes to a console path through the router (a full load, as a deep link) and waits until
+// every part of the view has loaded.
+func (b *tab) open(path string) {
+	b.t.Helper()
+	b.run(chromedp.Navigate(b.base + path))
+	b.settle()
+}
+
+// settle waits until the view is drawn and none of its parts is still loading.
+func (b *tab) settle() {
+	b.t.Helper()
+	b.waitFor(`!document.querySelector('main[aria-busy], main [aria-busy="true"], main .loading') && document.querySelector('main h1')`)
+}
+
+// docShots are the screenshots docs/console.md and docs/console-views.md show: make
+// console-screenshots writes them into $VANTAGE_CONSOLE_SCREENSHOTS (docs/console) too.
+var docShots = map[string]bool{"sign-in.png": true, "overview.png": true, "check.png": true, "browser-result.png": true,
+	"new-check.png": true, "check-dark.png": true, "views-incidents.png": true, "views-heartbeat.png": true,
+	"views-status-page.png": true, "views-status-page-incident.png": true, "views-alerting.png": true,
+	"views-settings-token-created.png": true, "views-operators.png": true}
+
+// screenshot keeps a full-page screenshot under testdata/artifacts (git-ignored), and the
+// documented ones under $VANTAGE_CONSOLE_SCREENSHOTS when it is set.
+func (b *tab) screenshot(name string) {
 	b.t.Helper()
 	b.run(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`)) // the sticky header stays at the top of the picture
-	png := do(b, chromedp.FullScreenshot(100))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.t.Fatal(err)
+	img := do(b, chromedp.FullScreenshot(100))
+	if len(img) == 0 {
+		b.t.Fatalf("empty screenshot %s", name)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
-		b.t.Fatal(err)
+	dirs := []string{filepath.Join("testdata", "artifacts")}
+	if d := os.Getenv("VANTAGE_CONSOLE_SCREENSHOTS"); d != "" && docShots[name] {
+		dirs = append(dirs, d)
+	}
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, img, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+		b.t.Logf("screenshot: %s", path)
+	}
+}
+
+// contains fails the test for each of want that got lacks.
+func contains(t testing.TB, where, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s lacks %q: %q", where, w, got)
+		}
 	}
 }

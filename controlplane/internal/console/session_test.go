@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -15,110 +13,19 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/vantagehq/vantage/controlplane/internal/api"
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/console"
-	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
-	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
 
-// harness is the control plane's real router (api.New) with the console's sessions, on a real
-// PostgreSQL database of its own, an authenticator listening to the revocation feed, and the
-// shared rate limiter.
-type harness struct {
-	t      *testing.T
-	st     *store.Store
-	srv    *httptest.Server
-	orgA   uuid.UUID
-	orgB   uuid.UUID
-	tokenA string // every permission in orgA
-	tokenB string // every permission in orgB
-}
-
-type harnessOptions struct {
-	mailer  console.Mailer
-	proxies []string
-	// oidc, if set, gives the OpenID Connect provider for the console at publicURL.
-	oidc func(publicURL string) console.OIDCConfig
-	// now is the sessions' clock (default time.Now).
-	now func() time.Time
-}
-
-func newHarness(t *testing.T, opts harnessOptions) *harness {
-	t.Helper()
-	st := storetest.New(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	authn, err := auth.NewAuthenticator(auth.AuthenticatorConfig{}, auth.AuthenticatorDeps{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = authn.Run(ctx, st); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, "the authenticator listens to the revocation feed", authn.Listening)
-	reg := prometheus.NewRegistry()
-	lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Registerer: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The server starts first: OpenID Connect needs its address as the redirect URL.
-	var handler http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
-	cfg := console.Config{PublicURL: "http://console.test"}
-	if opts.oidc != nil {
-		cfg.PublicURL = srv.URL
-		cfg.OIDC = opts.oidc(srv.URL)
-	}
-	sessions, err := console.New(cfg, console.Deps{Store: st, Auth: authn,
-		Limiter: lim, Mailer: opts.mailer, ClientIP: api.ClientIP, Secure: api.RequestSecure, Now: opts.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	sessions.Routes(mux)
-	handler, err = api.New(api.Deps{Logger: slog.New(slog.DiscardHandler), Store: st, Auth: authn, Registry: reg,
-		Ready: st.Ping, Limiter: lim, Sessions: sessions, Console: mux, TrustedProxies: opts.proxies})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, st: st, srv: srv}
-	a, err := st.CreateOrganization(ctx, "Org A", "paid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.CreateOrganization(ctx, "Org B", "paid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.orgA, h.orgB = a.ID, b.ID
-	h.tokenA, _ = h.token(h.orgA, auth.AllGrants()...)
-	h.tokenB, _ = h.token(h.orgB, auth.AllGrants()...)
-	return h
-}
-
-// token creates an API token and returns its secret and id.
-func (h *harness) token(org uuid.UUID, grants ...string) (string, uuid.UUID) {
-	h.t.Helper()
-	secret, hash := auth.NewSecret()
-	tok, err := h.st.CreateAPIToken(context.Background(), store.SystemActor, store.NewAPIToken{OrgID: org, Name: "console test",
-		Grants: grants, SecretHash: hash})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return secret, tok.ID
-}
-
-// browser is a cookie-keeping client of the harness that does not follow redirects.
+// browser is a cookie-keeping client of the site that does not follow redirects.
 type browser struct {
-	h      *harness
+	h      *site
 	client *http.Client
 }
 
-func (h *harness) browser() *browser {
+func (h *site) browser() *browser {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		h.t.Fatal(err)
@@ -211,7 +118,7 @@ func eventually(t testing.TB, what string, cond func() bool) {
 }
 
 func TestTokenSignIn(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newSite(t, siteOptions{})
 	readOnly, _ := h.token(h.orgA, "UPTIME_CHECKS:READ")
 	b := h.browser()
 
@@ -296,7 +203,7 @@ func TestTokenSignIn(t *testing.T) {
 }
 
 func TestCSRF(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newSite(t, siteOptions{})
 	b := h.browser()
 	b.signIn(h.tokenA)
 	project := `{"name":"Payments"}`
@@ -332,7 +239,7 @@ func TestCSRF(t *testing.T) {
 }
 
 func TestRevokedTokenEndsSession(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newSite(t, siteOptions{})
 	secret, id := h.token(h.orgA, auth.AllGrants()...)
 	b := h.browser()
 	b.signIn(secret)
@@ -352,7 +259,7 @@ func TestRevokedTokenEndsSession(t *testing.T) {
 }
 
 func TestSignOut(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newSite(t, siteOptions{})
 	b := h.browser()
 	b.signIn(h.tokenA)
 	if a := b.do("DELETE", "/console/session", "", ""); a.Status != http.StatusForbidden {
@@ -376,7 +283,7 @@ func TestSignOut(t *testing.T) {
 }
 
 func TestOrganizationSwitch(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newSite(t, siteOptions{})
 	ctx := context.Background()
 	u, err := h.st.EnsureUser(ctx, "ops@example.com")
 	if err != nil {
@@ -435,7 +342,7 @@ func TestOrganizationSwitch(t *testing.T) {
 }
 
 func TestSignInRateLimited(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newSite(t, siteOptions{})
 	b := h.browser()
 	var last answer
 	for range 11 {
@@ -451,7 +358,7 @@ func TestSignInRateLimited(t *testing.T) {
 }
 
 func TestSecureCookiesBehindTLS(t *testing.T) {
-	h := newHarness(t, harnessOptions{proxies: []string{"127.0.0.1", "::1"}})
+	h := newSite(t, siteOptions{proxies: []string{"127.0.0.1", "::1"}})
 	for name, tc := range map[string]struct {
 		proto  string
 		secure bool
@@ -472,7 +379,7 @@ func TestSecureCookiesBehindTLS(t *testing.T) {
 }
 
 func TestTokenLink(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newSite(t, siteOptions{})
 	link, err := console.TokenLink(context.Background(), h.st, h.srv.URL, auth.HashSecret(h.tokenA), time.Now().Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
@@ -503,7 +410,7 @@ func TestSessionExpires(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	h := newHarness(t, harnessOptions{now: clock})
+	h := newSite(t, siteOptions{now: clock})
 
 	b := h.browser()
 	got := b.signIn(h.tokenA).result()

@@ -2,93 +2,31 @@ package console_test
 
 import (
 	"context"
-	"io"
-	"mime/quotedprintable"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
-
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 )
-
-// mailbox is a real SMTP server (go-smtp) that keeps every message it accepts.
-type mailbox struct {
-	addr string
-	mu   sync.Mutex
-	msgs []mailMsg
-}
-
-type mailMsg struct {
-	To   []string
-	Data string
-}
-
-type mailSession struct {
-	box *mailbox
-	cur mailMsg
-}
-
-func (s *mailSession) Reset()                               { s.cur = mailMsg{} }
-func (s *mailSession) Logout() error                        { return nil }
-func (s *mailSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (s *mailSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.cur.To = append(s.cur.To, to)
-	return nil
-}
-func (s *mailSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(quotedprintable.NewReader(r))
-	if err != nil {
-		return err
-	}
-	s.cur.Data = string(b)
-	s.box.mu.Lock()
-	s.box.msgs = append(s.box.msgs, s.cur)
-	s.box.mu.Unlock()
-	return nil
-}
-
-func newMailbox(t *testing.T) *mailbox {
-	box := &mailbox{}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailSession{box: box}, nil }))
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	box.addr = l.Addr().String()
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return box
-}
-
-func (b *mailbox) messages() []mailMsg {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return slices.Clone(b.msgs)
-}
 
 var signInLink = regexp.MustCompile(`http://console\.test(/console/signin/link\?token=[A-Za-z0-9_%-]+)`)
 
 // TestEmailSignIn walks the e-mailed link: the request through the real notifier to a local
 // SMTP server, the link's page, its button, the user's session and its sign-out.
 func TestEmailSignIn(t *testing.T) {
-	box := newMailbox(t)
-	mailer, err := notifier.New(notifier.Config{SMTPURL: "smtp://" + box.addr, MailFrom: "Vantage <vantage@console.test>",
+	box := smtptest.New(t)
+	mailer, err := notifier.New(notifier.Config{SMTPURL: box.URL(), MailFrom: "Vantage <vantage@console.test>",
 		PublicURL: "http://console.test"}, notifier.Deps{Store: storetest.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, harnessOptions{mailer: mailer})
+	h := newSite(t, siteOptions{mailer: mailer})
 	ctx := context.Background()
 	u, err := h.st.EnsureUser(ctx, "ops@example.com")
 	if err != nil {
@@ -114,15 +52,15 @@ func TestEmailSignIn(t *testing.T) {
 	if a := b.do("POST", "/console/signin/email", "", `{"email":"not an address"}`); a.Status != http.StatusBadRequest || !strings.HasPrefix(a.errorText(), "email:") {
 		t.Fatalf("a malformed address: %d %s, want 400 naming email", a.Status, a.Raw)
 	}
-	eventually(t, "the sign-in e-mail arrives", func() bool { return len(box.messages()) > 0 })
+	box.Wait(t, 1)
 	time.Sleep(300 * time.Millisecond) // time for any e-mail that must not come
-	msgs := box.messages()
+	msgs := box.Messages()
 	if len(msgs) != 1 || len(msgs[0].To) != 1 || msgs[0].To[0] != "ops@example.com" {
 		t.Fatalf("e-mails = %+v, want exactly one, to the member ops@example.com", msgs)
 	}
-	m := signInLink.FindStringSubmatch(msgs[0].Data)
+	m := signInLink.FindStringSubmatch(msgs[0].Body)
 	if m == nil {
-		t.Fatalf("no sign-in link in the e-mail:\n%s", msgs[0].Data)
+		t.Fatalf("no sign-in link in the e-mail:\n%s", msgs[0].Body)
 	}
 	path := m[1]
 

@@ -78,7 +78,7 @@ func (b *browser) follow(method, target string, form url.Values) (answer, string
 // session of the user with the provider's verified address.
 func TestOIDCSignIn(t *testing.T) {
 	var op *provider
-	h := newHarness(t, harnessOptions{oidc: func(publicURL string) console.OIDCConfig {
+	h := newSite(t, siteOptions{oidc: func(publicURL string) console.OIDCConfig {
 		op = startProvider(t, publicURL+"/console/signin/oidc/callback")
 		return console.OIDCConfig{Issuer: op.srv.URL, ClientID: oidcClientID, ClientSecret: oidcClientSecret}
 	}})

@@ -2,80 +2,16 @@ package notifier_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
-
-// mailbox is a real SMTP server (go-smtp) that keeps every message it accepts.
-type mailbox struct {
-	addr string
-	mu   sync.Mutex
-	msgs []mailMsg
-}
-
-type mailMsg struct {
-	From string
-	To   []string
-	Data string
-}
-
-type mailSession struct {
-	box *mailbox
-	cur mailMsg
-}
-
-func (s *mailSession) Reset()        { s.cur = mailMsg{} }
-func (s *mailSession) Logout() error { return nil }
-func (s *mailSession) Mail(from string, _ *smtp.MailOptions) error {
-	s.cur.From = from
-	return nil
-}
-func (s *mailSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.cur.To = append(s.cur.To, to)
-	return nil
-}
-func (s *mailSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	s.cur.Data = string(b)
-	s.box.mu.Lock()
-	s.box.msgs = append(s.box.msgs, s.cur)
-	s.box.mu.Unlock()
-	return nil
-}
-
-func newMailbox(t *testing.T) *mailbox {
-	box := &mailbox{}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailSession{box: box}, nil }))
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	box.addr = l.Addr().String()
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return box
-}
-
-func (b *mailbox) messages() []mailMsg {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]mailMsg(nil), b.msgs...)
-}
 
 // newMember adds a user to the organization and returns the user's id.
 func (e *env) newMember(email string) uuid.UUID {
@@ -114,17 +50,17 @@ func (e *env) emailDeliveries() []struct{ Status, Address, Error string } {
 func TestNotifierEmailsUserAlerts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	box := newMailbox(t)
+	box := smtptest.New(t)
 	alice := e.newMember("alice@example.com")
 	outsider := uuid.New() // not a member: never e-mailed
 	if _, err := e.st.Pool().Exec(context.Background(), `INSERT INTO users (id, email) VALUES ($1, 'mallory@example.com')`, outsider); err != nil {
 		t.Fatal(err)
 	}
-	e.run(notifier.Config{SMTPURL: "smtp://" + box.addr, MailFrom: "Vantage Alerts <alerts@vantage.test>", PublicURL: "https://vantage.test"})
+	e.run(notifier.Config{SMTPURL: box.URL(), MailFrom: "Vantage Alerts <alerts@vantage.test>", PublicURL: "https://vantage.test"})
 	ev := e.emit("uptime.down", e.check, map[string][]string{"user_alerts": {alice.String(), outsider.String()}})
-	waitFor(t, 3*time.Second, "the e-mail", func() bool { return len(box.messages()) == 1 })
+	box.Wait(t, 1)
 	time.Sleep(200 * time.Millisecond)
-	msgs := box.messages()
+	msgs := box.Messages()
 	if len(msgs) != 1 {
 		t.Fatalf("%d messages, want 1", len(msgs))
 	}
@@ -134,8 +70,8 @@ func TestNotifierEmailsUserAlerts(t *testing.T) {
 	}
 	for _, want := range []string{"Subject: [Vantage] api: DOWN", "To: <alice@example.com>", `Check "api" is DOWN (priority HIGH)`,
 		"https://vantage.test/v1/checks/" + e.check.String(), "Event id: " + ev.String()} {
-		if !strings.Contains(m.Data, want) {
-			t.Fatalf("message lacks %q:\n%s", want, m.Data)
+		if !strings.Contains(m.Raw, want) {
+			t.Fatalf("message lacks %q:\n%s", want, m.Raw)
 		}
 	}
 	waitFor(t, time.Second, "the recorded delivery", func() bool {

@@ -2,133 +2,29 @@ package web
 
 import (
 	"context"
-	"io"
 	"log/slog"
-	"mime/quotedprintable"
-	"net"
-	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/emersion/go-smtp"
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 )
 
-// mailSink is a real SMTP server (go-smtp) on 127.0.0.1 that keeps every message it accepts,
-// with its body decoded (quoted-printable) the way a mail client shows it.
-type mailSink struct {
-	addr string
-	mu   sync.Mutex
-	msgs []sunkMail
-}
-
-// sunkMail is one accepted message.
-type sunkMail struct {
-	To     string
-	Header mail.Header
-	Body   string
-}
-
-type mailSinkSession struct {
-	sink *mailSink
-	to   []string
-}
-
-func (s *mailSinkSession) Reset()                               { s.to = nil }
-func (s *mailSinkSession) Logout() error                        { return nil }
-func (s *mailSinkSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (s *mailSinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.to = append(s.to, to)
-	return nil
-}
-
-func (s *mailSinkSession) Data(r io.Reader) error {
-	m, err := mail.ReadMessage(r)
-	if err != nil {
-		return err
-	}
-	body := m.Body
-	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
-		body = quotedprintable.NewReader(body)
-	}
-	b, err := io.ReadAll(body)
-	if err != nil {
-		return err
-	}
-	text := strings.ReplaceAll(string(b), "\r\n", "\n")
-	s.sink.mu.Lock()
-	defer s.sink.mu.Unlock()
-	for _, to := range s.to {
-		s.sink.msgs = append(s.sink.msgs, sunkMail{To: to, Header: m.Header, Body: text})
-	}
-	return nil
-}
-
-func newMailSink(t *testing.T) *mailSink {
-	t.Helper()
-	sink := &mailSink{}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailSinkSession{sink: sink}, nil }))
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink.addr = l.Addr().String()
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return sink
-}
-
-// all returns every message accepted so far, whoever it was for.
-func (s *mailSink) all() []sunkMail {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]sunkMail(nil), s.msgs...)
-}
-
-// to returns the messages accepted for rcpt so far.
-func (s *mailSink) to(rcpt string) []sunkMail {
-	var out []sunkMail
-	for _, m := range s.all() {
-		if m.To == rcpt {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-var mailLink = regexp.MustCompile(`https?://\S+`)
-
-// link returns the message's link that contains part.
-func (m sunkMail) link(t *testing.T, part string) string {
-	t.Helper()
-	for _, l := range mailLink.FindAllString(m.Body, -1) {
-		if strings.Contains(l, part) {
-			return l
-		}
-	}
-	t.Fatalf("no link with %q in the e-mail:\n%s", part, m.Body)
-	return ""
-}
-
 // runMailNotifier runs a real notifier on st, e-mailing through sink with links on publicURL,
 // until the test ends.
-func runMailNotifier(t *testing.T, st *store.Store, sink *mailSink, publicURL string) {
+func runMailNotifier(t *testing.T, st *store.Store, sink *smtptest.Server, publicURL string) {
 	t.Helper()
 	n, err := notifier.New(notifier.Config{
-		SMTPURL: "smtp://" + sink.addr, MailFrom: "Acme status <status@vantage.test>", PublicURL: publicURL,
+		SMTPURL: sink.URL(), MailFrom: "Acme status <status@vantage.test>", PublicURL: publicURL,
 		Workers: 2, PollInterval: 20 * time.Millisecond, Backoff: []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}},
 		notifier.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
 	if err != nil {
@@ -161,7 +57,7 @@ func TestSubscribeFlowBrowser(t *testing.T) {
 	st := newStore(t)
 	f := newFixture(t, st, store.StatusPageInput{Name: "Acme Cloud", Subdomain: "acme"})
 	f.component("Public API", uuid.Nil, false)
-	sink := newMailSink(t)
+	sink := smtptest.New(t)
 	links, err := subscribe.NewHandler(subscribe.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -221,25 +117,25 @@ func TestSubscribeFlowBrowser(t *testing.T) {
 	}
 
 	// 2. Exactly one e-mail, the confirmation, reaches the address; the notifier records it.
-	poll(t, 15*time.Second, "the confirmation e-mail", func() bool { return len(sink.to(addr)) >= 1 })
+	sink.WaitTo(t, addr, 1)
 	poll(t, 5*time.Second, "the delivered e-mail's record", func() bool {
 		var n int
 		err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE channel = 'email'
 			AND address = $1 AND status = $2`, addr, store.DeliveryDelivered).Scan(&n)
 		return err == nil && n == 1
 	})
-	if got := sink.all(); len(got) != 1 || got[0].To != addr {
+	if got := sink.Messages(); len(got) != 1 || len(got[0].To) != 1 || got[0].To[0] != addr {
 		t.Fatalf("the sink received %d messages (%+v), want exactly one to %s", len(got), got, addr)
 	}
-	msg := sink.to(addr)[0]
+	msg := sink.To(addr)[0]
 	if s := msg.Header.Get("Subject"); s != "Confirm your subscription to Acme Cloud" {
 		t.Errorf("subject %q", s)
 	}
 	if cte := msg.Header.Get("Content-Transfer-Encoding"); !strings.EqualFold(cte, "quoted-printable") {
 		t.Errorf("Content-Transfer-Encoding %q; the link was parsed from a decoded quoted-printable body", cte)
 	}
-	confirm := msg.link(t, "/status/acme/confirm?token=")
-	unsubscribe := msg.link(t, "/status/acme/unsubscribe?token=")
+	confirm := msg.Link(t, "/status/acme/confirm?token=")
+	unsubscribe := msg.Link(t, "/status/acme/unsubscribe?token=")
 	for _, l := range []string{confirm, unsubscribe} {
 		if u, err := url.Parse(l); err != nil || u.Scheme+"://"+u.Host != srv.URL {
 			t.Fatalf("link %s is not on the server %s (%v)", l, srv.URL, err)
@@ -279,7 +175,7 @@ func TestSubscribeFlowBrowser(t *testing.T) {
 	if exists, _ := subscriber(); exists {
 		t.Fatal("the subscriber is still there after unsubscribing")
 	}
-	if n := len(sink.all()); n != 1 {
+	if n := len(sink.Messages()); n != 1 {
 		t.Errorf("the sink received %d messages in all, want 1", n)
 	}
 }
