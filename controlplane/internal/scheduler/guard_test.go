@@ -36,7 +36,7 @@ func TestPublishedJobsAreSignedAndSealed(t *testing.T) {
 		Headers:  map[string]string{"Authorization": "Bearer {{TOKEN}}", "X-Plain": "v"},
 		AuthUser: ptr("{{USER}}"), AuthPass: ptr("pw-{{TOKEN}}")})
 	browser := e.addCheck(t, testCheck{Kind: check.Browser, Project: &project, Regions: []string{"cloud:eu-west-2"},
-		Script: ptr("test('login', async ({ page }) => { await page.fill('#p', process.env.PAGE_PASSWORD); })")})
+		Script: ptr("import { test } from '@playwright/test';\ntest('login', async ({ page }) => { await page.fill('#p', process.env.PAGE_PASSWORD); })")})
 	dns := e.addCheck(t, testCheck{Kind: check.DNS, Regions: []string{"cloud:us-east-1"}, DNSDomain: ptr("example.test"), DNSType: ptr("A")})
 
 	guard, err := jobguard.New(bytes.Repeat([]byte{7}, 32))

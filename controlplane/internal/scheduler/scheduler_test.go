@@ -37,7 +37,10 @@ func TestPublishesJobsPerRegion(t *testing.T) {
 	tcp := e.addCheck(t, testCheck{Kind: check.TCP, Interval: 1, Regions: []string{"cloud:us-west-1"},
 		TCPHost: ptr("db.example.test"), TCPPort: ptr(5432), TimeoutMs: ptr(2000)})
 	browser := e.addCheck(t, testCheck{Kind: check.Browser, Interval: 1, Regions: []string{"cloud:eu-central-1"},
-		Script: ptr("test('x', async () => {})"), Headers: map[string]string{"X-B": "{{TOKEN}}"}})
+		Script: ptr("import { test } from '@playwright/test';\ntest('x', async () => {})"), Headers: map[string]string{"X-B": "b"}})
+	// The API refuses references in a browser check's headers; a check stored before that rule
+	// still has one, which the scheduler must pass on as written.
+	e.exec(t, `UPDATE checks SET spec = jsonb_set(spec, '{headers}', '{"X-B": "{{TOKEN}}"}') WHERE id = $1`, browser)
 	paused := e.addCheck(t, testCheck{Kind: check.TCP, Interval: 1, Paused: true, TCPHost: ptr("x.test"), TCPPort: ptr(1)})
 
 	got := e.consume(t)
