@@ -25,6 +25,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // site is the control plane's HTTP handler (the real API router with the console's pages and
@@ -51,7 +52,7 @@ func newSite(t testing.TB) *site {
 	done := make(chan struct{})
 	go func() { _ = authn.Run(ctx, st); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, "the authenticator listens to the revocation feed", authn.Listening)
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("the authenticator listens to the revocation feed", authn.Listening))
 	reg := prometheus.NewRegistry()
 	lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Registerer: reg})
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/ratelimit"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // harness is the control plane's real router (api.New) with the console's sessions, on a real
@@ -58,7 +59,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	done := make(chan struct{})
 	go func() { _ = authn.Run(ctx, st); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, "the authenticator listens to the revocation feed", authn.Listening)
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("the authenticator listens to the revocation feed", authn.Listening))
 	reg := prometheus.NewRegistry()
 	lim, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Registerer: reg})
 	if err != nil {
@@ -197,17 +198,6 @@ func (b *browser) signIn(token string) answer {
 		b.h.t.Fatalf("sign in: %d %s", a.Status, a.Raw)
 	}
 	return a
-}
-
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10s, still not: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func TestTokenSignIn(t *testing.T) {

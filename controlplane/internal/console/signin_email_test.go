@@ -18,6 +18,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // mailbox is a real SMTP server (go-smtp) that keeps every message it accepts.
@@ -114,7 +115,7 @@ func TestEmailSignIn(t *testing.T) {
 	if a := b.do("POST", "/console/signin/email", "", `{"email":"not an address"}`); a.Status != http.StatusBadRequest || !strings.HasPrefix(a.errorText(), "email:") {
 		t.Fatalf("a malformed address: %d %s, want 400 naming email", a.Status, a.Raw)
 	}
-	eventually(t, "the sign-in e-mail arrives", func() bool { return len(box.messages()) > 0 })
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("the sign-in e-mail arrives", func() bool { return len(box.messages()) > 0 }))
 	time.Sleep(300 * time.Millisecond) // time for any e-mail that must not come
 	msgs := box.messages()
 	if len(msgs) != 1 || len(msgs[0].To) != 1 || msgs[0].To[0] != "ops@example.com" {

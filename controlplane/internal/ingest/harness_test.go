@@ -400,15 +400,3 @@ func (h *harness) result(checkID, job uuid.UUID, region string, passing bool, sc
 	}
 	return r
 }
-
-// waitFor polls cond until it holds or a few seconds pass.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

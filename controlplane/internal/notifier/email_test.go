@@ -14,6 +14,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // mailbox is a real SMTP server (go-smtp) that keeps every message it accepts.
@@ -122,7 +123,7 @@ func TestNotifierEmailsUserAlerts(t *testing.T) {
 	}
 	e.run(notifier.Config{SMTPURL: "smtp://" + box.addr, MailFrom: "Vantage Alerts <alerts@vantage.test>", PublicURL: "https://vantage.test"})
 	ev := e.emit("uptime.down", e.check, map[string][]string{"user_alerts": {alice.String(), outsider.String()}})
-	waitFor(t, 3*time.Second, "the e-mail", func() bool { return len(box.messages()) == 1 })
+	testwait.Eventually(t, 3*time.Second, testwait.Holds("the e-mail", func() bool { return len(box.messages()) == 1 }))
 	time.Sleep(200 * time.Millisecond)
 	msgs := box.messages()
 	if len(msgs) != 1 {
@@ -138,10 +139,10 @@ func TestNotifierEmailsUserAlerts(t *testing.T) {
 			t.Fatalf("message lacks %q:\n%s", want, m.Data)
 		}
 	}
-	waitFor(t, time.Second, "the recorded delivery", func() bool {
+	testwait.Eventually(t, time.Second, testwait.Holds("the recorded delivery", func() bool {
 		ds := e.emailDeliveries()
 		return len(ds) == 1 && ds[0].Status == store.DeliveryDelivered
-	})
+	}))
 }
 
 func TestNotifierSkipsEmailWithoutSMTP(t *testing.T) {
@@ -150,9 +151,9 @@ func TestNotifierSkipsEmailWithoutSMTP(t *testing.T) {
 	bob := e.newMember("bob@example.com")
 	e.run(notifier.Config{})
 	e.emit("uptime.up", e.check, map[string][]string{"user_alerts": {bob.String()}})
-	waitFor(t, 2*time.Second, "the skipped delivery", func() bool {
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the skipped delivery", func() bool {
 		ds := e.emailDeliveries()
 		return len(ds) == 1 && ds[0].Status == store.DeliverySkipped &&
 			ds[0].Error == "e-mail is disabled: VANTAGE_SMTP_URL is not set" && ds[0].Address == "bob@example.com"
-	})
+	}))
 }

@@ -194,18 +194,6 @@ func (r *receiver) successes() []received {
 	return out
 }
 
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // verifySignature checks a request the Standard Webhooks way, independently of notifier.Sign.
 func verifySignature(t testing.TB, secret string, g received) {
 	t.Helper()

@@ -16,6 +16,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/jobseal"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -54,7 +55,7 @@ func TestPublishedJobsAreSignedAndSealed(t *testing.T) {
 	go func() { defer close(done); _ = s.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	checkFor(t, 15*time.Second, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(4, "jobs", len(raw.snapshot()))
 	})
 	cancel()

@@ -268,23 +268,6 @@ func (g *jobs) snapshot() []gotJob {
 	return append([]gotJob(nil), g.all...)
 }
 
-// checkFor polls fn every interval until it returns nil or timeout passes (nats-server's
-// helper of the same name), and fails the test with fn's last error.
-func checkFor(t testing.TB, timeout, interval time.Duration, fn func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var err error
-	for {
-		if err = fn(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v", timeout, err)
-		}
-		time.Sleep(interval)
-	}
-}
-
 func atLeast(n int, what string, got int) error {
 	if got < n {
 		return fmt.Errorf("%s: %d, want at least %d", what, got, n)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // leaderTestInterval is long enough that the runs a hand-over misses are fewer than one per
@@ -55,14 +56,14 @@ func TestOnlyTheLeaderPublishesAndAStandbyTakesOver(t *testing.T) {
 	got := e.consume(t)
 
 	a, regA, stopA := e.startScheduler(t, Config{}, "a")
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if !a.IsLeader() {
 			return fmt.Errorf("a is not leading")
 		}
 		return nil
 	})
 	b, regB, _ := e.startScheduler(t, Config{}, "b")
-	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(2*len(ids)*2, "jobs", len(got.snapshot()))
 	})
 	if b.IsLeader() || published(regB) != 0 {
@@ -74,7 +75,7 @@ func TestOnlyTheLeaderPublishesAndAStandbyTakesOver(t *testing.T) {
 
 	stopA() // the leader's context ends
 	stopped := time.Now()
-	checkFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 5*time.Second, func() error {
 		if !b.IsLeader() {
 			return fmt.Errorf("b has not taken over")
 		}
@@ -86,7 +87,7 @@ func TestOnlyTheLeaderPublishesAndAStandbyTakesOver(t *testing.T) {
 		t.Errorf("take-over took %v, want within the 2s standby retry", took)
 	}
 	before := published(regB)
-	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(int(before)+2*len(ids)*2, "jobs published by b", int(published(regB)))
 	})
 	if a.IsLeader() {
@@ -104,7 +105,7 @@ func TestLeaderStepsDownWhenItsSessionDies(t *testing.T) {
 	a, _, _ := e.startScheduler(t, Config{}, "a")
 	b, _, _ := e.startScheduler(t, Config{}, "b")
 	var leader, standby *Scheduler
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		switch {
 		case a.IsLeader() && b.IsLeader():
 			t.Fatal("both schedulers lead")
@@ -129,14 +130,14 @@ func TestLeaderStepsDownWhenItsSessionDies(t *testing.T) {
 	}
 	e.exec(t, `SELECT pg_terminate_backend($1)`, pid)
 	killed := time.Now()
-	checkFor(t, 3*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 3*time.Second, func() error {
 		if leader.IsLeader() {
 			return fmt.Errorf("the leader still leads after its session was killed")
 		}
 		return nil
 	})
 	t.Logf("old leader stepped down %v after its session died", time.Since(killed))
-	checkFor(t, 6*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 6*time.Second, func() error {
 		if !leader.IsLeader() && !standby.IsLeader() {
 			return fmt.Errorf("nobody leads")
 		}
@@ -147,7 +148,7 @@ func TestLeaderStepsDownWhenItsSessionDies(t *testing.T) {
 	})
 	t.Logf("a scheduler leads again %v after the session died", time.Since(killed))
 	n := len(got.snapshot())
-	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(n+2*len(ids)*2, "jobs after the hand-over", len(got.snapshot()))
 	})
 	time.Sleep(500 * time.Millisecond)
@@ -163,7 +164,7 @@ func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	id := ids[0]
 	got := e.consume(t)
 	_, _, stopA := e.startScheduler(t, Config{}, "a")
-	checkFor(t, 15*time.Second, 5*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(2*2, "jobs", len(got.of(id)))
 	})
 	stopA() // right after a run, long before the next one
@@ -172,13 +173,13 @@ func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	e.exec(t, `UPDATE scheduler_progress SET handled_through = $1`, msTime(last-1000))
 
 	_, regB, _ := e.startScheduler(t, Config{}, "b")
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if d := counter(regB, "vantage_scheduler_jobs_duplicate_total"); d < 2 {
 			return fmt.Errorf("b's duplicates: %v, want the 2 regions of the republished run", d)
 		}
 		return nil
 	})
-	checkFor(t, 15*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(1, "runs published by b", int(published(regB)))
 	})
 	time.Sleep(500 * time.Millisecond)

@@ -23,6 +23,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // mailSink is a real SMTP server (go-smtp) on 127.0.0.1 that keeps every message it accepts,
@@ -140,18 +141,6 @@ func runMailNotifier(t *testing.T, st *store.Store, sink *mailSink, publicURL st
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-// poll waits until cond holds, failing the test after timeout.
-func poll(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestSubscribeFlowBrowser walks the double opt-in in real headless Chromium, against the
 // handler as serve.go mounts it (Extra: the confirm/unsubscribe links), a real database, a
 // real notifier and a real SMTP server: subscribe through the page's form, open the e-mailed
@@ -221,13 +210,13 @@ func TestSubscribeFlowBrowser(t *testing.T) {
 	}
 
 	// 2. Exactly one e-mail, the confirmation, reaches the address; the notifier records it.
-	poll(t, 15*time.Second, "the confirmation e-mail", func() bool { return len(sink.to(addr)) >= 1 })
-	poll(t, 5*time.Second, "the delivered e-mail's record", func() bool {
+	testwait.Eventually(t, 15*time.Second, testwait.Holds("the confirmation e-mail", func() bool { return len(sink.to(addr)) >= 1 }))
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the delivered e-mail's record", func() bool {
 		var n int
 		err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE channel = 'email'
 			AND address = $1 AND status = $2`, addr, store.DeliveryDelivered).Scan(&n)
 		return err == nil && n == 1
-	})
+	}))
 	if got := sink.all(); len(got) != 1 || got[0].To != addr {
 		t.Fatalf("the sink received %d messages (%+v), want exactly one to %s", len(got), got, addr)
 	}
