@@ -121,3 +121,21 @@ func BenchmarkFreshContext(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoopTimeoutOvershoot runs a test stuck in a loop with a 2 s timeout and reports
+// how long past the timeout the run ended (TestSandbox only holds that it ends).
+//
+//	go test ./internal/browser/pwscript -run '^$' -bench LoopTimeoutOvershoot -benchtime 3x
+func BenchmarkLoopTimeoutOvershoot(b *testing.B) {
+	const timeout = 2 * time.Second
+	var over time.Duration
+	for b.Loop() {
+		rep := runScript(b, "loop.spec.ts", "import { test } from '@playwright/test'\ntest('t', async () => { for (;;) {} })",
+			Options{Timeout: timeout})
+		if rep.Passed || rep.Failure == nil || rep.Failure.Cause != CauseTimeout {
+			b.Fatalf("the loop did not time out:\n%s", describeReport(rep))
+		}
+		over += rep.Duration - timeout
+	}
+	b.ReportMetric(float64(over.Milliseconds())/float64(b.N), "overshoot-ms/op")
+}
