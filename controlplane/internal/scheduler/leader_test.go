@@ -83,8 +83,10 @@ func TestOnlyTheLeaderPublishesAndAStandbyTakesOver(t *testing.T) {
 	})
 	took := time.Since(stopped)
 	t.Logf("b took over %v after a stopped", took)
-	if took > 3*time.Second {
-		t.Errorf("take-over took %v, want within the 2s standby retry", took)
+	// About the 2 s standby retry when a releases its lease; the 10 s lease TTL if it did not.
+	// The bound lies between the two, far from both, so a loaded machine does not cross it.
+	if took > 6*time.Second {
+		t.Errorf("take-over took %v, want the 2s standby retry, not the 10s lease expiry", took)
 	}
 	before := published(regB)
 	testwait.Eventually(t, 15*time.Second, func() error {
