@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
@@ -183,6 +185,36 @@ func passwordFlood(tb testing.TB) flood {
 	tb.Logf("one hash %s; a login to another page during a flood of %d attempts took %s (%.1f×), after %d of them",
 		fl.single, attackers, took, float64(took)/float64(fl.single), fl.floodDoneFirst)
 	return fl
+}
+
+// TestFairSlotsServeAnotherPageFirst queues a flood on one page's slot and asks for a hash of
+// another page: it runs at once, ahead of the flood's queue. The order of service is counted,
+// in a bubble where synctest.Wait knows every goroutine is blocked, not timed.
+func TestFairSlotsServeAnotherPageFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newFairSlots(2)
+		release := make(chan struct{})
+		var mu sync.Mutex
+		var order []string
+		record := func(page string) { mu.Lock(); order = append(order, page); mu.Unlock() }
+		for range 16 {
+			go s.do(t.Context(), "flooded", func() { record("flooded"); <-release })
+		}
+		synctest.Wait() // one hash of the flood runs, the rest queue on the page's slot
+		go s.do(t.Context(), "quiet", func() { record("quiet") })
+		synctest.Wait()
+		mu.Lock()
+		got := slices.Clone(order)
+		mu.Unlock()
+		if want := []string{"flooded", "quiet"}; !slices.Equal(got, want) {
+			t.Fatalf("served %v, want the other page right after the flood's first hash: %v", got, want)
+		}
+		close(release)
+		synctest.Wait()
+		if len(order) != 17 {
+			t.Fatalf("served %d hashes, want all 17", len(order))
+		}
+	})
 }
 
 func TestFairSlotsForgetIdlePages(t *testing.T) {
