@@ -9,7 +9,7 @@ import (
 
 // loopBound is how long a run stuck in a loop may take: far above its 2 s timeout, so that a
 // loaded machine does not fail the test, and far below never, which a loop the timeout did not
-// stop would take. How promptly the timeout ends it is BenchmarkLoopTimeoutOvershoot's figure.
+// stop would take. How promptly the timeout ends it is BenchmarkLoopTimeout's figure.
 const loopBound = 10 * time.Second
 
 // The sandbox cases: each run ends within its time with a clear message, and the runtime
