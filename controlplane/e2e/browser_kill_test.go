@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // TestKilledAgentLeavesNoBrowser: an agent with a browser is SIGKILLed; its Chromium and every
@@ -19,7 +21,7 @@ func TestKilledAgentLeavesNoBrowser(t *testing.T) {
 	a := s.startBrowserAgent(t, "agent-killed-browser", nil, "cloud:ap-south-1")
 	pid := a.p.cmd.Process.Pid
 	var browsers []int
-	checkFor(t, 30*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		browsers = childrenOf(pid)
 		if len(browsers) == 0 {
 			return fmt.Errorf("agent %d has no child process yet", pid)
@@ -33,7 +35,7 @@ func TestKilledAgentLeavesNoBrowser(t *testing.T) {
 		}
 	}
 	a.p.kill(t)
-	checkFor(t, 15*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		var left []string
 		for _, p := range allPids() {
 			if g, err := syscall.Getpgid(p); err == nil && groups[g] && !zombie(p) {

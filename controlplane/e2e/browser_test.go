@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -212,7 +213,7 @@ func TestBrowserScriptSandboxEndToEnd(t *testing.T) {
 		id := ids[c.name]
 		var r resultJSON
 		// Two runs each: the agent keeps running them, one after the other.
-		checkFor(t, 90*time.Second, 500*time.Millisecond, func() error {
+		testwait.Eventually(t, 90*time.Second, func() error {
 			var finals []resultJSON
 			for _, x := range s.results(t, "browser", id, start) {
 				if x.IsFinalAttempt {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // Canaries (docs/detection.md "Canaries", "Hold-off"). Every test runs three regions; the
@@ -70,7 +72,7 @@ func (s *canaryStack) healthyAgents(t *testing.T) {
 	t.Helper()
 	s.agent(t, "agent-us", "cloud:us-east-1", nil)
 	s.agent(t, "agent-eu", "cloud:eu-west-2", nil)
-	checkFor(t, 3*canaryInterval, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, 3*canaryInterval, func() error {
 		if n := s.count(t, `SELECT count(*) FROM agent_canaries WHERE failing = 0 AND agent_healthy`); n != 2 {
 			return fmt.Errorf("%d passing canary rounds, want 2", n)
 		}
@@ -83,7 +85,7 @@ func (s *canaryStack) waitUnhealthy(t *testing.T, region string, within time.Dur
 	t.Helper()
 	var since time.Time
 	var cause, reason string
-	checkFor(t, within, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, within, func() error {
 		err := s.db.QueryRow(t.Context(), `SELECT unhealthy_since, cause, reason FROM region_health
 			WHERE region = $1 AND unhealthy_since IS NOT NULL`, region).Scan(&since, &cause, &reason)
 		if err != nil {
@@ -211,7 +213,7 @@ func TestCanaryHoldOffOutages(t *testing.T) {
 	everywhere.healthy.Store(false)
 	oneRegion.failing.Store(brokenRegion)
 	down := map[uuid.UUID]time.Duration{}
-	checkFor(t, 60*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 60*time.Second, func() error {
 		for _, id := range []uuid.UUID{all, one} {
 			if _, ok := down[id]; ok {
 				continue
@@ -255,7 +257,7 @@ func TestCanaryClockSkew(t *testing.T) {
 	if cause != "canary" || !strings.Contains(reason, "clock") {
 		t.Errorf("cause %q reason %q, want canary, naming the clock", cause, reason)
 	}
-	checkFor(t, 30*time.Second, 250*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		if n := s.count(t, `SELECT count(*) FROM check_results WHERE region = $1 AND failure_type = 'AGENT_UNHEALTHY'`, brokenRegion); n == 0 {
 			return fmt.Errorf("no result of the skewed agent marked AGENT_UNHEALTHY")
 		}

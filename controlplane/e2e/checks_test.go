@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // fastInterval is the test_interval (seconds) set in SQL so that checks run every few seconds.
@@ -201,7 +203,7 @@ func TestDNSCheckEndToEnd(t *testing.T) {
 	})
 	checks[nxExpected] = want{"NXDOMAIN expected", "UP"}
 
-	checkFor(t, 40*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 40*time.Second, func() error {
 		var pending []string
 		for id, w := range checks {
 			st, err := s.status(id)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // TestConsoleWalkThrough walks the console in a real Chromium against the real binaries, one
@@ -143,7 +144,7 @@ func TestConsoleWalkThrough(t *testing.T) {
 
 	// 5. The page fails its assertion: the failing run's screenshot opens from the recent results.
 	start := time.Now().Add(-time.Minute)
-	checkFor(t, 90*time.Second, 500*time.Millisecond, func() error {
+	testwait.Eventually(t, 90*time.Second, func() error {
 		for _, r := range s.results(t, "browser", browser, start) {
 			if !r.Passing && r.IsFinalAttempt {
 				return nil

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // regionalTarget answers 200 "ok", except to probes whose User-Agent names the failing region
@@ -149,7 +151,7 @@ func TestRegionalDegradationAndQuorum(t *testing.T) {
 	target.failing.Store(bad)
 	seen := s.waitStatus(t, anyQ, "DOWN", fastInterval*time.Second+confirm*time.Second+slack)
 	t.Logf(`quorum "any": DOWN %s after one region broke; statuses %v`, time.Since(broke).Round(time.Millisecond), seen)
-	checkFor(t, fastInterval*time.Second+confirm*time.Second+slack, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, fastInterval*time.Second+confirm*time.Second+slack, func() error {
 		if n := len(sink.of("uptime.degraded", majority)); n != 1 {
 			return fmt.Errorf("uptime.degraded deliveries: %d, want 1", n)
 		}
@@ -175,7 +177,7 @@ func TestRegionalDegradationAndQuorum(t *testing.T) {
 	if data["reason"] != "regional" {
 		t.Errorf("uptime.degraded reason = %v, want regional", data["reason"])
 	}
-	checkFor(t, 30*time.Second, 250*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		if n := s.count(t, `SELECT count(*) FROM status_page_components WHERE id = $1 AND status = 'DEGRADED_PERFORMANCE'`, comp.ID); n != 1 {
 			return fmt.Errorf("component of the degraded check is not DEGRADED_PERFORMANCE")
 		}
@@ -187,7 +189,7 @@ func TestRegionalDegradationAndQuorum(t *testing.T) {
 
 	healed := time.Now()
 	target.failing.Store("")
-	checkFor(t, fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, fastInterval*time.Second+slack, func() error {
 		if n := len(sink.of("uptime.restored", majority)); n != 1 {
 			return fmt.Errorf("uptime.restored deliveries: %d, want 1", n)
 		}
@@ -261,7 +263,7 @@ func TestDependencies(t *testing.T) {
 
 	parentTarget.healthy.Store(true)
 	s.waitStatus(t, parent, "UP", fastInterval*time.Second+2*time.Second+slack)
-	checkFor(t, fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, fastInterval*time.Second+slack, func() error {
 		for _, c := range children {
 			if n := len(sink.of("uptime.down", c)); n != 1 {
 				return fmt.Errorf("uptime.down of child %s still DOWN after the parent recovered: %d deliveries, want 1", c, n)
@@ -273,7 +275,7 @@ func TestDependencies(t *testing.T) {
 	for _, c := range children {
 		s.waitStatus(t, c, "UP", fastInterval*time.Second+2*time.Second+slack)
 	}
-	checkFor(t, slack, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, slack, func() error {
 		for _, c := range children {
 			if n := len(sink.of("uptime.up", c)); n != 1 {
 				return fmt.Errorf("uptime.up of child %s: %d deliveries, want 1", c, n)
@@ -319,7 +321,7 @@ func TestProbeHealth(t *testing.T) {
 	unhealthy := func() int {
 		return s.count(t, `SELECT count(*) FROM region_health WHERE region = $1 AND unhealthy_since IS NOT NULL`, broken)
 	}
-	checkFor(t, 60*time.Second, 250*time.Millisecond, func() error {
+	testwait.Eventually(t, 60*time.Second, func() error {
 		if unhealthy() != 1 {
 			return fmt.Errorf("%s not marked unhealthy", broken)
 		}
@@ -345,7 +347,7 @@ func TestProbeHealth(t *testing.T) {
 	if n := s.outbox(t, ids[0], "uptime.down"); n != 0 {
 		t.Errorf("uptime.down queued: %d", n)
 	}
-	checkFor(t, 10*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		ws := newWebhookSinkDocs(sink, "agent.unhealthy")
 		if ws != 1 {
 			return fmt.Errorf("agent.unhealthy deliveries: %d, want 1", ws)
@@ -359,14 +361,14 @@ func TestProbeHealth(t *testing.T) {
 	cutAgent.kill(t)
 	back := time.Now()
 	s.startAgent(t, "agent-eu-back", broken)
-	checkFor(t, 90*time.Second, 250*time.Millisecond, func() error {
+	testwait.Eventually(t, 90*time.Second, func() error {
 		if unhealthy() != 0 {
 			return fmt.Errorf("%s still unhealthy", broken)
 		}
 		return nil
 	})
 	t.Logf("%s healthy again %s after a working agent came back", broken, time.Since(back).Round(time.Millisecond))
-	checkFor(t, 10*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if n := newWebhookSinkDocs(sink, "agent.healthy"); n != 1 {
 			return fmt.Errorf("agent.healthy deliveries: %d, want 1", n)
 		}
@@ -443,7 +445,7 @@ func TestDegradedWhenSlow(t *testing.T) {
 
 	slowed := time.Now()
 	slow.Store(true)
-	checkFor(t, fastInterval*time.Second+confirm*time.Second+slack, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, fastInterval*time.Second+confirm*time.Second+slack, func() error {
 		if n := len(sink.of("uptime.degraded", id)); n != 1 {
 			return fmt.Errorf("uptime.degraded deliveries: %d, want 1", n)
 		}
@@ -457,7 +459,7 @@ func TestDegradedWhenSlow(t *testing.T) {
 	if sr, _ := data["slow_regions"].([]any); len(sr) != 3 {
 		t.Errorf("uptime.degraded slow_regions = %v, want the three regions", data["slow_regions"])
 	}
-	checkFor(t, 30*time.Second, 250*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		if n := s.count(t, `SELECT count(*) FROM status_page_components WHERE id = $1 AND status = 'DEGRADED_PERFORMANCE'`, comp.ID); n != 1 {
 			return fmt.Errorf("component of the slow check is not DEGRADED_PERFORMANCE")
 		}
@@ -472,7 +474,7 @@ func TestDegradedWhenSlow(t *testing.T) {
 
 	healed := time.Now()
 	slow.Store(false)
-	checkFor(t, fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, fastInterval*time.Second+slack, func() error {
 		if n := len(sink.of("uptime.restored", id)); n != 1 {
 			return fmt.Errorf("uptime.restored deliveries: %d, want 1", n)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -68,14 +69,14 @@ func startMidJob(t *testing.T, region string) *midJob {
 	t.Logf("test_interval %ds: first run due in %s", interval, time.Until(due).Round(time.Millisecond))
 
 	// Bounded by the interval, not the computed due time, in case the grid ever changes.
-	checkFor(t, time.Duration(interval)*time.Second+slack, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, time.Duration(interval)*time.Second+slack, func() error {
 		if m.requests.Load() == 0 {
 			return fmt.Errorf("the target has not been probed yet")
 		}
 		return nil
 	})
 	// The agent running the job has it in flight; the other has none.
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		var inFlight [2]float64
 		for i, a := range agents {
 			n, err := a.metric("vantage_agent_jobs_in_flight")
@@ -150,7 +151,7 @@ func (m *midJob) finish(t *testing.T, stoppedAt time.Time, within time.Duration)
 		t.Errorf("outbox rows: %d, want none", n)
 	}
 	// The survivor acked the job: the work queue holds nothing for the region.
-	checkFor(t, 10*time.Second, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		info, err := s.consumerInfo(m.region)
 		if err != nil {
 			return err
@@ -249,7 +250,7 @@ func TestControlPlaneRestart(t *testing.T) {
 
 	// Let a few more failing runs be judged while DOWN, then note where things stand.
 	downAt := time.Now()
-	checkFor(t, 3*fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 3*fastInterval*time.Second+slack, func() error {
 		if n := s.count(t, `SELECT count(*) FROM check_results WHERE check_id = $1 AND is_final_attempt AND checked_at > $2`, id, downAt); n < 2 {
 			return fmt.Errorf("%d final results since DOWN, want 2", n)
 		}
@@ -284,7 +285,7 @@ func TestControlPlaneRestart(t *testing.T) {
 		ag.waitReady(t) // registered with the new process
 		t.Logf("control plane started again after %s; agent registered %s later", how, time.Since(restarted).Round(time.Millisecond))
 
-		checkFor(t, 3*fastInterval*time.Second+slack, 200*time.Millisecond, func() error {
+		testwait.Eventually(t, 3*fastInterval*time.Second+slack, func() error {
 			now := s.checkRow(t, id)
 			if now.progress == nil || !now.progress.After(*before.progress) {
 				return fmt.Errorf("scheduler progress %v, not after %v from before the restart", now.progress, before.progress)

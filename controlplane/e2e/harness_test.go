@@ -28,6 +28,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -207,7 +208,7 @@ func (c *controlPlane) start(t *testing.T) {
 		c.p = p
 		break
 	}
-	checkFor(t, 30*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		if c.p.exited() {
 			t.Fatalf("control plane exited: %v", c.p.err)
 		}
@@ -294,7 +295,7 @@ func (s *stack) startAgentWith(t *testing.T, name string, env map[string]string,
 
 func (a *agent) waitReady(t *testing.T) {
 	t.Helper()
-	checkFor(t, 30*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		if a.p.exited() {
 			t.Fatalf("%s exited: %v", a.name, a.p.err)
 		}
@@ -552,7 +553,7 @@ func (s *stack) status(id uuid.UUID) (string, error) {
 func (s *stack) waitStatus(t *testing.T, id uuid.UUID, want string, within time.Duration) []string {
 	t.Helper()
 	var seen []string
-	checkFor(t, within, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, within, func() error {
 		st, err := s.status(id)
 		if err != nil {
 			return err

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // providerFake records what a chat or on-call service was sent: one string per request
@@ -95,10 +97,10 @@ func TestIntegrationAlertsEndToEnd(t *testing.T) {
 
 	target.healthy.Store(false)
 	s.waitStatus(t, id, "DOWN", fastInterval*time.Second+slack)
-	waitUntil(t, 10*time.Second, func() bool { return len(pdFake.messages()) >= 1 && len(slackFake.messages()) >= 2 })
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("1 PagerDuty and 2 Slack messages", func() bool { return len(pdFake.messages()) >= 1 && len(slackFake.messages()) >= 2 }))
 	target.healthy.Store(true)
 	s.waitStatus(t, id, "UP", fastInterval*time.Second+slack)
-	waitUntil(t, 10*time.Second, func() bool { return len(pdFake.messages()) >= 2 && len(slackFake.messages()) >= 3 })
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("2 PagerDuty and 3 Slack messages", func() bool { return len(pdFake.messages()) >= 2 && len(slackFake.messages()) >= 3 }))
 	time.Sleep(time.Second) // a duplicate would arrive now
 
 	if got := slackFake.messages(); !slices.Equal(got, []string{"[TEST] DOWN", "DOWN", "UP"}) {
@@ -111,17 +113,5 @@ func TestIntegrationAlertsEndToEnd(t *testing.T) {
 	if code, body, err := s.do(http.MethodDelete, "/v1/integrations/"+pd.ID, nil); err != nil || code != http.StatusConflict ||
 		!strings.Contains(string(body), "e2e alerts") {
 		t.Errorf("deleting an integration in use: %d %s %v", code, body, err)
-	}
-}
-
-// waitUntil polls cond every 50ms until it holds, or fails the test after within.
-func waitUntil(t *testing.T, within time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s", within)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

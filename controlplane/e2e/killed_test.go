@@ -16,6 +16,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -64,7 +65,7 @@ func TestAgentKilledUnderLoad(t *testing.T) {
 
 	// A changed interval moves a check to its new grid from the change on: once every check
 	// has run on it, the window's due times are those rungrid computes.
-	checkFor(t, 2*interval+slack, time.Second, func() error {
+	testwait.Eventually(t, 2*interval+slack, func() error {
 		onGrid := map[uuid.UUID]bool{}
 		for k := range s.storedRuns(t, ids, changed, time.Now().Add(time.Hour)) {
 			if at := time.UnixMilli(k.due); onRunGrid(k.check, interval, at) {
@@ -84,7 +85,7 @@ func TestAgentKilledUnderLoad(t *testing.T) {
 	// The kill: two intervals into the window, while the agent has probes in flight.
 	time.Sleep(time.Until(t0.Add(2 * interval)))
 	var inFlight float64
-	checkFor(t, interval, 5*time.Millisecond, func() error {
+	testwait.Eventually(t, interval, func() error {
 		if n := answering.Load(); n < 5 {
 			return fmt.Errorf("the target is answering %d requests, want at least 5 in flight at the kill", n)
 		}
@@ -118,7 +119,7 @@ func TestAgentKilledUnderLoad(t *testing.T) {
 		stored  map[runKey]bool
 		skipped map[runKey]string
 	)
-	checkFor(t, time.Until(settled)+2*slack, time.Second, func() error {
+	testwait.Eventually(t, time.Until(settled)+2*slack, func() error {
 		stored = s.storedRuns(t, ids, t0, t1)
 		skipped = s.skippedRuns(t, ids, region, t0, t1)
 		var vanished []runKey

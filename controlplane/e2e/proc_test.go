@@ -15,24 +15,6 @@ import (
 	"time"
 )
 
-// checkFor calls f every interval until it returns nil, failing the test with f's last error
-// when total has passed (the nats-server test helper's shape).
-func checkFor(t testing.TB, total, interval time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(total)
-	var err error
-	for {
-		if err = f(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(interval)
-	}
-	t.Fatalf("condition not met within %s: %v", total, err)
-}
-
 // logSink receives a process's stdout and stderr: it writes them to a file and keeps the
 // lines, so tests can wait for a log message (the binaries log JSON lines).
 type logSink struct {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // rebalanceAge is the replicas' VANTAGE_GRPC_MAX_CONNECTION_AGE in TestAgentsRebalance: the
@@ -51,7 +53,7 @@ func TestAgentsRebalance(t *testing.T) {
 		b, err := cp2.metric("vantage_ingest_streams")
 		return int(a), int(b), err
 	}
-	checkFor(t, 30*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		a, b, err := streams()
 		if err == nil && (a == 0 || b == 0 || a+b != len(agents)) {
 			err = fmt.Errorf("streams on the replicas: %d and %d, want %d spread over both (round robin)", a, b, len(agents))
@@ -60,7 +62,7 @@ func TestAgentsRebalance(t *testing.T) {
 	})
 
 	cp1.kill(t)
-	checkFor(t, 30*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		if b, err := cp2.metric("vantage_ingest_streams"); err != nil || int(b) != len(agents) {
 			return fmt.Errorf("streams on the surviving replica: %v (%v), want all %d", b, err, len(agents))
 		}
@@ -71,7 +73,7 @@ func TestAgentsRebalance(t *testing.T) {
 	cp1.start(t)
 	restarted := time.Now()
 	bound := rebalanceAge*11/10 + slack
-	checkFor(t, bound, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, bound, func() error {
 		a, b, err := streams()
 		if err == nil && (a == 0 || b == 0 || a+b != len(agents)) {
 			err = fmt.Errorf("streams on the replicas %s after the restart: %d and %d, want %d spread over both",

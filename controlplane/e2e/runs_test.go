@@ -13,6 +13,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // TestCatchUpAfterDowntime: the control plane is down for more than three intervals of its
@@ -62,7 +63,7 @@ func TestCatchUpAfterDowntime(t *testing.T) {
 		return out
 	}
 	far := time.Now().Add(time.Hour)
-	checkFor(t, 4*interval*time.Second+30*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 4*interval*time.Second+30*time.Second, func() error {
 		for _, id := range ids {
 			if n := len(runsBetween(id, time.Time{}, far)); n < 1 {
 				return fmt.Errorf("check %s has %d runs before the downtime", id, n)
@@ -85,7 +86,7 @@ func TestCatchUpAfterDowntime(t *testing.T) {
 
 	// Wait until every check has run on its regular rhythm after the take-over, so that the
 	// catch-up run's result is in too.
-	checkFor(t, 3*interval*time.Second+30*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 3*interval*time.Second+30*time.Second, func() error {
 		for _, id := range ids {
 			if n := len(runsBetween(id, lead, far)); n < 1 {
 				return fmt.Errorf("check %s has no regular run after the take-over", id)
@@ -147,7 +148,7 @@ func TestOverloadSkipsAreAccounted(t *testing.T) {
 		}
 	}
 	var stored, skipped int
-	checkFor(t, 30*time.Second, 500*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		stored = s.count(t, `SELECT count(DISTINCT (r.job_id, r.region)) FROM check_results r
 			JOIN ingest_dedupe d ON d.job_id = r.job_id AND d.region = r.region AND d.attempt_number = r.attempt_number
 			WHERE r.check_id = ANY($1) AND d.scheduled_at >= $2 AND d.scheduled_at < $3`, ids, t0, t1)

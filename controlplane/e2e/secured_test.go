@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/tlsfiles/tlsfilestest"
 )
 
@@ -129,7 +130,7 @@ func TestSecuredAgentChannelEndToEnd(t *testing.T) {
 					env[k] = v
 				}
 				p := startProc(t, "refused-"+strings.ReplaceAll(tc.name, " ", "-"), agentBin, s.dir, env)
-				checkFor(t, 30*time.Second, 50*time.Millisecond, func() error {
+				testwait.Eventually(t, 30*time.Second, func() error {
 					if p.log.contains(tc.want) {
 						return nil
 					}
@@ -148,7 +149,7 @@ func TestSecuredAgentChannelEndToEnd(t *testing.T) {
 			} `json:"token"`
 		} `json:"agents"`
 	}
-	checkFor(t, 15*time.Second, 200*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		if err := s.call(http.MethodGet, "/v1/agents", nil, &overview); err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -106,7 +107,7 @@ func TestRunEndToEnd(t *testing.T) {
 	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, &logs) }()
 
 	base := "http://" + httpAddr
-	agenttest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		code, _, err := get(base + "/healthz")
 		if err != nil || code != 200 {
 			return fmt.Errorf("healthz: %d %v", code, err)
@@ -119,7 +120,7 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 
 	cp.Restart(t)
-	agenttest.CheckFor(t, 15*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		code, body, err := get(base + "/readyz")
 		if err != nil || code != 200 {
 			return fmt.Errorf("readyz: %d %q %v", code, body, err)
@@ -138,7 +139,7 @@ func TestRunEndToEnd(t *testing.T) {
 		ScheduledAtUnixMs: now.UnixMilli(), DeadlineUnixMs: now.Add(time.Minute).UnixMilli(), TimeoutMs: 5000, MaxAttempts: 2,
 		Spec: &vantagev1.CheckJob_Tcp{Tcp: &vantagev1.TCPSpec{Hostname: "127.0.0.1", Port: uint32(port), IpFamily: "IPv4"}},
 	})
-	agenttest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		n, err := agenttest.StreamMsgs(context.Background(), js)
 		if err != nil || n != 0 {
 			return fmt.Errorf("stream holds %d jobs (%v)", n, err)
@@ -275,7 +276,7 @@ func TestRunNATSUnreachableOrRefused(t *testing.T) {
 	}
 	notReadyBecause := func(t *testing.T, base string, logs *syncBuffer, reason string) {
 		t.Helper()
-		agenttest.CheckFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+		testwait.Eventually(t, 15*time.Second, func() error {
 			code, body, err := get(base + "/readyz")
 			if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "NATS not connected: ") ||
 				!strings.Contains(body, reason) {
@@ -309,7 +310,7 @@ func TestRunNATSUnreachableOrRefused(t *testing.T) {
 	}
 	readyWithin := func(t *testing.T, base string) {
 		t.Helper()
-		agenttest.CheckFor(t, 60*time.Second, 100*time.Millisecond, func() error {
+		testwait.Eventually(t, 60*time.Second, func() error {
 			if code, body, err := get(base + "/readyz"); err != nil || code != http.StatusOK {
 				return fmt.Errorf("readyz = %d %q %v", code, body, err)
 			}

@@ -23,24 +23,10 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
-
-// CheckFor calls f every interval until it returns nil, failing the test with f's last error
-// when total has passed.
-func CheckFor(t testing.TB, total, interval time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(total)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = f(); err == nil {
-			return
-		}
-		time.Sleep(interval)
-	}
-	t.Fatalf("condition not met within %s: %v", total, err)
-}
 
 // StartNATS starts a NATS server with JetStream on a random port, storing in a test directory,
 // and shuts it down when the test ends.
@@ -217,7 +203,7 @@ func (cp *ControlPlane) Restart(t testing.TB) {
 	t.Helper()
 	cp.Stop()
 	var lis net.Listener
-	CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 5*time.Second, func() error {
 		var err error
 		lis, err = net.Listen("tcp", cp.Addr)
 		return err

@@ -71,7 +71,9 @@ func TestScriptWorkerThatHangsIsKilled(t *testing.T) {
 	if run.Problem != ProblemTimeout || !strings.Contains(run.Message, "did not finish within the check's timeout") {
 		t.Fatalf("run: problem %q, message %q", run.Problem, run.Message)
 	}
-	if took > 2*time.Second {
-		t.Errorf("the run took %s, past its 1.5s timeout", took)
+	// Killed at its 1.5 s deadline, not left to its 60 s sleep; the bound is far from both, so
+	// a loaded machine does not cross it.
+	if took > 20*time.Second {
+		t.Errorf("the run took %s: the worker was not killed at its 1.5s timeout", took)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -161,7 +162,7 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	}
 
 	cp.Restart(t)
-	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if n := len(cp.Registers()); n != 2 {
 			return fmt.Errorf("registers = %d, want 2", n)
 		}
@@ -264,7 +265,7 @@ func TestCancelClosesStreamGracefully(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not stop")
 	}
-	agenttest.CheckFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 5*time.Second, func() error {
 		ends := cp.Ends()
 		if len(ends) != 1 || !errors.Is(ends[0], io.EOF) {
 			return fmt.Errorf("stream ends seen by the control plane = %v, want [EOF]", ends)

@@ -33,6 +33,7 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -245,7 +246,7 @@ func startNATSProcess(b *testing.B) string {
 		_ = cmd.Wait()
 	})
 	url := "nats://127.0.0.1:" + strconv.Itoa(port)
-	agenttest.CheckFor(b, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(b, 10*time.Second, func() error {
 		nc, err := nats.Connect(url)
 		if err != nil {
 			return err

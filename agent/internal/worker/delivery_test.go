@@ -9,6 +9,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -37,7 +38,7 @@ func TestSlotsFreeBeforeConfirmationAndAcksWaitForIt(t *testing.T) {
 	for i := range jobs {
 		agenttest.PublishJob(t, e.js, tcpJob(fmt.Sprintf("job-%d", i), usEast, port, 1))
 	}
-	agenttest.CheckFor(t, 20*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 20*time.Second, func() error {
 		if _, runs := runner.stats(); len(runs) != jobs {
 			return fmt.Errorf("%d of %d jobs probed while no result is confirmed", len(runs), jobs)
 		}
@@ -86,7 +87,7 @@ func TestControlPlaneDiesBeforeConfirming(t *testing.T) {
 	}
 	e.cp.SetOnResult(nil)
 	e.cp.Stop()
-	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if a.up.Ready() {
 			return errors.New("uplink still ready")
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // startNATSAt starts a JetStream server on 127.0.0.1:port storing in dir, stopped when the
@@ -47,7 +48,7 @@ func TestAgentSurvivesNATSLosingItsStore(t *testing.T) {
 	first.Shutdown()
 	first.WaitForShutdown()
 	second := startNATSAt(t, port, t.TempDir())
-	agenttest.CheckFor(t, 20*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 20*time.Second, func() error {
 		if a.w.Ready() {
 			return errors.New("the worker says ready, but its consumer is gone with the store")
 		}
@@ -58,7 +59,7 @@ func TestAgentSurvivesNATSLosingItsStore(t *testing.T) {
 	_, js2 := agenttest.Connect(t, second)
 	agenttest.CreateJobStream(t, js2)
 	e.ns, e.js = second, js2
-	agenttest.CheckFor(t, 20*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 20*time.Second, func() error {
 		if !a.w.Ready() {
 			return errors.New("worker not ready again")
 		}
@@ -66,7 +67,7 @@ func TestAgentSurvivesNATSLosingItsStore(t *testing.T) {
 	})
 	agenttest.PublishJob(t, js2, tcpJob("job-after", usEast, target, 1))
 	waitStreamMsgs(t, e, 0)
-	agenttest.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if e.cp.Stored(key("job-after", usEast, 1)) == nil {
 			return errors.New("the job published after the replacement was not run")
 		}

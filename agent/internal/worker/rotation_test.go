@@ -7,6 +7,7 @@ import (
 
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -40,7 +41,7 @@ func TestOverloadShedsInRotation(t *testing.T) {
 			agenttest.PublishJob(t, e.js, job)
 		}
 	}
-	agenttest.CheckFor(t, 3*interval, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 3*interval, func() error {
 		if n := e.streamMsgs(t); n != 0 {
 			return fmt.Errorf("%d jobs still queued", n)
 		}

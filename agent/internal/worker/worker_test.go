@@ -24,6 +24,7 @@ import (
 	"github.com/vantagehq/vantage/agent/internal/agenttest"
 	"github.com/vantagehq/vantage/agent/internal/uplink"
 	"github.com/vantagehq/vantage/agent/internal/worker"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -213,7 +214,7 @@ type agent struct {
 func (e *env) startAgent(t *testing.T, id string, runner worker.Runner, cfg worker.Config) *agent {
 	t.Helper()
 	a := e.startAgentUnready(t, id, runner, cfg)
-	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if !a.w.Ready() || !a.up.Ready() {
 			return errors.New("agent not ready")
 		}
@@ -306,7 +307,7 @@ func (e *env) consumerInfo(t *testing.T, region string) *jetstream.ConsumerInfo 
 
 func waitStreamMsgs(t *testing.T, e *env, want uint64) {
 	t.Helper()
-	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if n := e.streamMsgs(t); n != want {
 			return fmt.Errorf("stream holds %d jobs, want %d", n, want)
 		}
@@ -463,7 +464,7 @@ func TestRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := fmt.Sprintf("job-%d", i)
 			agenttest.PublishJob(t, e.js, tcpJob(id, usEast, tt.port(t), tt.maxAttempts))
-			agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+			testwait.Eventually(t, 10*time.Second, func() error {
 				if e.cp.Stored(key(id, usEast, uint32(len(tt.want)))) == nil {
 					return errors.New("final attempt not stored")
 				}
@@ -495,7 +496,7 @@ func TestBackPressure(t *testing.T) {
 	}
 	// A slot is free once its probe ends, so JetStream's ack-pending count may include jobs
 	// whose results wait for the control plane; what the slots bound is the probes running.
-	agenttest.CheckFor(t, 20*time.Second, 5*time.Millisecond, func() error {
+	testwait.Eventually(t, 20*time.Second, func() error {
 		if n := e.cp.StoredCount(); n != 10 {
 			return fmt.Errorf("%d of 10 jobs stored", n)
 		}
@@ -579,7 +580,7 @@ func TestResultsFlowAfterControlPlaneRestart(t *testing.T) {
 	waitStreamMsgs(t, e, 0)
 
 	e.cp.Stop()
-	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if a.up.Ready() {
 			return errors.New("uplink still ready")
 		}
@@ -663,7 +664,7 @@ func TestAgentStartsBeforeTheStreamExists(t *testing.T) {
 		t.Fatal("worker ready without a job stream")
 	}
 	agenttest.CreateJobStream(t, js) // the control plane comes up
-	agenttest.CheckFor(t, 15*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		if !a.w.Ready() {
 			return errors.New("worker not ready")
 		}
@@ -715,7 +716,7 @@ func TestBrowserJobsGoOnlyToAgentsWithABrowser(t *testing.T) {
 
 	agenttest.PublishJob(t, e.js, browserJob("job-browser", usEast))
 	agenttest.PublishJob(t, e.js, tcpJob("job-tcp", usEast, port, 1))
-	agenttest.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if e.cp.Stored(key("job-tcp", usEast, 1)) == nil {
 			return errors.New("the TCP job's result is not stored")
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // TestFrozenDatabaseAnswers503Quickly: with PostgreSQL frozen (SIGSTOP), API requests are
@@ -68,7 +69,7 @@ func TestFrozenDatabaseAnswers503Quickly(t *testing.T) {
 	t.Logf("frozen for %s", time.Since(frozen).Round(time.Millisecond))
 
 	pg.Thaw()
-	checkFor(t, 30*time.Second, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		code, body, _, err := get("/v1/checks", token)
 		if err != nil || code != http.StatusOK {
 			return fmtErr("after the thaw: %d %v %v", code, body, err)

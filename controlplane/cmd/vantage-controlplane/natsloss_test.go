@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -50,7 +51,7 @@ func TestJobStreamComesBackAfterNATSLosesItsStore(t *testing.T) {
 	first.Shutdown()
 	first.WaitForShutdown()
 	second := natsAt(t, port, false) // NATS is back, its JetStream is not
-	checkFor(t, 20*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 20*time.Second, func() error {
 		if second.NumClients() == 0 {
 			return fmt.Errorf("the control plane did not reconnect to NATS")
 		}
@@ -80,7 +81,7 @@ func TestJobStreamComesBackAfterNATSLosesItsStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFor(t, 30*time.Second, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, 30*time.Second, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		st, err := js.Stream(ctx, wire.JobStream)

@@ -170,21 +170,4 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// checkFor calls f every interval until it returns nil, failing the test with f's last error
-// after within.
-func checkFor(t *testing.T, within, interval time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", within, err)
-		}
-		time.Sleep(interval)
-	}
-}
-
 func fmtErr(format string, args ...any) error { return fmt.Errorf(format, args...) }

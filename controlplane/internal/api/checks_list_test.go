@@ -115,6 +115,7 @@ func TestCheckList(t *testing.T) {
 func TestCheckListLargeOrganization(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	// One statement for 10,000 rows: storetest.Check, a transaction each, would take minutes.
 	ckSQL(t, h, `INSERT INTO checks (id, org_id, kind, name, test_interval, test_regions, alert_priority,
 			confirmation_period_seconds, recovery_period_seconds, spec, created_at)
 		SELECT gen_random_uuid(), $1, 'UPTIME', 'check ' || i, 60, ARRAY['cloud:us-east-1'], 'HIGH', 60, 180,

@@ -397,13 +397,17 @@ func TestEnvRenameRewritesReferences(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	id := pvCreateVar(t, h, h.tokenA, "", "TOKEN", "secret", "t0k3n")
+	// The store refuses a reference to a variable that does not exist: OTHER exists, but the
+	// rename leaves it alone.
+	pvCreateVar(t, h, h.tokenA, "", "OTHER", "config", "o")
 	user := "svc-{{TOKEN}}"
 	bound := pvInsertCheck(t, h, h.orgA, pvCheck{
 		headers:  map[string]string{"Authorization": "Bearer {{TOKEN}}", "X-Both": "{{ TOKEN }}/{{OTHER}}", "X-Plain": "TOKEN"},
 		username: &user,
-		refs:     []string{id},
 	})
-	// A check not bound to the variable (another organization, same text) is left alone.
+	// A check not bound to the variable (another organization, same text, bound to its own
+	// TOKEN) is left alone.
+	pvCreateVar(t, h, h.tokenB, "", "TOKEN", "secret", "b")
 	stranger := pvInsertCheck(t, h, h.orgB, pvCheck{headers: map[string]string{"Authorization": "Bearer {{TOKEN}}"}})
 
 	// The password is sealed with the store's key, which tests do not hold: borrow a sealed
@@ -457,7 +461,7 @@ func TestEnvDeleteInUse(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	id := pvCreateVar(t, h, h.tokenA, "", "USED", "config", "v")
-	checkID := pvInsertCheck(t, h, h.orgA, pvCheck{headers: map[string]string{"X": "{{USED}}"}, refs: []string{id}})
+	checkID := pvInsertCheck(t, h, h.orgA, pvCheck{headers: map[string]string{"X": "{{USED}}"}})
 	if _, err := h.st.Pool().Exec(context.Background(), `UPDATE checks SET paused = true WHERE id = $1`, checkID); err != nil {
 		t.Fatal(err)
 	}

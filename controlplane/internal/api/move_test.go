@@ -63,7 +63,6 @@ func TestMoveCheckRebindsVariables(t *testing.T) {
 	pvCreateVar(t, h, h.tokenA, project, "UNUSED", "config", "x")
 	check := pvInsertCheck(t, h, h.orgA, pvCheck{
 		headers: map[string]string{"Host": "{{HOST}}", "Authorization": "Bearer {{KEY}}"},
-		refs:    []string{orgHost, orgKey},
 	})
 	sorted := func(ids ...string) string { sort.Strings(ids); return strings.Join(ids, ",") }
 
@@ -104,12 +103,12 @@ func TestMoveCheckRebindsVariables(t *testing.T) {
 		t.Fatalf("no-op move to Unassigned changed the check: %+v → %+v", back, again)
 	}
 
-	if got := strings.Join(pvAuditActions(t, h, h.orgA, check.String()), " "); got != "check.moved check.moved" {
+	if got := strings.Join(pvAuditActions(t, h, h.orgA, check.String()), " "); got != "check.created check.moved check.moved" { // created by the store, then two moves
 		t.Fatalf("audit: %q", got)
 	}
 	var meta string
 	if err := h.st.Pool().QueryRow(context.Background(), `SELECT metadata::text FROM audit_events
-		WHERE auditable_id = $1 ORDER BY id LIMIT 1`, check.String()).Scan(&meta); err != nil {
+		WHERE auditable_id = $1 AND audit_action = 'check.moved' ORDER BY id LIMIT 1`, check.String()).Scan(&meta); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(meta, `"to_project_id": "`+project+`"`) || !strings.Contains(meta, `"from_project_id": null`) {
@@ -130,15 +129,15 @@ func TestMoveCheckVariableConflict(t *testing.T) {
 	missing := pvCreateProject(t, h, h.tokenA, "lacks KEY")
 	wrongType := pvCreateProject(t, h, h.tokenA, "KEY is config")
 	full := pvCreateProject(t, h, h.tokenA, "has both")
-	host := pvCreateVar(t, h, h.tokenA, "", "HOST", "config", "h")
-	key := pvCreateVar(t, h, h.tokenA, "", "KEY", "secret", "k")
+	pvCreateVar(t, h, h.tokenA, "", "HOST", "config", "h")
+	pvCreateVar(t, h, h.tokenA, "", "KEY", "secret", "k")
 	pvCreateVar(t, h, h.tokenA, missing, "HOST", "config", "h")
 	pvCreateVar(t, h, h.tokenA, wrongType, "HOST", "config", "h")
 	pvCreateVar(t, h, h.tokenA, wrongType, "KEY", "config", "k")
 	pvCreateVar(t, h, h.tokenA, full, "HOST", "config", "h")
-	fullKey := pvCreateVar(t, h, h.tokenA, full, "KEY", "secret", "k")
-	check := pvInsertCheck(t, h, h.orgA, pvCheck{headers: map[string]string{"A": "{{HOST}} {{KEY}}"}, refs: []string{host, key}})
-	keyOnly := pvInsertCheck(t, h, h.orgA, pvCheck{project: full, headers: map[string]string{"A": "{{KEY}}"}, refs: []string{fullKey}})
+	pvCreateVar(t, h, h.tokenA, full, "KEY", "secret", "k")
+	check := pvInsertCheck(t, h, h.orgA, pvCheck{headers: map[string]string{"A": "{{HOST}} {{KEY}}"}})
+	keyOnly := pvInsertCheck(t, h, h.orgA, pvCheck{project: full, headers: map[string]string{"A": "{{KEY}}"}})
 
 	cases := []struct {
 		name  string
@@ -170,7 +169,7 @@ func TestMoveCheckVariableConflict(t *testing.T) {
 	}
 	r := pvMove(h, h.tokenA, check, map[string]any{"project_id": missing})
 	golden(t, "move_variable_conflict", r.Raw)
-	if got := pvAuditActions(t, h, h.orgA, check.String()); len(got) != 0 {
+	if got := pvAuditActions(t, h, h.orgA, check.String()); strings.Join(got, " ") != "check.created" {
 		t.Fatalf("a refused move was audited: %v", got)
 	}
 	expectStatus(t, pvMove(h, h.tokenA, check, map[string]any{"project_id": full}), http.StatusOK)

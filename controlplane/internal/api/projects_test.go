@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -10,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // Fixtures of the projects, variables and move tests (prefixed pv to stay clear of other files'
@@ -36,43 +39,24 @@ func pvCreateVar(t *testing.T, h *harness, token, project, name, typ, value stri
 	return r.Result()["id"].(string)
 }
 
-// pvCheck is a check row written with SQL, so that these tests do not depend on the checks API.
+// pvCheck is an uptime check made through the store (storetest.Check), so that these tests do
+// not depend on the checks API. The store binds its {{NAME}} references in its scope.
 type pvCheck struct {
 	project  string            // "" = Unassigned
-	headers  map[string]string // nil = NULL
+	headers  map[string]string // nil = none
 	username *string
-	refs     []string // variable ids recorded in check_env_refs
 }
 
-// pvInsertCheck writes an uptime check row and its variable references, and returns its id.
+// pvInsertCheck creates an uptime check and returns its id.
 func pvInsertCheck(t *testing.T, h *harness, org uuid.UUID, c pvCheck) uuid.UUID {
 	t.Helper()
-	ctx := context.Background()
-	id := uuid.Must(uuid.NewV7())
-	var project *string
+	var project *uuid.UUID
 	if c.project != "" {
-		project = &c.project
+		id := uuid.MustParse(c.project)
+		project = &id
 	}
-	var headers []byte
-	if c.headers != nil {
-		headers, _ = json.Marshal(c.headers)
-	}
-	_, err := h.st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, project_id, kind, name, test_interval, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec, created_at, updated_at)
-		VALUES ($1, $2, $3, 'UPTIME', 'raw check', 60, ARRAY['cloud:us-east-1'], 'HIGH', 60, 180,
-			jsonb_strip_nulls(jsonb_build_object('url', 'https://example.com', 'method', 'GET', 'headers', $4::jsonb, 'auth_username', $5::text)),
-			'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
-		id, org, project, headers, c.username)
-	if err != nil {
-		t.Fatalf("insert check: %v", err)
-	}
-	for _, ref := range c.refs {
-		if _, err := h.st.Pool().Exec(ctx, `INSERT INTO check_env_refs (org_id, check_id, env_var_id) VALUES ($1, $2, $3)`,
-			org, id, ref); err != nil {
-			t.Fatalf("insert check_env_refs: %v", err)
-		}
-	}
-	return id
+	return storetest.Check(t, h.st, &storetest.CheckOpts{OrgID: org, ProjectID: project, Name: "raw check",
+		Spec: func(sp *check.Spec) { sp.HTTP.Headers, sp.HTTP.AuthUsername = c.headers, c.username }}).ID
 }
 
 // pvAuditActions lists the audit actions recorded for one resource, oldest first.
@@ -377,10 +361,10 @@ func TestProjectDeleteRacesCreate(t *testing.T) {
 		id := pvCreateProject(t, h, h.tokenA, fmt.Sprintf("race %d", i))
 		done := make(chan error, 1)
 		go func() {
-			_, err := h.st.Pool().Exec(context.Background(), `INSERT INTO checks (id, org_id, project_id, kind, name,
-				test_interval, test_regions, alert_priority, confirmation_period_seconds, recovery_period_seconds)
-				VALUES ($1, $2, $3, 'TCP', 'racer', 60, ARRAY['cloud:us-east-1'], 'LOW', 60, 180)`,
-				uuid.Must(uuid.NewV7()), h.orgA, id)
+			project := uuid.MustParse(id)
+			sp := storetest.CheckSpec(check.TCP)
+			sp.Name = "racer"
+			_, err := h.st.CreateCheck(context.Background(), store.SystemActor, h.orgA, &project, sp)
 			done <- err
 		}()
 		r := h.do(http.MethodDelete, "/v1/projects/"+id, h.tokenA, nil)

@@ -394,9 +394,9 @@ func TestConsoleRevokedToken(t *testing.T) {
 // the check page shows the threshold, and an UP check the evaluator holds slow shows a Degraded
 // badge beside its status.
 func TestConsoleCheckDegraded(t *testing.T) {
-	s := newSite(t)
+	s := newSite(t, siteOptions{})
 	id := s.createUptime(s.tokenA, "Public API", "https://api.example.com/health")
-	b := s.tab(1280, 900)
+	b := s.tab(t, 1280, 900)
 	b.signIn(s.tokenA, "/console/checks/"+id+"/edit")
 	b.waitFor(`document.querySelector('.view[data-ready] form.check-form')`)
 	b.run(chromedp.SendKeys(chromedp.Search(`//label[text()="Degraded above (ms)"]/following-sibling::input`), "750"),

@@ -29,6 +29,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/web"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // site is the control plane's main HTTP listener as serve.go wires it — the API, the public
@@ -67,7 +68,7 @@ func newSite(t testing.TB, opts siteOptions) *site {
 	done := make(chan struct{})
 	go func() { _ = authn.Run(ctx, st); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, "the authenticator listens to the revocation feed", authn.Listening)
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("the authenticator listens to the revocation feed", authn.Listening))
 	reg := prometheus.NewRegistry()
 	limiter, err := ratelimit.New(ratelimit.Config{}, ratelimit.Deps{Store: st, Registerer: reg})
 	if err != nil {

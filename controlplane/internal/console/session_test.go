@@ -106,17 +106,6 @@ func (b *browser) signIn(token string) answer {
 	return a
 }
 
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10s, still not: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestTokenSignIn(t *testing.T) {
 	h := newSite(t, siteOptions{})
 	readOnly, _ := h.token(h.orgA, "UPTIME_CHECKS:READ")

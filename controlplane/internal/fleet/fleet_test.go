@@ -18,6 +18,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // clock is the injected clock: tests step it instead of sleeping.
@@ -160,12 +161,8 @@ func TestUnservedRegionEvents(t *testing.T) {
 		orgs[i] = o.ID
 	}
 	addCheck := func(org uuid.UUID, paused bool, regions ...string) {
-		if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, paused, spec)
-			VALUES ($1, $2, 'UPTIME', 'c', 60, $3, 'HIGH', 0, 0, $4, '{"url": "https://example.com/", "method": "GET"}')`,
-			uuid.Must(uuid.NewV7()), org, regions, paused); err != nil {
-			t.Fatal(err)
-		}
+		storetest.Check(t, st, &storetest.CheckOpts{OrgID: org, Paused: paused,
+			Spec: func(sp *check.Spec) { sp.TestRegions = regions }})
 	}
 	addCheck(orgs[0], false, "cloud:eu-west-2", "cloud:us-east-1")
 	addCheck(orgs[0], false, "cloud:eu-west-2")

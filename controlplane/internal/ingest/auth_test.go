@@ -20,6 +20,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/auth"
 	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -47,7 +48,7 @@ func listenRevocations(t *testing.T, st *store.Store, srv *Server) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = authn.Run(ctx, st) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "the revocation feed", authn.Listening)
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the revocation feed", authn.Listening))
 }
 
 // replica is a second control-plane replica's agent server on the harness's database, with

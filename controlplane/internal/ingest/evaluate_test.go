@@ -138,7 +138,7 @@ func TestPausedCheckIgnoresResults(t *testing.T) {
 func TestMajorityVerdict(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
-	regions := []string{"cloud:us-east-1", "cloud:eu-west-1", "cloud:ap-southeast-1"}
+	regions := []string{"cloud:us-east-1", "cloud:eu-west-2", "cloud:ap-southeast-2"}
 	checkID := h.createCheck(checkSpec{regions: regions, confirmation: 0})
 	agents := make([]*agent, len(regions))
 	for i, r := range regions {
@@ -174,9 +174,9 @@ func TestMajorityVerdict(t *testing.T) {
 func TestMissingRegionDecidedByDeadline(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{evaluator: evaluator.Config{RunAttempts: 1, RunGrace: 10 * time.Second}})
-	regions := []string{"cloud:us-east-1", "cloud:eu-west-1", "cloud:ap-southeast-1"}
+	regions := []string{"cloud:us-east-1", "cloud:eu-west-2", "cloud:ap-southeast-2"}
 	checkID := h.createCheck(checkSpec{regions: regions, confirmation: 0})
-	lonely := h.createCheck(checkSpec{regions: []string{"cloud:ap-southeast-1"}, confirmation: 0})
+	lonely := h.createCheck(checkSpec{regions: []string{"cloud:ap-southeast-2"}, confirmation: 0})
 	us, eu := h.connect("a-us", regions[0]), h.connect("a-eu", regions[1])
 	ctx := context.Background()
 
@@ -242,7 +242,7 @@ func TestMissingRegionDecidedByDeadline(t *testing.T) {
 func TestLaterRunJudgesEarlierPendingRun(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
-	regions := []string{"cloud:us-east-1", "cloud:eu-west-1"}
+	regions := []string{"cloud:us-east-1", "cloud:eu-west-2"}
 	checkID := h.createCheck(checkSpec{regions: regions, confirmation: 0, recovery: 0})
 	us, eu := h.connect("a-us", regions[0]), h.connect("a-eu", regions[1])
 	t0 := h.clock.Now()

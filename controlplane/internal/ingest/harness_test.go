@@ -20,6 +20,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -152,14 +153,11 @@ func (h *harness) createCheck(c checkSpec) uuid.UUID {
 	if c.reminder == 0 {
 		c.reminder = -1
 	}
-	id := uuid.New()
-	h.exec(`INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions, alert_priority,
-			confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, spec,
-			muted, paused, alerts)
-		VALUES ($1, $2, 'UPTIME', 'Homepage', 60, 5000, $3, 'HIGH', $4, $5, $6, '{"url": "https://example.com/", "method": "GET"}',
-			$7, $8, '{"webhook_alerts": ["wh1"]}')`,
-		id, h.org, c.regions, c.confirmation, c.recovery, c.reminder, c.muted, c.paused)
-	return id
+	return storetest.Check(h.t, h.st, &storetest.CheckOpts{OrgID: h.org, Name: "Homepage", Muted: c.muted, Paused: c.paused,
+		Spec: func(sp *check.Spec) {
+			sp.TimeoutMs, sp.TestRegions, sp.Alerts.Webhook = new(5000), c.regions, []string{"wh1"}
+			sp.ConfirmationPeriodSeconds, sp.RecoveryPeriodSeconds, sp.ReminderAlertIntervalMinutes = c.confirmation, c.recovery, &c.reminder
+		}}).ID
 }
 
 func (h *harness) state(checkID uuid.UUID) string {
@@ -401,16 +399,4 @@ func (h *harness) result(checkID, job uuid.UUID, region string, passing bool, sc
 		r.FailureSource, r.FailureType, r.ResponseCode = &src, &typ, nil
 	}
 	return r
-}
-
-// waitFor polls cond until it holds or a few seconds pass.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

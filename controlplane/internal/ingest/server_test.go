@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
 
@@ -86,16 +87,16 @@ func TestRegistryTracksLiveRegions(t *testing.T) {
 		t.Errorf("capabilities: a1 (none) has a browser: %v; a2 (browser) has one: %v", agents[i].HasBrowser(), agents[1-i].HasBrowser())
 	}
 	a.cancel() // killed
-	waitFor(t, "a1 to leave the registry", func() bool {
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("a1 to leave the registry", func() bool {
 		return equalCounts(h.srv.LiveRegions(), map[string]int{"cloud:us-east-1": 1})
-	})
+	}))
 	if err := b.stream.CloseSend(); err != nil { // a clean goodbye
 		t.Fatal(err)
 	}
 	if _, err := b.stream.Recv(); err == nil {
 		t.Fatal("stream still open after CloseSend")
 	}
-	waitFor(t, "a2 to leave the registry", func() bool { return len(h.srv.LiveRegions()) == 0 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("a2 to leave the registry", func() bool { return len(h.srv.LiveRegions()) == 0 }))
 }
 
 func equalCounts(a, b map[string]int) bool {
@@ -229,7 +230,7 @@ func TestDrainEndsStreams(t *testing.T) {
 	checkID := h.createCheck(checkSpec{})
 	a := h.connect("a1", "cloud:us-east-1")
 	a.report(h.result(checkID, uuid.New(), "cloud:us-east-1", true, h.clock.Now()))
-	waitFor(t, "the agent to be registered", func() bool { return h.srv.LiveRegions()["cloud:us-east-1"] == 1 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the agent to be registered", func() bool { return h.srv.LiveRegions()["cloud:us-east-1"] == 1 }))
 
 	h.srv.Drain()
 	ended := make(chan error, 1)
@@ -245,7 +246,7 @@ func TestDrainEndsStreams(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the stream is still open 5s after Drain")
 	}
-	waitFor(t, "the agent to leave the registry", func() bool { return len(h.srv.LiveRegions()) == 0 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the agent to leave the registry", func() bool { return len(h.srv.LiveRegions()) == 0 }))
 
 	stream, _ := h.dial(testToken)
 	if err := stream.Send(&vantagev1.AgentMessage{Msg: &vantagev1.AgentMessage_Register{Register: &vantagev1.Register{
@@ -316,5 +317,5 @@ func TestRedeliveredJobRestartsAttempts(t *testing.T) {
 	if n := h.count(`SELECT count(*) FROM check_results WHERE check_id = $1`, checkID); n != 2 {
 		t.Fatalf("%d results stored, want 2 (A's non-final and B's final attempt 1)", n)
 	}
-	waitFor(t, "the run to be judged UP", func() bool { return h.state(checkID) == "UP" })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the run to be judged UP", func() bool { return h.state(checkID) == "UP" }))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // BenchmarkDelivery measures the deliveries per second one notifier (one replica, default
@@ -40,7 +41,7 @@ func BenchmarkDelivery(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			stop := e.run(notifier.Config{})
-			waitFor(b, 10*time.Minute, "every delivery", func() bool { return len(rcv.requests()) >= events*hooks })
+			testwait.Eventually(b, 10*time.Minute, testwait.Holds("every delivery", func() bool { return len(rcv.requests()) >= events*hooks }))
 			elapsed := time.Since(start)
 			b.StopTimer()
 			stop()
@@ -67,7 +68,7 @@ func BenchmarkLatency1000Webhooks(b *testing.B) {
 		before := len(rcv.requests())
 		at := time.Now()
 		e.emit("uptime.down", e.check, nil)
-		waitFor(b, time.Minute, "every webhook", func() bool { return len(rcv.requests()) >= before+hooks })
+		testwait.Eventually(b, time.Minute, testwait.Holds("every webhook", func() bool { return len(rcv.requests()) >= before+hooks }))
 		for _, g := range rcv.requests()[before:] {
 			lat = append(lat, g.At.Sub(at))
 		}
@@ -103,7 +104,7 @@ func BenchmarkIntegrationAlertLatency(b *testing.B) {
 	lat := make([]time.Duration, 0, alerts)
 	for i, c := range checks {
 		at := d.until(c, false, "DOWN")
-		waitFor(t, 5*time.Second, "the message", func() bool { return len(fake.requests()) >= i+1 })
+		testwait.Eventually(t, 5*time.Second, testwait.Holds("the message", func() bool { return len(fake.requests()) >= i+1 }))
 		lat = append(lat, fake.requests()[i].At.Sub(at))
 	}
 	if bad := fake.refused(); len(bad) > 0 {

@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
+
+	"github.com/vantagehq/vantage/pkg/testwait"
+
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/event"
@@ -22,12 +26,12 @@ import (
 func TestCertificateEventsReachMailAndIntegrations(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	box := newMailbox(t)
+	box := smtptest.New(t)
 	alice := e.newMember("alice@example.com")
 	chat := newReceiver(t, nil)
 	slackID := e.newIntegration(integration.Slack, integration.Settings{"webhook_url": chat.URL + "/hooks/x"})
 	alerts, _ := json.Marshal(map[string][]string{"user_alerts": {alice.String()}, "slack_alerts": {slackID.String()}})
-	e.run(notifier.Config{SMTPURL: "smtp://" + box.addr, MailFrom: "alerts@vantage.test", PublicURL: "https://vantage.test"})
+	e.run(notifier.Config{SMTPURL: box.URL(), MailFrom: "alerts@vantage.test", PublicURL: "https://vantage.test"})
 
 	now := time.Now().UTC()
 	url := "https://shop.example.com/"
@@ -42,10 +46,10 @@ func TestCertificateEventsReachMailAndIntegrations(t *testing.T) {
 	e.queue(store.OutboxEvent{ID: uuid.Must(uuid.NewV7()), OrgID: e.org, CheckID: &e.check, AlertPriority: "HIGH", CreatedAt: now.Add(time.Millisecond),
 		Event: event.CertificateExpired{CertificateAlert: alert(-1)}})
 
-	waitFor(t, 5*time.Second, "two e-mails", func() bool { return len(box.messages()) >= 2 })
-	waitFor(t, 5*time.Second, "two chat messages", func() bool { return len(chat.requests()) >= 2 })
+	box.Wait(t, 2)
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("two chat messages", func() bool { return len(chat.requests()) >= 2 }))
 	time.Sleep(200 * time.Millisecond)
-	msgs := box.messages()
+	msgs := box.Messages()
 	if len(msgs) != 2 {
 		t.Fatalf("%d e-mails, want 2", len(msgs))
 	}
@@ -55,8 +59,8 @@ func TestCertificateEventsReachMailAndIntegrations(t *testing.T) {
 		{"Subject: [Vantage] api: certificate expired", `Check "api": the certificate expired.`},
 	} {
 		for _, w := range want {
-			if !strings.Contains(msgs[i].Data, w) {
-				t.Errorf("e-mail %d lacks %q:\n%s", i, w, msgs[i].Data)
+			if !strings.Contains(msgs[i].Raw, w) {
+				t.Errorf("e-mail %d lacks %q:\n%s", i, w, msgs[i].Raw)
 			}
 		}
 	}

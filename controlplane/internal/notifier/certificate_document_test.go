@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
+
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/event"
@@ -52,7 +54,7 @@ func TestCertificateDocumentsPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.run(notifier.Config{})
-	waitFor(t, 5*time.Second, "both documents", func() bool { return len(rcv.requests()) >= 2 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("both documents", func() bool { return len(rcv.requests()) >= 2 }))
 	bodies := map[string][]byte{}
 	for _, g := range rcv.requests() {
 		bodies[g.ID] = g.Body

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
+
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/certwatch"
@@ -71,7 +73,7 @@ func TestCertificateAlertsReachWebhookOnce(t *testing.T) {
 	expect := func(s ...sent) {
 		t.Helper()
 		want = append(want, s...)
-		waitFor(t, 5*time.Second, "the certificate events", func() bool { return len(rcv.requests()) >= len(want) })
+		testwait.Eventually(t, 5*time.Second, testwait.Holds("the certificate events", func() bool { return len(rcv.requests()) >= len(want) }))
 	}
 
 	see(0, 20*day, old, "cloud:eu-west-2") // no threshold yet

@@ -16,6 +16,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // The documents webhooks receive are pinned byte for byte: testdata/*.json are the bodies the
@@ -95,7 +96,7 @@ func deliverDocuments(t *testing.T, e *env, insert func(ctx context.Context) []u
 	}
 	ids := insert(ctx)
 	e.run(notifier.Config{})
-	waitFor(t, 5*time.Second, "every document", func() bool { return len(rcv.requests()) >= len(ids) })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("every document", func() bool { return len(rcv.requests()) >= len(ids) }))
 	out := map[uuid.UUID][]byte{}
 	for _, g := range rcv.requests() {
 		out[uuid.MustParse(g.ID)] = g.Body

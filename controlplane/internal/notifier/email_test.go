@@ -11,6 +11,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // newMember adds a user to the organization and returns the user's id.
@@ -74,10 +75,10 @@ func TestNotifierEmailsUserAlerts(t *testing.T) {
 			t.Fatalf("message lacks %q:\n%s", want, m.Raw)
 		}
 	}
-	waitFor(t, time.Second, "the recorded delivery", func() bool {
+	testwait.Eventually(t, time.Second, testwait.Holds("the recorded delivery", func() bool {
 		ds := e.emailDeliveries()
 		return len(ds) == 1 && ds[0].Status == store.DeliveryDelivered
-	})
+	}))
 }
 
 func TestNotifierSkipsEmailWithoutSMTP(t *testing.T) {
@@ -86,9 +87,9 @@ func TestNotifierSkipsEmailWithoutSMTP(t *testing.T) {
 	bob := e.newMember("bob@example.com")
 	e.run(notifier.Config{})
 	e.emit("uptime.up", e.check, map[string][]string{"user_alerts": {bob.String()}})
-	waitFor(t, 2*time.Second, "the skipped delivery", func() bool {
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the skipped delivery", func() bool {
 		ds := e.emailDeliveries()
 		return len(ds) == 1 && ds[0].Status == store.DeliverySkipped &&
 			ds[0].Error == "e-mail is disabled: VANTAGE_SMTP_URL is not set" && ds[0].Address == "bob@example.com"
-	})
+	}))
 }

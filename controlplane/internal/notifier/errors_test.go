@@ -21,6 +21,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/redact"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // addressPattern finds an IPv4 or IPv6 address, or a port, in an error text.
@@ -129,10 +130,10 @@ func TestWebhookDeliveryErrorNamesHostAndClass(t *testing.T) {
 	e.emit("uptime.down", e.check, nil)
 	for tmpl, hook := range hooks {
 		var ds []store.Delivery
-		waitFor(t, 5*time.Second, "the refused attempt", func() bool {
+		testwait.Eventually(t, 5*time.Second, testwait.Holds("the refused attempt", func() bool {
 			ds, _, _ = e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
 			return len(ds) == 1 && ds[0].LastError != nil
-		})
+		}))
 		if msg := *ds[0].LastError; msg != want[tmpl] {
 			t.Fatalf("%s: recorded error %q, want %q", tmpl, msg, want[tmpl])
 		}
@@ -191,10 +192,10 @@ func TestUndecodableAlertListsFailTheFanout(t *testing.T) {
 			Name: "api", Kind: "UPTIME", State: "DOWN", AlertPriority: "HIGH",
 			Alerts: json.RawMessage(`{"webhook_alerts":"` + listed + `"}`)}}}})
 	var lastError *string
-	waitFor(t, 10*time.Second, "the failed fan-out recorded", func() bool {
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("the failed fan-out recorded", func() bool {
 		err := e.st.Pool().QueryRow(context.Background(), `SELECT last_error FROM outbox WHERE org_id = $1`, e.org).Scan(&lastError)
 		return err == nil && lastError != nil
-	})
+	}))
 	if !strings.Contains(*lastError, "the alert lists of check "+e.check.String()) {
 		t.Fatalf("recorded error %q", *lastError)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // env is a fresh database with one paid organization and one check.
@@ -44,20 +45,16 @@ func newEnv(t testing.TB) *env {
 	return e
 }
 
-// newCheck inserts an uptime check whose alerts name the given users and webhooks.
+// newCheck creates a DOWN uptime check whose alerts name the given users and webhooks.
 func (e *env) newCheck(name string, users, webhooks []uuid.UUID) uuid.UUID {
 	e.t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	alerts, _ := json.Marshal(map[string]any{"user_alerts": idStrings(users), "webhook_alerts": idStrings(webhooks)})
-	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO checks (id, org_id, kind, name, state, test_interval,
-		test_regions, alert_priority, confirmation_period_seconds, recovery_period_seconds, alerts, spec)
-		VALUES ($1, $2, 'UPTIME', $3, 'DOWN', 60, '{cloud:eu-west-2}', 'HIGH', 0, 0, $4,
-			jsonb_build_object('url', 'https://example.com/'||$3, 'method', 'GET'))`,
-		id, e.org, name, alerts)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return id
+	return storetest.Check(e.t, e.st, &storetest.CheckOpts{OrgID: e.org, Name: name, State: "DOWN",
+		Spec: func(sp *check.Spec) {
+			sp.TestRegions, sp.ConfirmationPeriodSeconds, sp.RecoveryPeriodSeconds = []string{"cloud:eu-west-2"}, 0, 0
+			sp.Alerts.User, sp.Alerts.Webhook = idStrings(users), idStrings(webhooks)
+			u := "https://example.com/" + name
+			sp.HTTP.URL = &u
+		}}).ID
 }
 
 func idStrings(ids []uuid.UUID) []string {
@@ -195,18 +192,6 @@ func (r *receiver) successes() []received {
 		}
 	}
 	return out
-}
-
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // verifySignature checks a request the Standard Webhooks way, independently of notifier.Sign.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 func TestNotifierDeliversSignedEventsOnce(t *testing.T) {
@@ -32,7 +33,7 @@ func TestNotifierDeliversSignedEventsOnce(t *testing.T) {
 	}})
 	start := time.Now()
 	down := e.emit("uptime.down", e.check, map[string][]string{"webhook_alerts": {listed.String(), "not-an-id"}})
-	waitFor(t, time.Second, "uptime.down at both webhooks within a second", func() bool { return len(rcv.requests()) >= 2 })
+	testwait.Eventually(t, time.Second, testwait.Holds("uptime.down at both webhooks within a second", func() bool { return len(rcv.requests()) >= 2 }))
 	t.Logf("uptime.down arrived after %s", time.Since(start))
 	time.Sleep(300 * time.Millisecond) // anything more would be a duplicate or a misroute
 	got := rcv.requests()
@@ -65,7 +66,7 @@ func TestNotifierDeliversSignedEventsOnce(t *testing.T) {
 	}
 
 	up := e.emit("uptime.up", e.check, nil)
-	waitFor(t, time.Second, "uptime.up", func() bool { return len(rcv.requests()) >= 4 })
+	testwait.Eventually(t, time.Second, testwait.Holds("uptime.up", func() bool { return len(rcv.requests()) >= 4 }))
 	time.Sleep(300 * time.Millisecond)
 	var ups []string
 	for _, g := range rcv.requests()[2:] {
@@ -96,7 +97,7 @@ func TestNotifierRetriesUntilDelivered(t *testing.T) {
 	hook, secret := e.newWebhook(rcv.URL+"/flaky", []string{"uptime.down"}, e.check)
 	e.run(notifier.Config{Backoff: fastRetries, Jitter: -1})
 	ev := e.emit("uptime.down", e.check, nil)
-	waitFor(t, 5*time.Second, "a successful delivery", func() bool { return len(rcv.successes()) == 1 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("a successful delivery", func() bool { return len(rcv.successes()) == 1 }))
 	time.Sleep(300 * time.Millisecond)
 	got := rcv.requests()
 	if len(got) != 4 || len(rcv.successes()) != 1 {
@@ -138,13 +139,13 @@ func TestNotifierGivesUpAndResends(t *testing.T) {
 	e.run(notifier.Config{Backoff: fastRetries[:2], Jitter: -1})
 	e.emit("uptime.down", e.check, nil)
 	var d store.Delivery
-	waitFor(t, 5*time.Second, "the delivery to fail", func() bool {
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the delivery to fail", func() bool {
 		ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
 		if len(ds) == 1 {
 			d = ds[0]
 		}
 		return d.Status == store.DeliveryFailed
-	})
+	}))
 	if d.AttemptCount != 3 || *d.LastStatusCode != 503 || !strings.Contains(*d.LastError, "HTTP 503") {
 		t.Fatalf("failed delivery %+v", d)
 	}
@@ -154,7 +155,7 @@ func TestNotifierGivesUpAndResends(t *testing.T) {
 	if _, err := e.st.ResendDelivery(context.Background(), store.SystemActor, e.org, hook, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 2*time.Second, "the re-sent delivery", func() bool { return len(rcv.successes()) == 1 })
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the re-sent delivery", func() bool { return len(rcv.successes()) == 1 }))
 }
 
 func TestNotifierReplicasNeverDoubleDeliver(t *testing.T) {
@@ -171,7 +172,7 @@ func TestNotifierReplicasNeverDoubleDeliver(t *testing.T) {
 	for i := 0; i < events; i++ {
 		e.emit("uptime.down", e.check, nil)
 	}
-	waitFor(t, 10*time.Second, "every delivery", func() bool { return len(rcv.requests()) >= hooks*events })
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("every delivery", func() bool { return len(rcv.requests()) >= hooks*events }))
 	time.Sleep(300 * time.Millisecond)
 	seen := map[string]int{}
 	for _, g := range rcv.requests() {
@@ -196,13 +197,13 @@ func TestNotifierRestartMidRetry(t *testing.T) {
 	retry := []time.Duration{300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond}
 	stop := e.run(notifier.Config{Backoff: retry, Jitter: -1})
 	ev := e.emit("uptime.down", e.check, nil)
-	waitFor(t, 2*time.Second, "a failed attempt", func() bool { return len(rcv.requests()) >= 1 })
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("a failed attempt", func() bool { return len(rcv.requests()) >= 1 }))
 	stop() // the control plane goes away between two attempts
 	mu.Lock()
 	healthy = true
 	mu.Unlock()
 	e.run(notifier.Config{Backoff: retry, Jitter: -1})
-	waitFor(t, 3*time.Second, "delivery by the new notifier", func() bool { return len(rcv.successes()) >= 1 })
+	testwait.Eventually(t, 3*time.Second, testwait.Holds("delivery by the new notifier", func() bool { return len(rcv.successes()) >= 1 }))
 	time.Sleep(500 * time.Millisecond)
 	if s := rcv.successes(); len(s) != 1 || s[0].ID != ev.String() {
 		t.Fatalf("successes %+v", s)
@@ -235,10 +236,10 @@ func TestNotifierRecoversAbandonedClaim(t *testing.T) {
 	if n := len(rcv.requests()); n != 0 {
 		t.Fatalf("the claim was not respected: %d requests during the lease", n)
 	}
-	waitFor(t, 2*time.Second, "the abandoned delivery", func() bool {
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the abandoned delivery", func() bool {
 		ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 10, 0)
 		return len(ds) == 1 && ds[0].Status == store.DeliveryDelivered
-	})
+	}))
 	ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 10, 0)
 	if len(rcv.requests()) != 1 || ds[0].AttemptCount != 2 || len(ds[0].Attempts) != 1 {
 		t.Fatalf("deliveries %+v", ds)
@@ -261,7 +262,7 @@ func TestNotifierResolvesURLVariablesAtDelivery(t *testing.T) {
 	}
 	e.run(notifier.Config{})
 	e.emit("uptime.down", e.check, nil)
-	waitFor(t, 2*time.Second, "the delivery", func() bool { return len(rcv.requests()) == 1 })
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the delivery", func() bool { return len(rcv.requests()) == 1 }))
 	if p := rcv.requests()[0].Path; p != "/in/second" {
 		t.Fatalf("path %q, want the value at delivery time", p)
 	}
@@ -269,10 +270,10 @@ func TestNotifierResolvesURLVariablesAtDelivery(t *testing.T) {
 	// A variable that disappears makes the attempt fail, without the URL in the error.
 	hook, _ := e.newWebhook("http://{{HOOK_HOST}}/x", []string{"uptime.up"}, e.check)
 	e.emit("uptime.up", e.check, nil)
-	waitFor(t, 2*time.Second, "the failed attempt", func() bool {
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the failed attempt", func() bool {
 		ds, _, _ := e.st.ListDeliveries(ctx, e.org, hook, 1, 0)
 		return len(ds) == 1 && len(ds[0].Attempts) == 1
-	})
+	}))
 	ds, _, _ := e.st.ListDeliveries(ctx, e.org, hook, 1, 0)
 	if msg := *ds[0].Attempts[0].Error; !strings.Contains(msg, "{{HOOK_HOST}}, which is not defined") || ds[0].Status != store.DeliveryPending {
 		t.Fatalf("attempt %+v", ds[0])
@@ -287,7 +288,7 @@ func TestNotifierDoesNotFollowRedirects(t *testing.T) {
 	hook, _ := e.newWebhook(redirect.URL, []string{"uptime.down"}, e.check)
 	e.run(notifier.Config{Backoff: []time.Duration{time.Hour}})
 	e.emit("uptime.down", e.check, nil)
-	waitFor(t, 2*time.Second, "the attempt", func() bool { return len(redirect.requests()) == 1 })
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the attempt", func() bool { return len(redirect.requests()) == 1 }))
 	time.Sleep(100 * time.Millisecond)
 	if len(target.requests()) != 0 {
 		t.Fatal("a redirect was followed")
@@ -328,10 +329,10 @@ func TestNotifierWebhookDeletedMidAttempt(t *testing.T) {
 	if err := e.st.DeleteWebhook(context.Background(), store.SystemActor, e.org, gone); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 2*time.Second, "the other webhook's delivery to be recorded", func() bool {
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the other webhook's delivery to be recorded", func() bool {
 		ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, kept, 1, 0)
 		return len(ds) == 1 && ds[0].Status == store.DeliveryDelivered
-	})
+	}))
 }
 
 // TestNotifierRoutesHeartbeatAndStatusPageEvents routes the other producers' events by the
@@ -373,7 +374,7 @@ func TestNotifierRoutesHeartbeatAndStatusPageEvents(t *testing.T) {
 		"heartbeat":{"id":"`+hb.String()+`","name":"nightly","status":"DOWN","alerts":{"user_alerts":[],"webhook_alerts":[]}}}`)
 	pageEvent := insert("status_page.incident.started", uuid.Nil, `{"event":"status_page.incident.started","occurred_at":"2026-11-21T10:00:00.000Z",
 		"status_page":{"id":"`+page.String()+`","name":"Status"},"incident":{"id":"`+uuid.NewString()+`","title":"Outage"}}`)
-	waitFor(t, 2*time.Second, "both events", func() bool { return len(rcv.requests()) >= 2 })
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("both events", func() bool { return len(rcv.requests()) >= 2 }))
 	time.Sleep(300 * time.Millisecond)
 	got := map[string]map[string]any{}
 	for _, g := range rcv.requests() {
@@ -399,10 +400,10 @@ func TestNotifierDeniesPrivateTargets(t *testing.T) {
 	hook, _ := e.newWebhook(rcv.URL, []string{"uptime.down"}, e.check)
 	e.run(notifier.Config{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
 	e.emit("uptime.down", e.check, nil)
-	waitFor(t, 2*time.Second, "the refused attempt", func() bool {
+	testwait.Eventually(t, 2*time.Second, testwait.Holds("the refused attempt", func() bool {
 		ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
 		return len(ds) == 1 && ds[0].LastError != nil
-	})
+	}))
 	ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
 	if len(rcv.requests()) != 0 || !strings.Contains(*ds[0].LastError, "does not allow") || strings.Contains(*ds[0].LastError, rcv.URL) {
 		t.Fatalf("requests %d, error %q", len(rcv.requests()), *ds[0].LastError)
@@ -425,10 +426,10 @@ func TestNotifierDeniesSpecialPurposeForms(t *testing.T) {
 	e.run(notifier.Config{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
 	e.emit("uptime.down", e.check, nil)
 	for i, hook := range hooks {
-		waitFor(t, 5*time.Second, "the attempt to "+urls[i], func() bool {
+		testwait.Eventually(t, 5*time.Second, testwait.Holds("the attempt to "+urls[i], func() bool {
 			ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
 			return len(ds) == 1 && ds[0].LastError != nil
-		})
+		}))
 		ds, _, _ := e.st.ListDeliveries(context.Background(), e.org, hook, 1, 0)
 		if !strings.Contains(*ds[0].LastError, "does not allow") {
 			t.Errorf("%s: error %q, want the policy's refusal", urls[i], *ds[0].LastError)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // An uptime.up raised while the uptime.down before it waits for a retry must not overtake it:
@@ -24,9 +25,9 @@ func TestNotifierKeepsAlertsInOrderPerCheckAndTarget(t *testing.T) {
 	e.run(notifier.Config{Backoff: []time.Duration{300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond},
 		Jitter: -1, PollInterval: 20 * time.Millisecond})
 	down := e.emit("uptime.down", e.check, nil)
-	waitFor(t, 5*time.Second, "the first attempt of uptime.down", func() bool { return len(rcv.requests()) >= 1 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the first attempt of uptime.down", func() bool { return len(rcv.requests()) >= 1 }))
 	up := e.emit("uptime.up", e.check, nil)
-	waitFor(t, 10*time.Second, "both events delivered", func() bool { return len(rcv.successes()) >= 2 })
+	testwait.Eventually(t, 10*time.Second, testwait.Holds("both events delivered", func() bool { return len(rcv.successes()) >= 2 }))
 	time.Sleep(300 * time.Millisecond)
 	var order []string
 	for _, g := range rcv.requests() {
@@ -67,7 +68,7 @@ func TestNotifierHoldsAlertsBehindAPostponedFanout(t *testing.T) {
 	if _, err := e.st.Pool().Exec(context.Background(), `UPDATE outbox SET next_attempt_at = now() WHERE id = $1`, down); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "both events", func() bool { return len(rcv.requests()) >= 2 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("both events", func() bool { return len(rcv.requests()) >= 2 }))
 	var order []string
 	for _, g := range rcv.requests() {
 		var doc struct{ Type string }

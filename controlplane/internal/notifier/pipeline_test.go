@@ -11,6 +11,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/evaluator"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // TestTransitionReachesWebhook drives the real evaluator: a check goes DOWN and recovers, and
@@ -67,10 +68,10 @@ func TestTransitionReachesWebhook(t *testing.T) {
 
 	until(muted, false, "DOWN") // muted: no outbox row, nothing sent
 	downAt := until(e.check, false, "DOWN")
-	waitFor(t, time.Second, "uptime.down within a second of the transition", func() bool { return len(rcv.requests()) >= 1 })
+	testwait.Eventually(t, time.Second, testwait.Holds("uptime.down within a second of the transition", func() bool { return len(rcv.requests()) >= 1 }))
 	t.Logf("uptime.down arrived %s after the transition committed", rcv.requests()[0].At.Sub(downAt))
 	upAt := until(e.check, true, "UP")
-	waitFor(t, time.Second, "uptime.up within a second of the transition", func() bool { return len(rcv.requests()) >= 2 })
+	testwait.Eventually(t, time.Second, testwait.Holds("uptime.up within a second of the transition", func() bool { return len(rcv.requests()) >= 2 }))
 	t.Logf("uptime.up arrived %s after the transition committed", rcv.requests()[1].At.Sub(upAt))
 	until(muted, true, "UP")
 	time.Sleep(500 * time.Millisecond)

@@ -21,6 +21,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/integration"
 	"github.com/vantagehq/vantage/controlplane/internal/notifier"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // fakeProvider is a local stand-in for a chat or on-call service: it checks every request the
@@ -449,9 +450,9 @@ func TestIntegrationsDeliverDownAndUp(t *testing.T) {
 			e.run(notifier.Config{PublicURL: "https://vantage.example"})
 
 			d.until(e.check, false, "DOWN")
-			waitFor(t, 5*time.Second, "the DOWN message", func() bool { return len(fake.requests()) >= 1 })
+			testwait.Eventually(t, 5*time.Second, testwait.Holds("the DOWN message", func() bool { return len(fake.requests()) >= 1 }))
 			d.until(e.check, true, "UP")
-			waitFor(t, 5*time.Second, "the UP message", func() bool { return len(fake.requests()) >= 2 })
+			testwait.Eventually(t, 5*time.Second, testwait.Holds("the UP message", func() bool { return len(fake.requests()) >= 2 }))
 			time.Sleep(300 * time.Millisecond) // a third request would be a duplicate
 			if bad := fake.refused(); len(bad) > 0 {
 				t.Fatalf("the fake refused: %v", bad)
@@ -462,10 +463,10 @@ func TestIntegrationsDeliverDownAndUp(t *testing.T) {
 			var ds []store.Delivery
 			var total int64
 			var err error
-			waitFor(t, 5*time.Second, "both deliveries recorded", func() bool {
+			testwait.Eventually(t, 5*time.Second, testwait.Holds("both deliveries recorded", func() bool {
 				ds, total, err = e.st.IntegrationDeliveries(context.Background(), e.org, id, 10, 0)
 				return err != nil || (total == 2 && ds[0].Status != store.DeliveryPending)
-			})
+			}))
 			if err != nil || total != 2 || ds[0].Status != store.DeliveryDelivered || len(ds[0].Attempts) != 1 {
 				t.Fatalf("delivery log %+v %d %v", ds, total, err)
 			}
@@ -498,7 +499,7 @@ func TestIntegrationHonoursRetryAfter(t *testing.T) {
 			e.run(notifier.Config{Backoff: []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond},
 				Jitter: -1, PollInterval: 10 * time.Millisecond})
 			d.until(e.check, false, "DOWN")
-			waitFor(t, 10*time.Second, "the DOWN message accepted", func() bool { return len(fake.accepted()) >= 1 })
+			testwait.Eventually(t, 10*time.Second, testwait.Holds("the DOWN message accepted", func() bool { return len(fake.accepted()) >= 1 }))
 			got := fake.requests()
 			if len(got) != 3 || got[0].Status != 429 || got[1].Status != 502 {
 				t.Fatalf("requests %+v, want 429, 502, then accepted", got)
@@ -509,10 +510,10 @@ func TestIntegrationHonoursRetryAfter(t *testing.T) {
 			}
 			var ds []store.Delivery
 			var err error
-			waitFor(t, 5*time.Second, "the delivery recorded", func() bool {
+			testwait.Eventually(t, 5*time.Second, testwait.Holds("the delivery recorded", func() bool {
 				ds, _, err = e.st.IntegrationDeliveries(context.Background(), e.org, id, 10, 0)
 				return err != nil || (len(ds) == 1 && ds[0].Status != store.DeliveryPending)
-			})
+			}))
 			if err != nil || len(ds) != 1 || ds[0].Status != store.DeliveryDelivered || len(ds[0].Attempts) != 3 ||
 				*ds[0].Attempts[0].StatusCode != 429 {
 				t.Fatalf("delivery log %+v %v", ds, err)
@@ -577,8 +578,8 @@ func TestIntegrationsHeartbeatAndStatusPageEvents(t *testing.T) {
 	e.queue(store.OutboxEvent{OrgID: e.org, StatusPageID: &page, CreatedAt: now.Add(time.Millisecond),
 		Event: event.IncidentResolved{IncidentChange: change}})
 
-	waitFor(t, 5*time.Second, "trigger and resolve", func() bool { return len(pdFake.requests()) >= 2 })
-	waitFor(t, 5*time.Second, "both incident messages", func() bool { return len(chat.requests()) >= 2 })
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("trigger and resolve", func() bool { return len(pdFake.requests()) >= 2 }))
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("both incident messages", func() bool { return len(chat.requests()) >= 2 }))
 	time.Sleep(300 * time.Millisecond)
 	if bad := pdFake.refused(); len(bad) > 0 {
 		t.Fatalf("PagerDuty fake refused: %v", bad)
@@ -618,10 +619,10 @@ func TestIntegrationTargetsPolicyAndRedaction(t *testing.T) {
 		e.run(notifier.Config{DenyPrivateTargets: true, Backoff: []time.Duration{time.Hour}})
 		d.until(e.check, false, "DOWN")
 		var ds []store.Delivery
-		waitFor(t, 5*time.Second, "the refused attempt", func() bool {
+		testwait.Eventually(t, 5*time.Second, testwait.Holds("the refused attempt", func() bool {
 			ds, _, _ = e.st.IntegrationDeliveries(context.Background(), e.org, id, 10, 0)
 			return len(ds) == 1 && ds[0].AttemptCount == 1 && ds[0].LastError != nil
-		})
+		}))
 		// The refusal says what was refused, not which address "localhost" resolved to.
 		if len(fake.requests()) != 0 || !strings.Contains(*ds[0].LastError, "private, loopback, link-local") ||
 			strings.Contains(*ds[0].LastError, "127.0.0.1") {
@@ -641,10 +642,10 @@ func TestIntegrationTargetsPolicyAndRedaction(t *testing.T) {
 		e.run(notifier.Config{Backoff: []time.Duration{time.Hour}})
 		d.until(e.check, false, "DOWN")
 		var ds []store.Delivery
-		waitFor(t, 5*time.Second, "the refused attempt", func() bool {
+		testwait.Eventually(t, 5*time.Second, testwait.Holds("the refused attempt", func() bool {
 			ds, _, _ = e.st.IntegrationDeliveries(context.Background(), e.org, id, 10, 0)
 			return len(ds) == 1 && ds[0].LastError != nil
-		})
+		}))
 		if msg := *ds[0].LastError; strings.Contains(msg, "very-secret") || !strings.Contains(msg, "HTTP 404") {
 			t.Fatalf("recorded error %q", msg)
 		}

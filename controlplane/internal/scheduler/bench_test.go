@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkScheduler(b *testing.B) {
 	done := make(chan error, 1)
 	start = time.Now()
 	go func() { done <- s.Run(runCtx) }()
-	checkFor(b, time.Minute, 10*time.Millisecond, func() error {
+	testwait.Eventually(b, time.Minute, func() error {
 		return atLeast(checks, "scheduled checks", int(gauge(reg, "vantage_scheduler_scheduled_checks")))
 	})
 	loaded := time.Since(start)

@@ -16,6 +16,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/jobguard"
 	"github.com/vantagehq/vantage/pkg/check"
 	"github.com/vantagehq/vantage/pkg/jobseal"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -36,7 +37,7 @@ func TestPublishedJobsAreSignedAndSealed(t *testing.T) {
 		Headers:  map[string]string{"Authorization": "Bearer {{TOKEN}}", "X-Plain": "v"},
 		AuthUser: ptr("{{USER}}"), AuthPass: ptr("pw-{{TOKEN}}")})
 	browser := e.addCheck(t, testCheck{Kind: check.Browser, Project: &project, Regions: []string{"cloud:eu-west-2"},
-		Script: ptr("test('login', async ({ page }) => { await page.fill('#p', process.env.PAGE_PASSWORD); })")})
+		Script: ptr("import { test } from '@playwright/test';\ntest('login', async ({ page }) => { await page.fill('#p', process.env.PAGE_PASSWORD); })")})
 	dns := e.addCheck(t, testCheck{Kind: check.DNS, Regions: []string{"cloud:us-east-1"}, DNSDomain: ptr("example.test"), DNSType: ptr("A")})
 
 	guard, err := jobguard.New(bytes.Repeat([]byte{7}, 32))
@@ -54,7 +55,7 @@ func TestPublishedJobsAreSignedAndSealed(t *testing.T) {
 	go func() { defer close(done); _ = s.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	checkFor(t, 15*time.Second, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(4, "jobs", len(raw.snapshot()))
 	})
 	cancel()

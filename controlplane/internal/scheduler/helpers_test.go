@@ -2,11 +2,9 @@ package scheduler
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
-	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -78,7 +76,8 @@ func (e *env) addVar(t testing.TB, project *uuid.UUID, name, typ, value string) 
 		uuid.Must(uuid.NewV7()), e.orgID, project, name, typ, e.seal(t, value))
 }
 
-// testCheck is a checks row written with SQL, around the API (so 1-second intervals work).
+// testCheck is a check created through the store (storetest.Check, which allows 1-second
+// intervals); nil fields keep the kind's default.
 type testCheck struct {
 	Kind                 check.Kind
 	Project              *uuid.UUID
@@ -103,7 +102,6 @@ func ptr[T any](v T) *T { return &v }
 
 func (e *env) addCheck(t testing.TB, c testCheck) uuid.UUID {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
 	if c.State == "" {
 		c.State = "UP"
 	}
@@ -113,36 +111,41 @@ func (e *env) addCheck(t testing.TB, c testCheck) uuid.UUID {
 	if c.Regions == nil {
 		c.Regions = []string{"cloud:us-east-1"}
 	}
-	// The spec document holds what the test gives; the rest reads as the kind's default.
-	doc := map[string]any{}
-	for key, v := range map[string]any{"url": c.URL, "method": c.Method, "body": c.Body, "auth_username": c.AuthUser,
-		"script": c.Script, "dns_domain": c.DNSDomain, "dns_record_type": c.DNSType, "tcp_hostname": c.TCPHost,
-		"tcp_port": c.TCPPort, "follow_redirects": c.FollowRedirects, "verify_ssl": c.TLS} {
-		if !reflect.ValueOf(v).IsNil() {
-			doc[key] = v
-		}
+	return storetest.Check(t, e.st, &storetest.CheckOpts{OrgID: e.orgID, ProjectID: c.Project, Kind: c.Kind, Name: "c",
+		Paused: c.Paused, State: c.State, Spec: func(sp *check.Spec) {
+			sp.TestInterval, sp.TestRegions, sp.AlertPriority = c.Interval, c.Regions, check.PriorityHigh
+			sp.ConfirmationPeriodSeconds, sp.RecoveryPeriodSeconds = c.ConfirmationPeriod, 60
+			if c.TimeoutMs != nil || c.Kind == check.Browser { // a browser check may have none: the agent's 60 s
+				sp.TimeoutMs = c.TimeoutMs
+			}
+			if c.Assertions != nil {
+				sp.Assertions = c.Assertions
+			}
+			if h := sp.HTTP; h != nil {
+				if c.URL != nil || c.Script != nil {
+					h.URL = c.URL
+				}
+				h.Body, h.Headers, h.AuthUsername, h.AuthPassword, h.Script = c.Body, c.Headers, c.AuthUser, c.AuthPass, c.Script
+				setIf(&h.Method, c.Method)
+				setIf(&h.FollowRedirects, c.FollowRedirects)
+				setIf(&h.VerifySSL, c.TLS)
+			}
+			if d := sp.DNS; d != nil {
+				setIf(&d.Domain, c.DNSDomain)
+				setIf(&d.RecordType, c.DNSType)
+			}
+			if p := sp.TCP; p != nil {
+				setIf(&p.Hostname, c.TCPHost)
+				setIf(&p.Port, c.TCPPort)
+			}
+		}}).ID
+}
+
+// setIf sets *dst to *v when v is not nil.
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
 	}
-	if c.Headers != nil {
-		doc["headers"] = c.Headers
-	}
-	if c.Assertions != nil {
-		doc["assertions"] = c.Assertions
-	}
-	spec, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pass []byte
-	if c.AuthPass != nil {
-		pass = e.seal(t, *c.AuthPass)
-	}
-	e.exec(t, `INSERT INTO checks (id, org_id, project_id, kind, name, state, state_changed_at, paused,
-			test_interval, timeout_ms, test_regions, alert_priority, confirmation_period_seconds,
-			recovery_period_seconds, spec, auth_password_enc)
-		VALUES ($1, $2, $3, $4, 'c', $5, now(), $6, $7, $8, $9, 'HIGH', $10, 60, $11, $12)`,
-		id, e.orgID, c.Project, string(c.Kind), c.State, c.Paused, c.Interval, c.TimeoutMs, c.Regions,
-		c.ConfirmationPeriod, spec, pass)
-	return id
 }
 
 // startScheduler runs a scheduler until the returned stop is called (or the test ends).
@@ -263,23 +266,6 @@ func (g *jobs) snapshot() []gotJob {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return append([]gotJob(nil), g.all...)
-}
-
-// checkFor polls fn every interval until it returns nil or timeout passes (nats-server's
-// helper of the same name), and fails the test with fn's last error.
-func checkFor(t testing.TB, timeout, interval time.Duration, fn func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var err error
-	for {
-		if err = fn(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v", timeout, err)
-		}
-		time.Sleep(interval)
-	}
 }
 
 func atLeast(n int, what string, got int) error {

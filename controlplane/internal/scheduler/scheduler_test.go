@@ -11,6 +11,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/testwait"
 	"github.com/vantagehq/vantage/pkg/wire"
 	vantagev1 "github.com/vantagehq/vantage/proto/vantage/v1"
 )
@@ -38,13 +39,16 @@ func TestPublishesJobsPerRegion(t *testing.T) {
 	tcp := e.addCheck(t, testCheck{Kind: check.TCP, Interval: 1, Regions: []string{"cloud:us-west-1"},
 		TCPHost: ptr("db.example.test"), TCPPort: ptr(5432), TimeoutMs: ptr(2000)})
 	browser := e.addCheck(t, testCheck{Kind: check.Browser, Interval: 1, Regions: []string{"cloud:eu-central-1"},
-		Script: ptr("test('x', async () => {})"), Headers: map[string]string{"X-B": "{{TOKEN}}"}})
+		Script: ptr("import { test } from '@playwright/test';\ntest('x', async () => {})"), Headers: map[string]string{"X-B": "b"}})
+	// The API refuses references in a browser check's headers; a check stored before that rule
+	// still has one, which the scheduler must pass on as written.
+	e.exec(t, `UPDATE checks SET spec = jsonb_set(spec, '{headers}', '{"X-B": "{{TOKEN}}"}') WHERE id = $1`, browser)
 	paused := e.addCheck(t, testCheck{Kind: check.TCP, Interval: 1, Paused: true, TCPHost: ptr("x.test"), TCPPort: ptr(1)})
 
 	got := e.consume(t)
 	e.startScheduler(t, Config{}, "a")
 
-	checkFor(t, 15*time.Second, 100*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		for _, c := range []struct {
 			id uuid.UUID
 			n  int
@@ -134,7 +138,7 @@ func TestPublishesJobsPerRegion(t *testing.T) {
 	})
 
 	t.Run("progress, not a write per run", func(t *testing.T) {
-		checkFor(t, 5*time.Second, 100*time.Millisecond, func() error {
+		testwait.Eventually(t, 5*time.Second, func() error {
 			progress, err := e.st.ShardProgress(context.Background(), []int{shard.Of(uptime)})
 			through, ok := progress[shard.Of(uptime)]
 			if err != nil || !ok || time.Since(through) > 3*time.Second {
@@ -181,7 +185,7 @@ func TestChangeFeed(t *testing.T) {
 	failing := e.addCheck(t, testCheck{Kind: check.TCP, Interval: 3600, ConfirmationPeriod: 3, TCPHost: ptr("d.test"), TCPPort: ptr(1)})
 	got := e.consume(t)
 	s, _, _ := e.startScheduler(t, Config{MinConfirmationCadence: time.Second}, "a")
-	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		if owned := s.Owned(); owned.Len() != shard.Count {
 			return fmt.Errorf("%d shards owned, want all", owned.Len())
 		}
@@ -200,7 +204,7 @@ func TestChangeFeed(t *testing.T) {
 		before := len(got.of(slow))
 		e.exec(t, `UPDATE checks SET test_interval = 1 WHERE id = $1`, slow)
 		at := notify(slow)
-		checkFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		testwait.Eventually(t, 5*time.Second, func() error {
 			return atLeast(before+1, "jobs of the check made 1s", len(got.of(slow)))
 		})
 		first := got.of(slow)[before]
@@ -213,7 +217,7 @@ func TestChangeFeed(t *testing.T) {
 	t.Run("region change", func(t *testing.T) {
 		e.exec(t, `UPDATE checks SET test_regions = '{cloud:eu-central-1,cloud:ap-northeast-1}' WHERE id = $1`, slow)
 		at := notify(slow)
-		checkFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		testwait.Eventually(t, 5*time.Second, func() error {
 			n := 0
 			for _, g := range got.of(slow) {
 				if g.stored.After(at) && (g.subject == "vantage.jobs.eu-central-1" || g.subject == "vantage.jobs.ap-northeast-1") {
@@ -227,7 +231,7 @@ func TestChangeFeed(t *testing.T) {
 	t.Run("state VERIFYING runs confirmation runs sooner", func(t *testing.T) {
 		e.exec(t, `UPDATE checks SET state = 'VERIFYING', state_changed_at = now() WHERE id = $1`, failing)
 		at := notify(failing)
-		checkFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		testwait.Eventually(t, 5*time.Second, func() error {
 			n := 0
 			for _, g := range got.of(failing) {
 				if g.job.Confirmation {
@@ -274,7 +278,7 @@ func TestChangeFeed(t *testing.T) {
 		}
 		e.exec(t, `UPDATE checks SET paused = false WHERE id = $1`, pausing)
 		notify(pausing)
-		checkFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		testwait.Eventually(t, 5*time.Second, func() error {
 			return atLeast(b+1, "jobs of the resumed check", len(got.of(pausing)))
 		})
 	})
@@ -286,7 +290,7 @@ func TestResyncRepairsAMissedNotification(t *testing.T) {
 	got := e.consume(t)
 	e.startScheduler(t, Config{ResyncInterval: time.Second}, "a")
 	id := e.addCheck(t, testCheck{Kind: check.TCP, Interval: 1, TCPHost: ptr("a.test"), TCPPort: ptr(1)}) // no Notify
-	checkFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		return atLeast(1, "jobs of a check created without a notification", len(got.of(id)))
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // leaderTestInterval is long enough that the runs a hand-over misses are fewer than one per
@@ -88,9 +89,9 @@ func TestReplicasShareTheShardsAndTakeOverAStoppedOnesShards(t *testing.T) {
 	a, regA, stopA := e.startScheduler(t, Config{}, "a")
 	b, regB, _ := e.startScheduler(t, Config{}, "b")
 	c, regC, _ := e.startScheduler(t, Config{}, "c")
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error { return shared(a, b, c) })
+	testwait.Eventually(t, 10*time.Second, func() error { return shared(a, b, c) })
 	before := [3]float64{published(regA), published(regB), published(regC)}
-	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		for i, reg := range []*prometheus.Registry{regA, regB, regC} {
 			if published(reg) <= before[i] {
 				return fmt.Errorf("scheduler %d has published nothing since the shards were shared", i)
@@ -100,13 +101,13 @@ func TestReplicasShareTheShardsAndTakeOverAStoppedOnesShards(t *testing.T) {
 	})
 	stopA() // a's context ends: it records its progress and closes its session
 	stopped := time.Now()
-	checkFor(t, 5*time.Second, 20*time.Millisecond, func() error { return shared(b, c) })
+	testwait.Eventually(t, 5*time.Second, func() error { return shared(b, c) })
 	t.Logf("b and c own every shard %v after a stopped", time.Since(stopped))
 	if n := a.Owned(); n.Len() != 0 {
 		t.Errorf("a still claims %d shards after it stopped", n.Len())
 	}
 	n := len(got.snapshot())
-	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(n+2*len(ids)*2, "jobs after the hand-over", len(got.snapshot()))
 	})
 	time.Sleep(500 * time.Millisecond) // deliveries in flight
@@ -123,7 +124,7 @@ func TestAKilledSessionsShardsMove(t *testing.T) {
 	got := e.consume(t)
 	a, _, _ := e.startScheduler(t, Config{}, "a")
 	b, _, _ := e.startScheduler(t, Config{}, "b")
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if err := shared(a, b); err != nil {
 			return err
 		}
@@ -141,14 +142,14 @@ func TestAKilledSessionsShardsMove(t *testing.T) {
 	}
 	e.exec(t, `SELECT pg_terminate_backend($1)`, pid)
 	killed := time.Now()
-	checkFor(t, 3*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 3*time.Second, func() error {
 		if n := a.Owned(); n.Len() != 0 {
 			return fmt.Errorf("a still schedules %d shards after its session was killed", n.Len())
 		}
 		return nil
 	})
 	t.Logf("a stopped %v after its session died", time.Since(killed))
-	checkFor(t, 5*time.Second, 10*time.Millisecond, func() error {
+	testwait.Eventually(t, 5*time.Second, func() error {
 		owned := b.Owned()
 		for _, k := range victim.List() {
 			if !owned.Has(k) && !a.Owned().Has(k) {
@@ -158,9 +159,9 @@ func TestAKilledSessionsShardsMove(t *testing.T) {
 		return nil
 	})
 	t.Logf("a's shards owned again %v after its session died", time.Since(killed))
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error { return shared(a, b) })
+	testwait.Eventually(t, 10*time.Second, func() error { return shared(a, b) })
 	n := len(got.snapshot())
-	checkFor(t, 15*time.Second, 50*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(n+2*len(ids)*2, "jobs after the hand-over", len(got.snapshot()))
 	})
 	time.Sleep(500 * time.Millisecond)
@@ -176,7 +177,7 @@ func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	id := ids[0]
 	got := e.consume(t)
 	_, _, stopA := e.startScheduler(t, Config{}, "a")
-	checkFor(t, 15*time.Second, 5*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(2*2, "jobs", len(got.of(id)))
 	})
 	stopA() // right after a run, long before the next one
@@ -185,13 +186,13 @@ func TestTakeOverRepublishingAQueuedRunIsDeduplicated(t *testing.T) {
 	e.exec(t, `UPDATE scheduler_shard_progress SET handled_through = $1`, msTime(last-1000))
 
 	_, regB, _ := e.startScheduler(t, Config{}, "b")
-	checkFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 10*time.Second, func() error {
 		if d := counter(regB, "vantage_scheduler_jobs_duplicate_total"); d < 2 {
 			return fmt.Errorf("b's duplicates: %v, want the 2 regions of the republished run", d)
 		}
 		return nil
 	})
-	checkFor(t, 15*time.Second, 20*time.Millisecond, func() error {
+	testwait.Eventually(t, 15*time.Second, func() error {
 		return atLeast(1, "runs published by b", int(published(regB)))
 	})
 	time.Sleep(500 * time.Millisecond)

@@ -11,6 +11,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/event"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
 )
 
 // TestPipelineTxRoundTrip writes what the evaluator writes in a pipeline transaction (a pending
@@ -24,14 +25,11 @@ func TestPipelineTxRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkID := uuid.Must(uuid.NewV7())
-	regions := []string{"cloud:us-east-1", "cloud:eu-west-1"}
-	if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec)
-		VALUES ($1, $2, 'UPTIME', 'round trip', 60, 5000, $3, 'HIGH', 30, 60, '{"url": "https://example.com/", "method": "GET"}')`,
-		checkID, org.ID, regions); err != nil {
-		t.Fatal(err)
-	}
+	regions := []string{"cloud:us-east-1", "cloud:eu-west-2"}
+	checkID := storetest.Check(t, st, &storetest.CheckOpts{OrgID: org.ID, Name: "round trip", Spec: func(sp *check.Spec) {
+		sp.TestRegions = regions
+		sp.TimeoutMs, sp.ConfirmationPeriodSeconds, sp.RecoveryPeriodSeconds = new(5000), 30, 60
+	}}).ID
 	base := time.Date(2026, 3, 14, 23, 59, 30, 0, time.UTC)
 	changed := base.Add(1234567 * time.Nanosecond) // stored as base + 1234µs
 	run := store.Run{OrgID: org.ID, CheckID: checkID, JobID: uuid.Must(uuid.NewV7()), ScheduledAt: base,
@@ -168,13 +166,10 @@ func TestUnchangedStateWritesOnlyProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkID := uuid.Must(uuid.NewV7())
-	if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec)
-		VALUES ($1, $2, 'UPTIME', 'progress', 60, 5000, '{cloud:us-east-1}', 'HIGH', 0, 0, '{"url": "https://example.com/", "method": "GET"}')`,
-		checkID, org.ID); err != nil {
-		t.Fatal(err)
-	}
+	checkID := storetest.Check(t, st, &storetest.CheckOpts{OrgID: org.ID, Name: "progress", Spec: func(sp *check.Spec) {
+		sp.TestRegions = []string{"cloud:us-east-1"}
+		sp.TimeoutMs, sp.ConfirmationPeriodSeconds, sp.RecoveryPeriodSeconds = new(5000), 0, 0
+	}}).ID
 	base := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	judgeRun := func(at time.Time, state store.CheckState) {
 		t.Helper()
@@ -233,13 +228,10 @@ func TestIngestDoesNotBlockCheckChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkID := uuid.Must(uuid.NewV7())
-	if _, err := st.Pool().Exec(ctx, `INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec)
-		VALUES ($1, $2, 'UPTIME', 'judged', 60, 5000, '{cloud:us-east-1}', 'HIGH', 0, 0, '{"url": "https://example.com/", "method": "GET"}')`,
-		checkID, org.ID); err != nil {
-		t.Fatal(err)
-	}
+	checkID := storetest.Check(t, st, &storetest.CheckOpts{OrgID: org.ID, Name: "judged", Spec: func(sp *check.Spec) {
+		sp.TestRegions = []string{"cloud:us-east-1"}
+		sp.TimeoutMs, sp.ConfirmationPeriodSeconds, sp.RecoveryPeriodSeconds = new(5000), 0, 0
+	}}).ID
 	at := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	row := store.ResultRow{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, CheckID: checkID, JobID: uuid.Must(uuid.NewV7()),
 		Region: "cloud:us-east-1", AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: at, CheckedAt: at, Passing: true, BodyAvailability: "NONE"}

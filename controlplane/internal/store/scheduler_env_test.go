@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	"github.com/vantagehq/vantage/pkg/check"
 )
 
 func TestSchedulableBrowserScriptEnv(t *testing.T) {
@@ -32,11 +34,11 @@ test('login', async ({ page }) => {
   await page.fill('#other', process.env.NOT_A_VARIABLE ?? '');
   const lower = process.env.lowercase;
 });`
-	id := uuid.Must(uuid.NewV7())
-	schedExec(t, st, `INSERT INTO checks (id, org_id, project_id, kind, name, test_interval, timeout_ms, test_regions,
-			alert_priority, confirmation_period_seconds, recovery_period_seconds, spec)
-		VALUES ($1, $2, $3, 'BROWSER', 'b', 60, 30000, '{cloud:us-east-1}', 'LOW', 60, 180,
-			jsonb_build_object('script', $4::text, 'method', 'GET'))`, id, org, project, script)
+	id := storetest.Check(t, st, &storetest.CheckOpts{OrgID: org, ProjectID: &project, Kind: check.Browser, Name: "b",
+		Spec: func(sp *check.Spec) {
+			sp.TestRegions, sp.AlertPriority, sp.TimeoutMs = []string{"cloud:us-east-1"}, check.PriorityLow, new(30000)
+			sp.HTTP.URL, sp.HTTP.Script = nil, &script
+		}}).ID
 	got, err := st.SchedulableChecksByID(context.Background(), []uuid.UUID{id})
 	if err != nil {
 		t.Fatal(err)

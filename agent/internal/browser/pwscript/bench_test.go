@@ -121,3 +121,17 @@ func BenchmarkFreshContext(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoopTimeout runs a test stuck in a loop with a 2 s timeout: ns/op is how
+// long the run takes to end, against the 2 s (TestSandbox only holds that it ends).
+//
+//	go test ./internal/browser/pwscript -run '^$' -bench LoopTimeout -benchtime 3x
+func BenchmarkLoopTimeout(b *testing.B) {
+	for b.Loop() {
+		rep := runScript(b, "loop.spec.ts", "import { test } from '@playwright/test'\ntest('t', async () => { for (;;) {} })",
+			Options{Timeout: 2 * time.Second})
+		if rep.Passed || rep.Failure == nil || rep.Failure.Cause != CauseTimeout {
+			b.Fatalf("the loop did not time out:\n%s", describeReport(rep))
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
+	chk "github.com/vantagehq/vantage/pkg/check"
 )
 
 // testKey signs cookies in tests.
@@ -91,12 +92,10 @@ func (f *fixture) component(name string, group uuid.UUID, withCheck bool) uuid.U
 	}
 	check := uuid.Nil
 	if withCheck {
-		check = uuid.New()
-		f.exec(`INSERT INTO checks (id, org_id, kind, name, test_interval, timeout_ms, test_regions, alert_priority,
-				confirmation_period_seconds, recovery_period_seconds, reminder_alert_interval_minutes, spec,
-				muted, paused, alerts)
-			VALUES ($1, $2, 'UPTIME', $3, 60, 5000, '{cloud:us-east-1}', 'HIGH', 0, 0, -1, '{"url": "https://example.com/", "method": "GET"}',
-				false, false, '{}')`, check, f.org, name+" check")
+		check = storetest.Check(f.t, f.st, &storetest.CheckOpts{OrgID: f.org, Name: name + " check", Spec: func(sp *chk.Spec) {
+			sp.TimeoutMs, sp.TestRegions, sp.ReminderAlertIntervalMinutes = new(5000), []string{"cloud:us-east-1"}, new(-1)
+			sp.ConfirmationPeriodSeconds, sp.RecoveryPeriodSeconds = 0, 0
+		}}).ID
 		f.checks = append(f.checks, check)
 		patch.CheckIDs = &[]uuid.UUID{check}
 	}

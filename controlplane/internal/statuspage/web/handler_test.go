@@ -18,7 +18,7 @@ import (
 
 // get fetches url (with Host when non-empty and the given cookies) and returns the response
 // and its (decoded) body.
-func get(t *testing.T, method, rawURL, host string, form url.Values, hdr map[string]string, cookies ...*http.Cookie) (*http.Response, string) {
+func get(t testing.TB, method, rawURL, host string, form url.Values, hdr map[string]string, cookies ...*http.Cookie) (*http.Response, string) {
 	t.Helper()
 	var body io.Reader
 	if form != nil {

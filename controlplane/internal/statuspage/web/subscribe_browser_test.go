@@ -17,6 +17,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/smtptest"
 	"github.com/vantagehq/vantage/controlplane/internal/statuspage/subscribe"
 	"github.com/vantagehq/vantage/controlplane/internal/store"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // runMailNotifier runs a real notifier on st, e-mailing through sink with links on publicURL,
@@ -34,18 +35,6 @@ func runMailNotifier(t *testing.T, st *store.Store, sink *smtptest.Server, publi
 	done := make(chan struct{})
 	go func() { _ = n.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-}
-
-// poll waits until cond holds, failing the test after timeout.
-func poll(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestSubscribeFlowBrowser walks the double opt-in in real headless Chromium, against the
@@ -118,12 +107,12 @@ func TestSubscribeFlowBrowser(t *testing.T) {
 
 	// 2. Exactly one e-mail, the confirmation, reaches the address; the notifier records it.
 	sink.WaitTo(t, addr, 1)
-	poll(t, 5*time.Second, "the delivered e-mail's record", func() bool {
+	testwait.Eventually(t, 5*time.Second, testwait.Holds("the delivered e-mail's record", func() bool {
 		var n int
 		err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE channel = 'email'
 			AND address = $1 AND status = $2`, addr, store.DeliveryDelivered).Scan(&n)
 		return err == nil && n == 1
-	})
+	}))
 	if got := sink.Messages(); len(got) != 1 || len(got[0].To) != 1 || got[0].To[0] != addr {
 		t.Fatalf("the sink received %d messages (%+v), want exactly one to %s", len(got), got, addr)
 	}
