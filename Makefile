@@ -11,7 +11,7 @@ PKGS := $(foreach m,$(MODULES),./$(m)/...)
 DEPLOY_MODULE := deploy/kube
 PODMAN_ENV := CONTAINERS_CONF=$(CURDIR)/deploy/containers.conf
 
-.PHONY: help build run test test-short test-race console-screenshots test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-console bench-load fuzz tidy clean images test-deploy test-cluster manifests
+.PHONY: help build run test test-short test-race console-screenshots test-playwright-parity generate lint bench bench-api bench-pipeline bench-agent bench-browser bench-console bench-load bench-scale fuzz tidy clean images test-deploy test-cluster manifests
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -69,6 +69,9 @@ bench-api: build ## REST API load from a second process: POST, GET by id, list o
 
 bench-load: build ## whole pipeline at 1k/5k/10k probes/s and 2x saturation per kind vs a bare Go loop (VANTAGE_LOAD_*: docs/scaling.md)
 	./deploy/bench-load.sh
+
+bench-scale: build ## control plane RSS, Go heap and scheduler publish rate/lateness with 100,000 active checks (VANTAGE_SCALE_*: docs/scaling.md)
+	./deploy/bench-scale.sh
 
 bench-pipeline: ## scheduler publish rate/lateness, ingest results/s, HTTP probes/s vs raw client
 	./deploy/bench-pipeline.sh

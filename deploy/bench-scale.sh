@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Control-plane memory at scale (make bench-scale): VANTAGE_SCALE_CHECKS active checks (default
+# 100,000) written with one COPY, the real control plane loading and scheduling them; prints its
+# RSS, Go heap, CPU and the scheduler's publish rate and lateness. See
+# controlplane/cmd/vantage-benchscale for the settings (a quick run: VANTAGE_SCALE_CHECKS=10000
+# VANTAGE_SCALE_SECONDS=30). With VANTAGE_SCALE_PROFILE=<file> it also saves a heap profile and
+# prints its top consumers. GOGC and GOMEMLIMIT, when set, reach the control plane.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./deploy/ensure-services.sh
+go build -o bin/vantage-benchscale ./controlplane/cmd/vantage-benchscale
+./bin/vantage-benchscale
+if [ -n "${VANTAGE_SCALE_PROFILE:-}" ]; then
+	go tool pprof -top -sample_index=inuse_space -nodecount=20 bin/vantage-controlplane "$VANTAGE_SCALE_PROFILE" 2>/dev/null | head -28
+fi
