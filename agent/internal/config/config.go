@@ -170,7 +170,7 @@ func browserSandbox(s string) (bool, error) {
 	case err != nil:
 		return false, err
 	case on && os.Geteuid() == 0:
-		return false, errors.New("Chromium's sandbox cannot run as root: run the agent as another user or set false")
+		return false, errors.New("the Chromium sandbox cannot run as root: run the agent as another user or set false")
 	}
 	return on, nil
 }

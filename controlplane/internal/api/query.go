@@ -78,11 +78,11 @@ func parsePage(c *gin.Context, r pageRules) (page, error) {
 // fractionDigits finds the fractional seconds of an RFC 3339 timestamp.
 var fractionDigits = regexp.MustCompile(`T\d{2}:\d{2}:\d{2}\.(\d+)`)
 
-// searchQuery reads the search parameter of a list, at most max characters.
-func searchQuery(c *gin.Context, max int) (string, error) {
+// searchQuery reads the search parameter of a list, at most limit characters.
+func searchQuery(c *gin.Context, limit int) (string, error) {
 	s := c.Query("search")
-	if utf8.RuneCountInString(s) > max {
-		return "", fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", max)}}
+	if utf8.RuneCountInString(s) > limit {
+		return "", fieldErrors{{"search", fmt.Sprintf("must be at most %d characters", limit)}}
 	}
 	return s, nil
 }

@@ -163,7 +163,7 @@ func trustedProxies(s string) ([]string, error) {
 // smtpURL's error does not quote the value: it may hold a password.
 func smtpURL(s string) (string, error) {
 	if u, err := url.Parse(s); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
-		return "", errors.New("must be smtp://[user:pass@]host:port or smtps://...") //nolint:revive // the form's ellipsis is not a sentence's full stop
+		return "", errors.New("must be smtp://[user:pass@]host:port or smtps://[user:pass@]host:port")
 	}
 	return s, nil
 }
