@@ -52,13 +52,13 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 	}
 }
 
-// publish queues one job per region of the run of p due at due. It returns false when NATS
+// publish queues one job per region of regions (of p's) for the run of p due at due. It returns false when NATS
 // cannot take them now (no free in-flight slot within stallWait, or the connection is down):
 // the caller retries the run later, until its deadline, and JetStream drops the regions
 // already queued as duplicates.
-func (pb *publisher) publish(p *plan, due, deadline int64, confirmation, catchUp bool) bool {
+func (pb *publisher) publish(p *plan, regions []string, due, deadline int64, confirmation, catchUp bool) bool {
 	id := jobID(p.id, due)
-	for _, region := range p.regions {
+	for _, region := range regions {
 		job := p.newJob(id, region, due, deadline, confirmation, catchUp)
 		data, err := proto.Marshal(job)
 		if err != nil { // cannot happen with a well-formed plan; never retried
