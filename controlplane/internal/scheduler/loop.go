@@ -223,7 +223,7 @@ func (s *Scheduler) publishDue(sched *schedule, pub *publisher, sh *shedding, no
 			s.skipRun(p, e.next)
 		} else {
 			regions, shed := s.split(e, sh.behind, sh.rot)
-			if !pub.publish(p, regions, e.next, deadline, e.confirm, e.release != noTime) {
+			if !pub.publish(p, regions, e.next, deadline, e.confirm, e.release != noTime, sh.rot) {
 				return true, true
 			}
 			s.settleRun(e, e.next, shed, sh.rot)

@@ -120,15 +120,21 @@ type runKey struct {
 
 func newRotation() *rotation { return &rotation{shedAt: map[runKey]int64{}} }
 
+// shedLast reports whether the check's previous run in region was shed (false for a nil
+// rotation).
+func (r *rotation) shedLast(check uuid.UUID, region string) bool {
+	if r == nil || len(r.shedAt) == 0 {
+		return false
+	}
+	_, ok := r.shedAt[runKey{check, region}]
+	return ok
+}
+
 // shed reports whether the ordinary run of check in region goes unpublished: only when the
 // region is behind and the check's previous run there was not shed. It changes nothing;
 // settle records the outcome once the run is handled.
 func (r *rotation) shed(check uuid.UUID, region string, behind bool) bool {
-	if !behind {
-		return false
-	}
-	_, shedLast := r.shedAt[runKey{check, region}]
-	return !shedLast
+	return behind && !r.shedLast(check, region)
 }
 
 // settle records whether the run of check in region due at due was shed.

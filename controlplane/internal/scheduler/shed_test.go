@@ -192,13 +192,16 @@ func TestShedsRegionBehind(t *testing.T) {
 }
 
 // accountRuns checks that every run of a check in region from its first to its last is either
-// published or recorded skipped, never both, and never shed twice in a row; it returns how
+// published or recorded skipped, never both, and never shed twice in a row, and that the run
+// after a shed one is published as a catch-up job (which agents never shed); it returns how
 // many were shed.
 func accountRuns(published []gotJob, skipped map[int64]string, region string) (sheds int, err error) {
 	handled := map[int64]string{}
+	catchUp := map[int64]bool{}
 	for _, g := range published {
 		if g.job.Region == region {
 			handled[g.job.ScheduledAtUnixMs] = "published"
+			catchUp[g.job.ScheduledAtUnixMs] = g.job.CatchUp
 		}
 	}
 	for due, reason := range skipped {
@@ -215,6 +218,9 @@ func accountRuns(published []gotJob, skipped map[int64]string, region string) (s
 	for i, due := range dues {
 		if i > 0 && due-dues[i-1] != 1000 {
 			return 0, fmt.Errorf("runs from %d to %d neither published nor recorded skipped", dues[i-1], due)
+		}
+		if i > 0 && handled[dues[i-1]] == store.SkipShed && handled[due] == "published" && !catchUp[due] {
+			return 0, fmt.Errorf("run due %d follows a shed run but is not a catch-up job", due)
 		}
 		if handled[due] == store.SkipShed {
 			sheds++
