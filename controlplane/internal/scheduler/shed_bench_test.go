@@ -49,6 +49,7 @@ func BenchmarkShedRun(b *testing.B) {
 		for i := range b.N {
 			due := base + int64(i)*10_000
 			for !pub.publish(p, p.regions, due, due+10_000, false, false, nil) {
+				time.Sleep(time.Millisecond) // every in-flight slot taken: let acks come in
 			}
 		}
 		<-pub.barrier()
