@@ -75,10 +75,30 @@ func (c *PendingCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
 	for _, region := range c.cfg.Regions {
-		cons, err := c.js.Consumer(ctx, wire.JobStream, wire.ConsumerName(region))
+		b, err := RegionBacklog(ctx, c.js, region)
 		if err != nil {
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(cons.CachedInfo().NumPending), region)
+		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(b.Pending), region)
 	}
+}
+
+// Backlog is how a region's job consumer stands at one moment.
+type Backlog struct {
+	// Pending is the jobs not yet delivered to an agent (consumer num_pending).
+	Pending uint64
+	// Delivered counts every delivery so far (the consumer's delivered sequence, redeliveries
+	// included): its growth between two readings is how fast the region's agents take jobs.
+	Delivered uint64
+}
+
+// RegionBacklog reads the backlog of region's job consumer (not its browser consumer) with
+// one consumer-info request.
+func RegionBacklog(ctx context.Context, js jetstream.JetStream, region string) (Backlog, error) {
+	cons, err := js.Consumer(ctx, wire.JobStream, wire.ConsumerName(region))
+	if err != nil {
+		return Backlog{}, fmt.Errorf("consumer info of %s: %w", region, err)
+	}
+	info := cons.CachedInfo()
+	return Backlog{Pending: info.NumPending, Delivered: info.Delivered.Consumer}, nil
 }

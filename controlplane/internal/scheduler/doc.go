@@ -108,6 +108,20 @@
 // double-check). {{NAME}} references are resolved in the check's variable scope when the check
 // is loaded; secret values used go in CheckJob.redact.
 //
+// # Shedding
+//
+// Every BacklogSample (1s) a replica reads each region's job consumer (jobqueue.RegionBacklog:
+// pending jobs, deliveries) and judges the region behind while its pending jobs exceed both
+// ShedMinPending (1,000) and what its agents took in ShedAfter (2s), until they are down to
+// half that (isBehind). A behind region's ordinary runs are shed in rotation: a check's run
+// there is not published unless its previous run there was shed, so no check loses two in a
+// row; the run after a shed one is published as a catch-up job, so that the agents, which
+// shed late jobs in their own rotation and know nothing of the scheduler's, do not shed it
+// either. A shed run is recorded skipped (SHED) with the next progress write, in one statement,
+// and counted in vantage_scheduler_runs_shed_total{region}: it costs nothing downstream.
+// Catch-up and confirmation runs are never shed, nor browser jobs (their consumer is not
+// sampled; the agents shed those).
+//
 // # Changes
 //
 // Writers call Notify (or the func ChangeNotifier returns) after committing a change to a

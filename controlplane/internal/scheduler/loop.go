@@ -52,10 +52,14 @@ func (s *Scheduler) lead(ctx context.Context, l *lease, own <-chan ownership) er
 	wg.Go(func() { s.reload(bg, feed, loads, resyncNow) })
 	wg.Go(func() { s.resync(bg, loads, resyncNow) })
 	wg.Go(func() { s.recordProgress(bg) })
+	sh := &shedding{behind: newBacklogs(), rot: newRotation()}
+	if !s.cfg.NoShedding {
+		wg.Go(func() { s.sampleBacklogs(bg, js, sh.behind) })
+	}
 	collected := make(chan struct{})
 	go func() { pub.collect(); close(collected) }()
 
-	s.loop(ctx, l, sched, pub, loads, own, func(shards []int, seq uint64) {
+	s.loop(ctx, l, sched, pub, sh, loads, own, func(shards []int, seq uint64) {
 		wg.Go(func() { s.loadShards(bg, shards, seq, loads) })
 	})
 
@@ -129,7 +133,7 @@ func (s *Scheduler) changeOwnership(sched *schedule, pub *publisher, o ownership
 const fullChunk = 500
 
 // loop publishes due runs and applies loads and changes of ownership until ctx ends.
-func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *publisher, loads <-chan loadResult,
+func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *publisher, sh *shedding, loads <-chan loadResult,
 	own <-chan ownership, startLoad func([]int, uint64)) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -142,7 +146,7 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 			// The lease is not proven recently: publish nothing, and let the holder either
 			// renew it or end this term.
 			wait = 100 * time.Millisecond
-		} else if more, blocked := s.publishDue(sched, pub, now); blocked {
+		} else if more, blocked := s.publishDue(sched, pub, sh, now); blocked {
 			wait = retryWait
 			s.markHandled(sched, sched.peek().next-1)
 		} else if more {
@@ -198,9 +202,17 @@ func (s *Scheduler) loop(ctx context.Context, l *lease, sched *schedule, pub *pu
 	}
 }
 
-// publishDue publishes up to batchLimit runs due at now. more reports that others are due;
-// blocked that NATS could not take a run, which stays due (until its deadline).
-func (s *Scheduler) publishDue(sched *schedule, pub *publisher, now int64) (more, blocked bool) {
+// shedding is what a term needs to shed the runs of regions whose queue is behind.
+type shedding struct {
+	behind backlogs
+	rot    *rotation
+}
+
+// publishDue publishes up to batchLimit runs due at now, each in the regions not shed (see
+// split). more reports that others are due; blocked that NATS could not take a run, which
+// stays due (until its deadline).
+func (s *Scheduler) publishDue(sched *schedule, pub *publisher, sh *shedding, now int64) (more, blocked bool) {
+	sh.rot.prune(now)
 	for range batchLimit {
 		e := sched.peek()
 		if e == nil || e.next > now {
@@ -209,8 +221,12 @@ func (s *Scheduler) publishDue(sched *schedule, pub *publisher, now int64) (more
 		p := e.plan
 		if deadline := e.deadline(); now > deadline {
 			s.skipRun(p, e.next)
-		} else if !pub.publish(p, e.next, deadline, e.confirm, e.release != noTime) {
-			return true, true
+		} else {
+			regions, shed := s.split(e, sh.behind, sh.rot)
+			if !pub.publish(p, regions, e.next, deadline, e.confirm, e.release != noTime, sh.rot) {
+				return true, true
+			}
+			s.settleRun(e, e.next, shed, sh.rot)
 		}
 		sched.advance(e, now)
 	}

@@ -17,6 +17,8 @@ type metrics struct {
 	loadErrs       *prometheus.CounterVec // by kind of load
 	unrunnable     prometheus.Gauge
 	progressWrites prometheus.Counter
+	shed           *prometheus.CounterVec // by region
+	behind         *prometheus.GaugeVec   // by region
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -66,9 +68,17 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "vantage_scheduler_progress_writes_total",
 			Help: "Writes of the scheduler's progress (how far the runs of its shards were handled; one statement).",
 		}),
+		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vantage_scheduler_runs_shed_total",
+			Help: "Ordinary runs not published because their region's job queue was behind, recorded as skipped (SHED), by region.",
+		}, []string{"region"}),
+		behind: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "vantage_scheduler_region_behind",
+			Help: "1 while the region's job queue is judged behind and its ordinary runs are shed in rotation, else 0.",
+		}, []string{"region"}),
 	}
 	for _, c := range []prometheus.Collector{m.published, m.duplicates, m.publishErrs, m.skipped, m.lateness,
-		m.scheduled, m.shards, m.moves, m.loadErrs, m.unrunnable, m.progressWrites} {
+		m.scheduled, m.shards, m.moves, m.loadErrs, m.unrunnable, m.progressWrites, m.shed, m.behind} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -52,14 +52,16 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 	}
 }
 
-// publish queues one job per region of the run of p due at due. It returns false when NATS
+// publish queues one job per region of regions (of p's) for the run of p due at due; a
+// region where rot says the check's previous run was shed gets a catch-up job, which the
+// agents never shed in turn (rot may be nil). It returns false when NATS
 // cannot take them now (no free in-flight slot within stallWait, or the connection is down):
 // the caller retries the run later, until its deadline, and JetStream drops the regions
 // already queued as duplicates.
-func (pb *publisher) publish(p *plan, due, deadline int64, confirmation, catchUp bool) bool {
+func (pb *publisher) publish(p *plan, regions []string, due, deadline int64, confirmation, catchUp bool, rot *rotation) bool {
 	id := jobID(p.id, due)
-	for _, region := range p.regions {
-		job := p.newJob(id, region, due, deadline, confirmation, catchUp)
+	for _, region := range regions {
+		job := p.newJob(id, region, due, deadline, confirmation, catchUp || rot.shedLast(p.id, region))
 		data, err := proto.Marshal(job)
 		if err != nil { // cannot happen with a well-formed plan; never retried
 			pb.m.publishErrs.Inc()

@@ -74,6 +74,18 @@ type Config struct {
 	// AckTimeout is how long a published job may wait for its ack before it counts as failed.
 	// Default 10s.
 	AckTimeout time.Duration
+	// BacklogSample is how often a replica reads each region's job consumer (pending jobs and
+	// deliveries) to judge whether the region is behind. Default 1s.
+	BacklogSample time.Duration
+	// ShedAfter is the wait in a region's queue past which the region is behind: its pending
+	// jobs exceed what its agents took in that long (see isBehind). Default 2s.
+	ShedAfter time.Duration
+	// ShedMinPending is the fewest pending jobs of a behind region, the bound alone when its
+	// agents take nothing. Default 1000.
+	ShedMinPending int
+	// NoShedding publishes every run whatever the regions' queues, for measuring publishing
+	// into queues that nothing drains (BenchmarkScheduler). Default false: behind regions shed.
+	NoShedding bool
 }
 
 func (c *Config) setDefaults() {
@@ -89,6 +101,11 @@ func (c *Config) setDefaults() {
 	def(&c.FlushInterval, time.Second)
 	def(&c.MinConfirmationCadence, 10*time.Second)
 	def(&c.AckTimeout, 10*time.Second)
+	def(&c.BacklogSample, time.Second)
+	def(&c.ShedAfter, 2*time.Second)
+	if c.ShedMinPending <= 0 {
+		c.ShedMinPending = 1000
+	}
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = 8192
 	}
@@ -106,7 +123,8 @@ type Deps struct {
 	// the monotonic clock regardless.)
 	Now func() time.Time
 	// RunsSkipped is vantage_runs_skipped_total{region,reason}, shared with ingest: the
-	// scheduler adds the runs it could not queue before their deadline (reason NOT_QUEUED).
+	// scheduler adds the runs it could not queue before their deadline (reason NOT_QUEUED)
+	// and those it shed because their region was behind (SHED).
 	// Nil: they are counted only in vantage_scheduler_jobs_skipped_total.
 	RunsSkipped *prometheus.CounterVec
 	// Guard signs every job and seals its secrets for its region's agents. Nil publishes jobs

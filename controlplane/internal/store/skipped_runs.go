@@ -16,8 +16,9 @@ const (
 	SkipExpired = "EXPIRED"
 	// SkipShutdown: the agent stopped with the job in hand and no delivery was left.
 	SkipShutdown = "SHUTDOWN"
-	// SkipShed: the job came late under overload and the agent shed it, in rotation with the
-	// other checks' late jobs, because this check's previous job on the agent ran.
+	// SkipShed: shed in rotation with the other checks under overload, because this check's
+	// previous run ran — by the scheduler, unpublished, while the region's queue was behind,
+	// or by the agent, the job having come late.
 	SkipShed = "SHED"
 	// SkipNotQueued: the scheduler could not queue the run before its deadline.
 	SkipNotQueued = "NOT_QUEUED"

@@ -69,8 +69,9 @@ type CheckJob struct {
 	// CheckJob it holds into the job just before probing.
 	Sealed []byte `protobuf:"bytes,19,opt,name=sealed,proto3" json:"sealed,omitempty"`
 	// True for a catch-up run: the newest run missed while no scheduler led, queued when a
-	// leader took over, long after its due time. Agents never shed it under overload (it is the
-	// check's only run of the gap); its deadline counts from when it was queued.
+	// leader took over, long after its due time (its deadline counts from when it was queued);
+	// or the run after one the scheduler shed in this region while its queue was behind.
+	// Agents never shed it under overload: it is the check's only run of the gap.
 	CatchUp       bool `protobuf:"varint,20,opt,name=catch_up,json=catchUp,proto3" json:"catch_up,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
