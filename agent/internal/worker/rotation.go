@@ -21,8 +21,8 @@ import (
 // job would put all checks in step (all run in one round, all shed in the next), and each
 // such round would be twice the capacity again. A job past its deadline is still EXPIRED (and
 // counts as not run for the rotation). A catch-up run (CheckJob.catch_up) and a redelivered
-// job are never shed: the check's one run after the scheduler's downtime, and a job whose
-// agent died, are run if still current.
+// job are never shed: the check's one run after the scheduler's downtime or after a run the
+// scheduler shed, and a job whose agent died, are run if still current.
 //
 // The memory is per agent and per region: with several agents in a region, a check's
 // consecutive jobs may go to different agents, each of which alternates over the jobs it
@@ -62,9 +62,9 @@ func newRotation() *rotation { return &rotation{last: map[rotationKey]lastJob{}}
 // admit reports whether job, from region, runs when started at now (true) or is shed, and
 // remembers the decision for the check's next job. queued is when the job entered the queue
 // (its message's JetStream timestamp; zero if unknown): lateness counts from its due time or
-// from then, whichever is later, so that a catch-up run, queued when a new leader took over
-// long after its due time, is only as late as the queue made it. A catch-up run (the check's
-// only run of a gap without a scheduler) and a redelivered job (its agent died, or could not
+// from then, whichever is later, so that a catch-up run, queued when a shard's new owner took
+// over long after its due time, is only as late as the queue made it. A catch-up run (the check's
+// only run of a gap without a scheduler, or its run after one the scheduler shed) and a redelivered job (its agent died, or could not
 // deliver its result: its run is still current, and it was admitted once already) are never
 // shed.
 func (r *rotation) admit(region string, job *vantagev1.CheckJob, queued time.Time, redelivered bool, now time.Time) bool {
