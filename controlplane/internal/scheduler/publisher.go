@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/wire"
@@ -58,14 +57,8 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 // already queued as duplicates.
 func (pb *publisher) publish(p *plan, due, deadline int64, confirmation, catchUp bool) bool {
 	id := jobID(p.id, due)
-	for _, region := range p.regions {
-		job := p.newJob(id, region, due, deadline, confirmation, catchUp)
-		data, err := proto.Marshal(job)
-		if err != nil { // cannot happen with a well-formed plan; never retried
-			pb.m.publishErrs.Inc()
-			pb.errs.report("encode job", err, "check_id", p.id.String())
-			continue
-		}
+	for i, region := range p.regions {
+		job, data := p.newJob(id, i, due, deadline, confirmation, catchUp)
 		msg := &nats.Msg{Subject: wire.SubjectOf(job), Data: data}
 		fut, err := pb.js.PublishMsgAsync(msg, jetstream.WithMsgID(wire.JobMsgID(job)), jetstream.WithStallWait(pb.stallWait))
 		if err != nil {
