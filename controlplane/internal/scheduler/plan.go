@@ -172,7 +172,7 @@ func buildPlan(c store.SchedCheck, guard JobGuard) (*plan, error) {
 // part it does not precede.
 func cutsOf(b []byte) ([3]int32, error) {
 	firsts := [3]protowire.Number{5, 16, 18}
-	fields := (&vantagev1.CheckJob{}).ProtoReflect().Descriptor().Fields()
+	fields := (*vantagev1.CheckJob)(nil).ProtoReflect().Descriptor().Fields()
 	var cuts [3]int32
 	k := 0
 	for off := 0; off < len(b); {
