@@ -53,7 +53,7 @@ type plan struct {
 	kind       vantagev1.CheckKind
 	// job is the check's job without its per-run and per-region fields, encoded. newJob
 	// inserts those fields at the cuts, the offsets where fields 5, 16 and 18 belong, so that a
-	// run's bytes are what encoding the whole job gives: fields in number order.
+	// run's bytes are what encoding the whole job gives (cutsOf).
 	job  []byte
 	cuts [3]int32
 	// guard signs each job; sealed[i] holds the job's secrets sealed for regions[i]'s agents
@@ -62,9 +62,9 @@ type plan struct {
 	sealed [][]byte
 }
 
-// knownStates are the check states a plan may hold, so that plans share their strings instead
-// of each keeping the one its store row decoded.
-var knownStates = []string{"DOWN", "MUTED", "PAUSED", "PENDING", stateRecovering, "UP", stateVerifying}
+// knownStates are the status machine's states (store.Check.State), so that plans share their
+// strings instead of each keeping the one its store row decoded.
+var knownStates = []string{"PENDING", "UP", stateVerifying, "DOWN", stateRecovering}
 
 // confirming reports whether the check is confirming a state change and runs faster.
 func (p *plan) confirming() bool { return p.state == stateVerifying || p.state == stateRecovering }
