@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/pkg/wire"
@@ -60,14 +60,8 @@ func newPublisher(js jetstream.JetStream, maxInFlight int, stallWait time.Durati
 // already queued as duplicates.
 func (pb *publisher) publish(p *plan, regions []string, due, deadline int64, confirmation, catchUp bool, rot *rotation) bool {
 	id := jobID(p.id, due)
-	for _, region := range regions {
-		job := p.newJob(id, region, due, deadline, confirmation, catchUp || rot.shedLast(p.id, region))
-		data, err := proto.Marshal(job)
-		if err != nil { // cannot happen with a well-formed plan; never retried
-			pb.m.publishErrs.Inc()
-			pb.errs.report("encode job", err, "check_id", p.id.String())
-			continue
-		}
+	for _, region := range regions { // p.regions, or those of them not shed (split)
+		job, data := p.newJob(id, slices.Index(p.regions, region), due, deadline, confirmation, catchUp || rot.shedLast(p.id, region))
 		msg := &nats.Msg{Subject: wire.SubjectOf(job), Data: data}
 		fut, err := pb.js.PublishMsgAsync(msg, jetstream.WithMsgID(wire.JobMsgID(job)), jetstream.WithStallWait(pb.stallWait))
 		if err != nil {

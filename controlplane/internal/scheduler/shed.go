@@ -167,7 +167,7 @@ func (r *rotation) prune(now int64) {
 // allocates nothing.
 func (s *Scheduler) split(e *entry, b backlogs, rot *rotation) (publish, shed []string) {
 	p := e.plan
-	if e.confirm || e.release != noTime || p.job.Kind == vantagev1.CheckKind_CHECK_KIND_BROWSER {
+	if e.confirm || e.release != noTime || p.kind == vantagev1.CheckKind_CHECK_KIND_BROWSER {
 		return p.regions, nil
 	}
 	for i, r := range p.regions {
