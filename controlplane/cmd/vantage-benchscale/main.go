@@ -8,6 +8,15 @@
 // loaded, and the scheduler's publish rate and lateness over the measured window. No agent
 // runs: the stream is purged every second, which is all an agent's acks would do to it.
 //
+// With VANTAGE_SCALE_REPLICAS=R (default 1) it starts R control planes on the same database and
+// NATS, each on ports of its own, waits until they own the 256 shards between them with none
+// above its target, and prints per replica its shards, jobs published, CPU seconds and RSS,
+// its share of the publishing against an even split (1/R each; the aim is within 25%), and in
+// total the publish rate against the demand, the lateness and the CPU per published job. Replica
+// i is pinned to core i with taskset where there are at least R cores. With
+// VANTAGE_SCALE_KILL=1 (R ≥ 2) the last replica is killed with SIGKILL half-way through the
+// window and the others' /metrics are polled every 100 ms until they own every shard.
+//
 // Settings (environment): VANTAGE_SCALE_CHECKS (default 100000), VANTAGE_SCALE_SECONDS (the
 // measured window, default 120), VANTAGE_SCALE_WARMUP (seconds between the load and the window,
 // default 30), VANTAGE_SCALE_PROFILE (a file: a heap profile of the control plane at the end of

@@ -228,7 +228,7 @@ func report(rs []*replica, ss []sample, secs float64, cfg settings, takeover tim
 			verdict = "NOT within 25% of even"
 		}
 		if cfg.kill {
-			verdict += " (not expected: one replica was killed half-way)"
+			verdict += " (none expected: one replica was killed half-way)"
 		}
 		fmt.Printf("publishing split: %s\n", verdict)
 	}
