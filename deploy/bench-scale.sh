@@ -5,6 +5,9 @@
 # controlplane/cmd/vantage-benchscale for the settings (a quick run: VANTAGE_SCALE_CHECKS=10000
 # VANTAGE_SCALE_SECONDS=30). With VANTAGE_SCALE_PROFILE=<file> it also saves a heap profile and
 # prints its top consumers. GOGC and GOMEMLIMIT, when set, reach the control plane.
+# VANTAGE_SCALE_REPLICAS=R runs R control planes sharing the shards and prints each one's share
+# of the publishing and the CPU per published job; VANTAGE_SCALE_KILL=1 kills one half-way and
+# times the others' take-over of its shards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./deploy/ensure-services.sh

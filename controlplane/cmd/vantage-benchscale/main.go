@@ -8,6 +8,15 @@
 // loaded, and the scheduler's publish rate and lateness over the measured window. No agent
 // runs: the stream is purged every second, which is all an agent's acks would do to it.
 //
+// With VANTAGE_SCALE_REPLICAS=R (default 1) it starts R control planes on the same database and
+// NATS, each on ports of its own, waits until they own the 256 shards between them with none
+// above its target, and prints per replica its shards, jobs published, CPU seconds and RSS,
+// its share of the publishing against an even split (1/R each; the aim is within 25%), and in
+// total the publish rate against the demand, the lateness and the CPU per published job. Replica
+// i is pinned to core i with taskset where there are at least R cores. With
+// VANTAGE_SCALE_KILL=1 (R ≥ 2) the last replica is killed with SIGKILL half-way through the
+// window and the others' /metrics are polled every 100 ms until they own every shard.
+//
 // Settings (environment): VANTAGE_SCALE_CHECKS (default 100000), VANTAGE_SCALE_SECONDS (the
 // measured window, default 120), VANTAGE_SCALE_WARMUP (seconds between the load and the window,
 // default 30), VANTAGE_SCALE_PROFILE (a file: a heap profile of the control plane at the end of
@@ -29,6 +38,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue"
+	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/pkg/wire"
 )
 
@@ -41,6 +51,8 @@ func main() {
 
 type settings struct {
 	checks         int
+	replicas       int
+	kill           bool // kill -9 the last replica mid-window
 	window, warmup time.Duration
 	profile, pg    string
 	bin            string
@@ -69,6 +81,17 @@ func load() (settings, error) {
 	var err error
 	if s.checks, err = positive("VANTAGE_SCALE_CHECKS", "100000"); err != nil {
 		errs = append(errs, err)
+	}
+	if s.replicas, err = positive("VANTAGE_SCALE_REPLICAS", "1"); err != nil {
+		errs = append(errs, err)
+	}
+	switch k := env("VANTAGE_SCALE_KILL", "0"); {
+	case k == "1" && s.replicas < 2:
+		errs = append(errs, errors.New("VANTAGE_SCALE_KILL=1 needs VANTAGE_SCALE_REPLICAS of at least 2"))
+	case k == "1":
+		s.kill = true
+	case k != "0":
+		errs = append(errs, errors.New("VANTAGE_SCALE_KILL must be 0 or 1"))
 	}
 	secs, err := positive("VANTAGE_SCALE_SECONDS", "120")
 	errs = append(errs, err)
@@ -115,19 +138,11 @@ func run() error {
 	fmt.Printf("bench-scale: %d active checks created in %.1fs (one COPY); GOGC=%s GOMEMLIMIT=%s\n",
 		cfg.checks, time.Since(start).Seconds(), cfg.gogc, cfg.memlimit)
 
-	metricsAddr := freeAddr()
-	envs := map[string]string{"VANTAGE_HTTP_ADDR": freeAddr(), "VANTAGE_GRPC_ADDR": freeAddr(), "VANTAGE_PING_ADDR": "127.0.0.1:0",
-		"VANTAGE_METRICS_ADDR": metricsAddr, "VANTAGE_LOG_LEVEL": "warn", "VANTAGE_PPROF": strconv.FormatBool(cfg.profile != "")}
-	for k, v := range base {
-		envs[k] = v
-	}
-	const logPath = "/tmp/vantage-benchscale-cp.log"
-	cp, err := startProc(bin, []string{"serve"}, envs, logPath)
+	rs, pinned, err := startReplicas(bin, cfg.replicas, base, cfg.profile != "")
 	if err != nil {
 		return err
 	}
-	defer cp.stop()
-	metricsURL := "http://" + metricsAddr + "/metrics"
+	defer stopAll(rs)
 
 	drain, err := startDrain(ctx, ns.ClientURL())
 	if err != nil {
@@ -136,13 +151,23 @@ func run() error {
 	defer drain()
 
 	start = time.Now()
-	if err := awaitLoaded(metricsURL, cfg.checks, 5*time.Minute); err != nil {
-		return fmt.Errorf("%w (log %s)", err, logPath)
+	if cfg.replicas == 1 {
+		if err := awaitLoaded(rs[0].url(), cfg.checks, 5*time.Minute); err != nil {
+			return fmt.Errorf("%w (log %s)", err, rs[0].logPath)
+		}
+		fmt.Printf("bench-scale: scheduler loaded %d checks %.1fs after start; warm-up %s, window %s\n",
+			cfg.checks, time.Since(start).Seconds(), cfg.warmup, cfg.window)
+	} else {
+		if err := awaitSpread(rs, cfg.checks, 5*time.Minute); err != nil {
+			return fmt.Errorf("%w (logs /tmp/vantage-benchscale-cp*.log)", err)
+		}
+		owned, _, _ := shardsAndChecks(rs)
+		fmt.Printf("bench-scale: %d replicas (%s) own %s = %d shards (target ≤ %d each) and loaded %d checks %.1fs after start; warm-up %s, window %s\n",
+			cfg.replicas, pinned, joinInts(owned), shard.Count, shard.Target(cfg.replicas), cfg.checks,
+			time.Since(start).Seconds(), cfg.warmup, cfg.window)
 	}
-	fmt.Printf("bench-scale: scheduler loaded %d checks %.1fs after start; warm-up %s, window %s\n",
-		cfg.checks, time.Since(start).Seconds(), cfg.warmup, cfg.window)
 	time.Sleep(cfg.warmup)
-	return measure(cp.cmd.Process.Pid, metricsURL, cfg)
+	return measure(rs, cfg)
 }
 
 // startDrain empties the job stream every second: without agents the scheduler's jobs would
