@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -47,6 +46,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/vantagehq/vantage/controlplane/internal/benchproc"
 	"github.com/vantagehq/vantage/controlplane/internal/rungrid"
 	"github.com/vantagehq/vantage/controlplane/internal/scheduler"
 	"github.com/vantagehq/vantage/pkg/check"
@@ -141,29 +141,29 @@ func run() error {
 	}
 	profiling := strconv.FormatBool(cfg.profile != "")
 	token, agentToken := "vtg_load_"+randHex(16), randHex(16)
-	httpAddr, grpcAddr, cpMetrics, agMetrics := freeAddr(), freeAddr(), freeAddr(), freeAddr()
-	cp, err := startProc(filepath.Join(cfg.bin, "vantage-controlplane"), []string{"serve"}, map[string]string{
-		"VANTAGE_DATABASE_URL": dbURL, "VANTAGE_SECRET_KEY": randKey(), "VANTAGE_BOOTSTRAP_TOKEN": token,
+	httpAddr, grpcAddr, cpMetrics, agMetrics := benchproc.FreeAddr(), benchproc.FreeAddr(), benchproc.FreeAddr(), benchproc.FreeAddr()
+	cp, err := benchproc.Start(filepath.Join(cfg.bin, "vantage-controlplane"), []string{"serve"}, map[string]string{
+		"VANTAGE_DATABASE_URL": dbURL, "VANTAGE_SECRET_KEY": benchproc.RandKey(), "VANTAGE_BOOTSTRAP_TOKEN": token,
 		"VANTAGE_HTTP_ADDR": httpAddr, "VANTAGE_GRPC_ADDR": grpcAddr, "VANTAGE_PING_ADDR": "127.0.0.1:0",
 		"VANTAGE_METRICS_ADDR": cpMetrics, "VANTAGE_AGENT_TOKEN": agentToken, "VANTAGE_NATS_URL": cfg.nats,
 		"VANTAGE_LOG_LEVEL": "warn", "VANTAGE_PPROF": profiling}, "/tmp/vantage-benchload-cp.log")
 	if err != nil {
 		return err
 	}
-	defer cp.stop()
+	defer cp.Stop()
 	api := &apiClient{base: "http://" + httpAddr, token: token, c: &http.Client{Timeout: 30 * time.Second}}
 	if err := waitOK(api.base+"/readyz", time.Minute); err != nil {
 		return fmt.Errorf("control plane: %w (log /tmp/vantage-benchload-cp.log)", err)
 	}
 	// One agent serving every region, with its default settings.
-	ag, err := startProc(filepath.Join(cfg.bin, "vantage-agent"), nil, map[string]string{
+	ag, err := benchproc.Start(filepath.Join(cfg.bin, "vantage-agent"), nil, map[string]string{
 		"VANTAGE_NATS_URL": cfg.nats, "VANTAGE_CONTROLPLANE_ADDR": grpcAddr, "VANTAGE_AGENT_TOKEN": agentToken,
 		"VANTAGE_REGIONS": strings.Join(regions, ","), "VANTAGE_HTTP_ADDR": "127.0.0.1:0", "VANTAGE_METRICS_ADDR": agMetrics,
 		"VANTAGE_BROWSER_PATH": "none", "VANTAGE_LOG_LEVEL": "warn", "VANTAGE_PPROF": profiling}, "/tmp/vantage-benchload-agent.log")
 	if err != nil {
 		return err
 	}
-	defer ag.stop()
+	defer ag.Stop()
 	time.Sleep(3 * time.Second) // the agent registers and sets its consumers up
 
 	fmt.Printf("bench-load: %d cores, interval %ds, window %s; control plane, agent, PostgreSQL, NATS, targets and the ceiling loop share the machine\n",
@@ -210,7 +210,7 @@ type bench struct {
 	nc     *nats.Conn
 	db     string
 	tg     *targets
-	cp, ag *proc
+	cp, ag *benchproc.Proc
 	region int
 	// cpMetrics and agMetrics are the processes' metrics listeners (/metrics, and with
 	// VANTAGE_PPROF /debug/pprof/); pgStatements: pg_stat_statements can be read.
@@ -269,7 +269,7 @@ func (b *bench) level(kind string, demand int) (result, error) {
 	t1 := time.Now()
 	cpu1 := b.cpuNow()
 	prof.wait()
-	cpRSS, agRSS := rssMiB(b.cp.cmd.Process.Pid), rssMiB(b.ag.cmd.Process.Pid)
+	cpRSS, agRSS := rssMiB(b.cp.Pid()), rssMiB(b.ag.Pid())
 	// Pause the level's checks, then let the runs of the window finish and be stored.
 	if err := updateChecks(b.db, "paused = true", region); err != nil {
 		return result{}, err
@@ -454,7 +454,7 @@ func cmpErr(a, b error) error {
 type cpuSample struct{ cp, ag, pg, nats float64 }
 
 func (b *bench) cpuNow() cpuSample {
-	s := cpuSample{cp: cpuSeconds(b.cp.cmd.Process.Pid), ag: cpuSeconds(b.ag.cmd.Process.Pid)}
+	s := cpuSample{cp: benchproc.CPUSeconds(b.cp.Pid()), ag: benchproc.CPUSeconds(b.ag.Pid())}
 	// PostgreSQL and NATS are the machine's: every process of theirs counts (other users of
 	// them on the machine count too, so these are upper bounds).
 	ents, _ := os.ReadDir("/proc")
@@ -466,31 +466,12 @@ func (b *bench) cpuNow() cpuSample {
 		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 		switch strings.TrimSpace(string(comm)) {
 		case "postgres":
-			s.pg += cpuSeconds(pid)
+			s.pg += benchproc.CPUSeconds(pid)
 		case "nats-server":
-			s.nats += cpuSeconds(pid)
+			s.nats += benchproc.CPUSeconds(pid)
 		}
 	}
 	return s
-}
-
-// clockTicks is USER_HZ, 100 on Linux.
-const clockTicks = 100
-
-// cpuSeconds is utime + stime of a process, from /proc/<pid>/stat.
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command (which may hold spaces) start after the last ')'.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	s, _ := strconv.ParseFloat(f[12], 64)
-	return (u + s) / clockTicks
 }
 
 func rssMiB(pid int) float64 {
@@ -537,7 +518,7 @@ func (b *bench) ceiling(kind string) (float64, float64) {
 	var n atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cpu0 := cpuSeconds(os.Getpid())
+	cpu0 := benchproc.CPUSeconds(os.Getpid())
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range 64 {
@@ -551,7 +532,7 @@ func (b *bench) ceiling(kind string) (float64, float64) {
 	}
 	wg.Wait()
 	secs := time.Since(start).Seconds()
-	cpu := cpuSeconds(os.Getpid()) - cpu0
+	cpu := benchproc.CPUSeconds(os.Getpid()) - cpu0
 	if n.Load() == 0 {
 		return 0, 0
 	}
@@ -649,36 +630,6 @@ func serveTargets() error {
 	return nil
 }
 
-type proc struct{ cmd *exec.Cmd }
-
-func startProc(bin string, args []string, envs map[string]string, logPath string) (*proc, error) {
-	cmd := exec.Command(bin, args...) //nolint:gosec // the benchmark runs the binaries it was pointed at
-	cmd.Env = os.Environ()
-	for k, v := range envs {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	f, err := os.Create(logPath) //nolint:gosec // a fixed log path of the benchmark
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	return &proc{cmd: cmd}, nil
-}
-
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-	}
-}
-
 type apiClient struct {
 	base, token string
 	c           *http.Client
@@ -740,25 +691,10 @@ func psqlOut(url, sql string) (string, error) {
 	return string(out), nil
 }
 
-func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "127.0.0.1:0"
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-func randKey() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return base64.StdEncoding.EncodeToString(b)
 }
 
 func numCPU() int {
@@ -791,7 +727,7 @@ func (b *bench) startProfiles(kind string, demand int) *profiles {
 	secs := max(int(b.cfg.window.Seconds())-1, 1)
 	for name, addr := range map[string]string{"controlplane": b.cpMetrics, "agent": b.agMetrics} {
 		p.wg.Go(func() {
-			if err := fetchTo(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), base+"-"+name+".pprof"); err != nil {
+			if err := benchproc.FetchTo(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), base+"-"+name+".pprof"); err != nil {
 				fmt.Fprintln(os.Stderr, "bench-load: profile of the", name+":", err)
 			}
 		})
@@ -812,24 +748,4 @@ func (b *bench) startProfiles(kind string, demand int) *profiles {
 		}
 	}
 	return p
-}
-
-func fetchTo(u, path string) error {
-	resp, err := http.Get(u) //nolint:noctx,gosec // the local processes' profiler
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", u, resp.Status)
-	}
-	f, err := os.Create(path) //nolint:gosec // a file in the directory the benchmark was given
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/vantagehq/vantage/controlplane/internal/benchproc"
 	"github.com/vantagehq/vantage/controlplane/internal/jobqueue"
 	"github.com/vantagehq/vantage/controlplane/internal/shard"
 	"github.com/vantagehq/vantage/pkg/wire"
@@ -127,7 +128,7 @@ func run() error {
 	defer ns.Shutdown()
 
 	bin := filepath.Join(cfg.bin, "vantage-controlplane")
-	base := map[string]string{"VANTAGE_DATABASE_URL": dbURL, "VANTAGE_SECRET_KEY": randKey(), "VANTAGE_NATS_URL": ns.ClientURL()}
+	base := map[string]string{"VANTAGE_DATABASE_URL": dbURL, "VANTAGE_SECRET_KEY": benchproc.RandKey(), "VANTAGE_NATS_URL": ns.ClientURL()}
 	if err := runProc(bin, []string{"migrate"}, base); err != nil {
 		return err
 	}

@@ -2,21 +2,18 @@ package main
 
 import (
 	"bufio"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/vantagehq/vantage/controlplane/internal/benchproc"
 	"github.com/vantagehq/vantage/controlplane/internal/shard"
 )
 
@@ -109,7 +106,7 @@ func measure(rs []*replica, cfg settings) error {
 		if err != nil {
 			return fmt.Errorf("replica %d: %w", i, err)
 		}
-		ss[i].a, ss[i].cpu0 = s, cpuSeconds(r.pid())
+		ss[i].a, ss[i].cpu0 = s, benchproc.CPUSeconds(r.Pid())
 	}
 	t0 := time.Now()
 	var takeover time.Duration
@@ -117,7 +114,7 @@ func measure(rs []*replica, cfg settings) error {
 	for end := t0.Add(cfg.window); time.Now().Before(end); time.Sleep(5 * time.Second) {
 		for i, r := range rs {
 			if !ss[i].killed {
-				rss, _ := status(r.pid())
+				rss, _ := status(r.Pid())
 				ss[i].peak = max(ss[i].peak, rss)
 			}
 		}
@@ -144,7 +141,7 @@ func measure(rs []*replica, cfg settings) error {
 	secs := time.Since(t0).Seconds()
 	report(rs, ss, secs, cfg, takeover)
 	if cfg.profile != "" {
-		if err := fetchTo(strings.TrimSuffix(rs[0].url(), "/metrics")+"/debug/pprof/heap", cfg.profile); err != nil {
+		if err := benchproc.FetchTo(strings.TrimSuffix(rs[0].url(), "/metrics")+"/debug/pprof/heap", cfg.profile); err != nil {
 			return fmt.Errorf("heap profile: %w", err)
 		}
 		fmt.Printf("heap profile: %s (go tool pprof -top -sample_index=inuse_space %s)\n", cfg.profile, cfg.profile)
@@ -158,8 +155,8 @@ func finish(r *replica, s *sample) error {
 	if s.b, err = scrape(r.url()); err != nil {
 		return fmt.Errorf("replica %d: %w", r.index, err)
 	}
-	s.cpu1 = cpuSeconds(r.pid())
-	s.rss, s.hwm = status(r.pid())
+	s.cpu1 = benchproc.CPUSeconds(r.Pid())
+	s.rss, s.hwm = status(r.Pid())
 	s.peak = max(s.peak, s.rss)
 	return nil
 }
@@ -167,11 +164,11 @@ func finish(r *replica, s *sample) error {
 // kill sends SIGKILL to victim and polls the others' /metrics every 100 ms until they own
 // every shard between them, returning how long that took from the kill.
 func kill(victim *replica, others []*replica) (time.Duration, error) {
-	if err := victim.cmd.Process.Kill(); err != nil {
+	if err := victim.Cmd.Process.Kill(); err != nil {
 		return 0, fmt.Errorf("kill replica %d: %w", victim.index, err)
 	}
 	t := time.Now()
-	_ = victim.cmd.Wait() // reaped, so that its pid is not read again
+	_ = victim.Cmd.Wait() // reaped, so that its pid is not read again
 	for deadline := t.Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		owned, _, err := shardsAndChecks(others)
 		total := 0
@@ -281,63 +278,6 @@ func status(pid int) (rss, hwm float64) {
 	return rss, hwm
 }
 
-// cpuSeconds is pid's user and system time (/proc/<pid>/stat, fields 14 and 15).
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name, field 2, may hold spaces; the fields after it are counted from ')'.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100 // USER_HZ is 100 on Linux
-}
-
-func fetchTo(url, path string) error {
-	resp, err := http.Get(url) //nolint:noctx,gosec // the local control plane's profiler
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	f, err := os.Create(path) //nolint:gosec // the path the benchmark was given
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-type proc struct{ cmd *exec.Cmd }
-
-// startProc starts bin with this process's environment (GOGC and GOMEMLIMIT among it) and
-// envs, its output going to logPath.
-func startProc(bin string, args []string, envs map[string]string, logPath string) (*proc, error) {
-	cmd := exec.Command(bin, args...) //nolint:gosec // the benchmark runs the binary it was pointed at
-	cmd.Env = os.Environ()
-	for k, v := range envs {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	f, err := os.Create(logPath) //nolint:gosec // a fixed log path of the benchmark
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	return &proc{cmd: cmd}, nil
-}
-
 func runProc(bin string, args []string, envs map[string]string) error {
 	cmd := exec.Command(bin, args...) //nolint:gosec // the benchmark runs the binary it was pointed at
 	cmd.Env = os.Environ()
@@ -350,17 +290,6 @@ func runProc(bin string, args []string, envs map[string]string) error {
 	return nil
 }
 
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-	}
-}
-
 // psql runs SQL through the psql client, with stdin as its input when given (COPY … FROM
 // STDIN); the benchmark has no database driver of its own.
 func psql(url, sql string, stdin io.Reader) error {
@@ -370,19 +299,4 @@ func psql(url, sql string, stdin io.Reader) error {
 		return fmt.Errorf("psql: %w: %s", err, out)
 	}
 	return nil
-}
-
-func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "127.0.0.1:0"
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func randKey() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return base64.StdEncoding.EncodeToString(b)
 }

@@ -9,19 +9,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vantagehq/vantage/controlplane/internal/benchproc"
 	"github.com/vantagehq/vantage/controlplane/internal/shard"
 )
 
 // replica is one control-plane process of the run, with its own HTTP, gRPC and metrics ports.
 type replica struct {
-	*proc
+	*benchproc.Proc
 	index   int
 	core    int // the core it is pinned to, or -1
 	metrics string
 	logPath string
 }
-
-func (r *replica) pid() int { return r.cmd.Process.Pid }
 
 // pinning says whether the replicas are pinned, one core each (replica i to core i mod ncpu),
 // and why not when they are not: pinned replicas sharing cores would only measure the sharing,
@@ -46,11 +45,11 @@ func startReplicas(bin string, n int, base map[string]string, pprof bool) ([]*re
 	pin, how := pinning(n, runtime.NumCPU(), err == nil)
 	var rs []*replica
 	for i := range n {
-		r := &replica{index: i, core: -1, metrics: freeAddr(), logPath: "/tmp/vantage-benchscale-cp.log"}
+		r := &replica{index: i, core: -1, metrics: benchproc.FreeAddr(), logPath: "/tmp/vantage-benchscale-cp.log"}
 		if i > 0 {
 			r.logPath = fmt.Sprintf("/tmp/vantage-benchscale-cp%d.log", i)
 		}
-		envs := map[string]string{"VANTAGE_HTTP_ADDR": freeAddr(), "VANTAGE_GRPC_ADDR": freeAddr(), "VANTAGE_PING_ADDR": "127.0.0.1:0",
+		envs := map[string]string{"VANTAGE_HTTP_ADDR": benchproc.FreeAddr(), "VANTAGE_GRPC_ADDR": benchproc.FreeAddr(), "VANTAGE_PING_ADDR": "127.0.0.1:0",
 			"VANTAGE_METRICS_ADDR": r.metrics, "VANTAGE_LOG_LEVEL": "warn", "VANTAGE_PPROF": strconv.FormatBool(pprof)}
 		for k, v := range base {
 			envs[k] = v
@@ -61,7 +60,7 @@ func startReplicas(bin string, n int, base map[string]string, pprof bool) ([]*re
 			r.core = i % runtime.NumCPU()
 			name, args = "taskset", []string{"-c", strconv.Itoa(r.core), bin, "serve"}
 		}
-		r.proc, err = startProc(name, args, envs, r.logPath)
+		r.Proc, err = benchproc.Start(name, args, envs, r.logPath)
 		if err != nil {
 			stopAll(rs)
 			return nil, "", err
@@ -73,7 +72,7 @@ func startReplicas(bin string, n int, base map[string]string, pprof bool) ([]*re
 
 func stopAll(rs []*replica) {
 	for _, r := range rs {
-		r.stop()
+		r.Stop()
 	}
 }
 
