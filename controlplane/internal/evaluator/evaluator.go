@@ -38,6 +38,22 @@
 // configuration, and the check's row is written only when its state changes. Neither the
 // scheduler nor the API takes that lock. OnStateChange is called after commit for each check
 // whose state changed.
+//
+// # The owner's judging
+//
+// An Owner judges the checks of the shards its replica owns (the scheduler's lease) in memory
+// instead: ingest stores results without judging them and hands each final attempt to the
+// shard's owner (Judge), whose memory holds the pending runs; a run judged in the batch that
+// completes it never touches check_runs. The judgment is the same judge, over a Tx whose
+// pending runs are read from and written to memory (ownerTx), in a transaction of its own
+// (store.JudgeChecks) that reads the checks without locking them. Fencing replaces the lock:
+// the progress write moves check_progress.last_run_at only from the value read, and fails with
+// store.ErrFenced otherwise, so that two owners overlapping during a handover never judge one
+// run twice (the loser re-reads the checks, and the runs the other judged are late). Every
+// CheckpointInterval the runs held longer than it are written to check_runs; on Take the
+// shard's next owner reads them back, with the final attempts stored since each check's last
+// judged run (ingest_dedupe gives their scheduled time), and merges those as it merges arriving
+// ones. The owner's sweep judges runs past their deadline from memory.
 package evaluator
 
 import (
@@ -57,6 +73,12 @@ import (
 type Store interface {
 	IngestResults(ctx context.Context, rows []store.ResultRow, judge store.JudgeFunc) (store.IngestStats, error)
 	JudgeDueRuns(ctx context.Context, now time.Time, limit int, judge store.JudgeFunc) (int, error)
+	// JudgeChecks, ShardRuns, ShardFinals and CheckpointRuns serve the owner's judging
+	// (owner.go).
+	JudgeChecks(ctx context.Context, refs []store.CheckRef, finals []store.ResultRow, judge store.JudgeFunc) error
+	ShardRuns(ctx context.Context, shards []int) ([]store.Run, error)
+	ShardFinals(ctx context.Context, shards []int, since time.Time) ([]store.ResultRow, error)
+	CheckpointRuns(ctx context.Context, runs []store.Run) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -169,6 +191,8 @@ type Evaluator struct {
 	onStateChange func(checkID uuid.UUID, state string)
 	// watch: Deps.Watch.
 	watch store.JudgeFunc
+	// reg: Deps.Registerer, for the metrics of an Owner.
+	reg prometheus.Registerer
 }
 
 type metrics struct {
@@ -198,7 +222,7 @@ func New(cfg Config, deps Deps) (*Evaluator, error) {
 	}
 	cfg.defaults()
 	e := &Evaluator{log: deps.Logger.With("component", "evaluator"), now: deps.Now, store: deps.Store, opts: cfg,
-		onStateChange: deps.OnStateChange, watch: deps.Watch}
+		onStateChange: deps.OnStateChange, watch: deps.Watch, reg: reg}
 	e.m = metrics{
 		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vantage_evaluator_verdicts_total",
 			Help: "Run verdicts, by verdict (pass, fail)."}, []string{"verdict"}),

@@ -23,6 +23,9 @@ type PipelineTx struct {
 	// read: the checks the transaction locked, as it read them (UpdateCheckStates writes only
 	// what changed).
 	read map[uuid.UUID]*PipelineCheck
+	// fenced: the checks were read without their lock (JudgeChecks), so the progress write
+	// moves only what is still as read.
+	fenced bool
 }
 
 func newPipelineTx(tx pgx.Tx, checks []*PipelineCheck) *PipelineTx {
@@ -136,7 +139,11 @@ func (p *PipelineTx) UpdateCheckStates(ctx context.Context, states []CheckState)
 			changed = append(changed, s)
 		}
 	}
-	if len(progress.CheckIds) > 0 {
+	if len(progress.CheckIds) > 0 && p.fenced {
+		if err := p.saveProgressFenced(ctx, progress); err != nil {
+			return err
+		}
+	} else if len(progress.CheckIds) > 0 {
 		if err := p.q().SaveCheckProgress(ctx, progress); err != nil {
 			return fmt.Errorf("save check progress: %w", err)
 		}
