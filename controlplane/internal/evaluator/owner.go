@@ -160,7 +160,9 @@ func (o *Owner) Take(ctx context.Context, shards []int) error {
 	}
 	for _, r := range runs {
 		// A run in memory is newer than its row (the row is a checkpoint of it).
-		if o.run(r.CheckID, r.JobID) == nil {
+		if m := o.run(r.CheckID, r.JobID); m != nil {
+			m.saved = true // its row goes when it is judged
+		} else {
 			o.put(r, now, true)
 			recovered[runKey{r.CheckID, r.JobID}] = true
 		}
@@ -359,8 +361,9 @@ func (o *Owner) judgeLocked(ctx context.Context, refs []store.CheckRef, finals [
 	for attempt := 0; ; attempt++ {
 		var out *outcome
 		var otx *ownerTx
+		var read []*store.PipelineCheck
 		err := o.e.store.JudgeChecks(ctx, refs, finals, func(ctx context.Context, tx *store.PipelineTx, checks []*store.PipelineCheck, finals []store.ResultRow) error {
-			out, otx = &outcome{}, &ownerTx{PipelineTx: tx, o: o} // a retried transaction starts over
+			out, otx, read = &outcome{}, &ownerTx{PipelineTx: tx, o: o}, checks // a retried transaction starts over
 			if err := o.e.judge(ctx, otx, checks, finals, out); err != nil || !watch || o.e.watch == nil {
 				return err
 			}
@@ -378,6 +381,7 @@ func (o *Owner) judgeLocked(ctx context.Context, refs []store.CheckRef, finals [
 		if otx != nil {
 			otx.commit(o.e.now())
 		}
+		o.forgetMissing(refs, read)
 		o.e.committed(out)
 		return nil
 	}
@@ -413,6 +417,25 @@ func (o *Owner) forget(checkID, jobID uuid.UUID) {
 	delete(byJob, jobID)
 	if len(byJob) == 0 {
 		delete(o.shard[shard.Of(checkID)].runs, checkID)
+	}
+}
+
+// forgetMissing drops the runs of the checks asked for that were not read: deleted checks,
+// whose runs would otherwise be swept for ever. The caller holds their shards.
+func (o *Owner) forgetMissing(refs []store.CheckRef, read []*store.PipelineCheck) {
+	if len(read) == len(refs) {
+		return
+	}
+	found := make(map[uuid.UUID]bool, len(read))
+	for _, c := range read {
+		found[c.ID] = true
+	}
+	for _, r := range refs {
+		if !found[r.CheckID] {
+			if sh := &o.shard[shard.Of(r.CheckID)]; sh.owned {
+				delete(sh.runs, r.CheckID)
+			}
+		}
 	}
 }
 

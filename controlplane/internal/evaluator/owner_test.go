@@ -590,3 +590,38 @@ func count(t testing.TB, st *store.Store, sql string) int {
 	}
 	return int(n)
 }
+
+// TestOwnerForgetsDeletedChecks: the pending runs of a check deleted meanwhile leave memory at
+// the next judgment instead of being swept for ever.
+func TestOwnerForgetsDeletedChecks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := &testClock{t: t0}
+	two := []string{"cloud:us-east-1", "cloud:eu-central-1"}
+	w := newWorld(t, clock, []testCheck{{regions: two, quorum: check.QuorumMajority, timeoutMs: 1000, reminder: -1}})
+	o := NewOwner(w.e, OwnerConfig{})
+	if err := o.Take(ctx, allShards); err != nil {
+		t.Fatal(err)
+	}
+	f := store.ResultRow{ID: uuid.New(), OrgID: w.org, CheckID: w.checks[0], JobID: uuid.New(), Region: two[0],
+		AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: t0, CheckedAt: t0, Passing: true, BodyAvailability: "NONE"}
+	if _, err := w.st.IngestResults(ctx, []store.ResultRow{f}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Judge(ctx, []store.ResultRow{f}); err != nil {
+		t.Fatal(err)
+	}
+	if o.run(f.CheckID, f.JobID) == nil {
+		t.Fatal("the half-reported run is not in memory")
+	}
+	if err := w.st.DeleteCheck(ctx, store.SystemActor, w.org, w.checks[0], check.Uptime); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(t0.Add(time.Minute))
+	if err := o.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(o.shard[shard.Of(f.CheckID)].runs); n != 0 {
+		t.Errorf("%d checks' runs still in memory after their check was deleted", n)
+	}
+}

@@ -132,8 +132,9 @@ type JudgeFunc func(ctx context.Context, tx *PipelineTx, checks []*PipelineCheck
 //
 //  1. repeats within the batch are dropped, then every key is inserted into ingest_dedupe in
 //     key order (ON CONFLICT DO NOTHING); only keys inserted now are new;
-//  2. the checks of the new rows are locked in id order, scoped to each row's organization;
-//     rows whose check is missing are dropped;
+//  2. the checks of the new rows are locked in id order, scoped to each row's organization
+//     (read without a lock when there is no judge: the shard's owner judges them, fenced,
+//     evaluator.Owner); rows whose check is missing are dropped;
 //  3. the remaining rows are written to check_results with COPY, and the final attempts to the
 //     regional view and the hourly rollups;
 //  4. judge (if not nil) runs with the locked checks that got new final attempts;
@@ -151,7 +152,7 @@ func (s *Store) IngestResults(ctx context.Context, rows []ResultRow, judge Judge
 			return err
 		}
 		stats.Duplicates = len(rows) - len(fresh)
-		checks, err := lockChecks(ctx, q, fresh)
+		checks, err := checksOf(ctx, q, fresh, judge != nil)
 		if err != nil {
 			return err
 		}
@@ -283,18 +284,38 @@ func insertResultKeys(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) 
 	}), nil
 }
 
-// lockChecks locks the checks of the rows that exist, each in its row's organization, in id
-// order, and returns them sorted by id.
-func lockChecks(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) ([]*PipelineCheck, error) {
+// checksOf returns the checks of the rows that exist, each in its row's organization, sorted
+// by id; locked in id order when lock is set.
+func checksOf(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow, lock bool) ([]*PipelineCheck, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	type pair struct{ orgID, checkID uuid.UUID }
-	asked := map[pair]struct{}{}
+	arg, asked := checkArgs(len(rows), func(i int) CheckRef { return CheckRef{OrgID: rows[i].OrgID, CheckID: rows[i].CheckID} })
+	if !lock {
+		return readChecks(ctx, q, dbsqlc.ReadChecksForJudgingParams(arg), asked)
+	}
+	locked, err := q.LockChecksForResults(ctx, arg)
+	if err != nil {
+		return nil, fmt.Errorf("lock checks: %w", err)
+	}
+	checks := make([]*PipelineCheck, 0, len(locked))
+	for _, r := range locked {
+		if _, ok := asked[CheckRef{OrgID: r.OrgID, CheckID: r.ID}]; ok {
+			checks = append(checks, pipelineCheck(r))
+		}
+	}
+	return checks, nil
+}
+
+// checkArgs are the parameters of a read of n checks (ref(i) for i < n; each id and
+// organization once) and the pairs asked for, which the caller keeps of what comes back.
+func checkArgs(n int, ref func(i int) CheckRef) (dbsqlc.LockChecksForResultsParams, map[CheckRef]struct{}) {
+	asked := make(map[CheckRef]struct{}, n)
 	ids, orgs := map[uuid.UUID]struct{}{}, map[uuid.UUID]struct{}{}
 	var arg dbsqlc.LockChecksForResultsParams
-	for _, r := range rows {
-		asked[pair{r.OrgID, r.CheckID}] = struct{}{}
+	for i := range n {
+		r := ref(i)
+		asked[r] = struct{}{}
 		if _, ok := ids[r.CheckID]; !ok {
 			ids[r.CheckID] = struct{}{}
 			arg.CheckIds = append(arg.CheckIds, r.CheckID)
@@ -304,17 +325,7 @@ func lockChecks(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) ([]*Pi
 			arg.OrgIds = append(arg.OrgIds, r.OrgID)
 		}
 	}
-	locked, err := q.LockChecksForResults(ctx, arg)
-	if err != nil {
-		return nil, fmt.Errorf("lock checks: %w", err)
-	}
-	checks := make([]*PipelineCheck, 0, len(locked))
-	for _, r := range locked {
-		if _, ok := asked[pair{r.OrgID, r.ID}]; ok {
-			checks = append(checks, pipelineCheck(r))
-		}
-	}
-	return checks, nil
+	return arg, asked
 }
 
 func copyResults(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) error {

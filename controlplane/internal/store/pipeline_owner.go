@@ -37,20 +37,8 @@ func (s *Store) JudgeChecks(ctx context.Context, refs []CheckRef, finals []Resul
 	if len(refs) == 0 {
 		return nil
 	}
-	asked := make(map[CheckRef]struct{}, len(refs))
-	ids, orgs := map[uuid.UUID]struct{}{}, map[uuid.UUID]struct{}{}
-	var arg dbsqlc.ReadChecksForJudgingParams
-	for _, r := range refs {
-		asked[r] = struct{}{}
-		if _, ok := ids[r.CheckID]; !ok {
-			ids[r.CheckID] = struct{}{}
-			arg.CheckIds = append(arg.CheckIds, r.CheckID)
-		}
-		if _, ok := orgs[r.OrgID]; !ok {
-			orgs[r.OrgID] = struct{}{}
-			arg.OrgIds = append(arg.OrgIds, r.OrgID)
-		}
-	}
+	lockArg, asked := checkArgs(len(refs), func(i int) CheckRef { return refs[i] })
+	arg := dbsqlc.ReadChecksForJudgingParams(lockArg)
 	var read []*PipelineCheck
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
