@@ -19,6 +19,7 @@ import (
 	"github.com/vantagehq/vantage/controlplane/internal/store"
 	"github.com/vantagehq/vantage/controlplane/internal/store/storetest"
 	"github.com/vantagehq/vantage/pkg/check"
+	"github.com/vantagehq/vantage/pkg/testwait"
 )
 
 // The owner's judging is tested against the locking path: the same stream of results, fed to
@@ -623,5 +624,58 @@ func TestOwnerForgetsDeletedChecks(t *testing.T) {
 	}
 	if n := len(o.shard[shard.Of(f.CheckID)].runs); n != 0 {
 		t.Errorf("%d checks' runs still in memory after their check was deleted", n)
+	}
+}
+
+// TestOwnerRunCheckpointsAndSweeps: Run writes a run held longer than the checkpoint interval
+// to check_runs, and judges it once its deadline passes, deleting its row.
+func TestOwnerRunCheckpointsAndSweeps(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clock := &testClock{t: t0}
+	two := []string{"cloud:us-east-1", "cloud:eu-central-1"}
+	w := newWorld(t, clock, []testCheck{{regions: two, quorum: check.QuorumMajority, timeoutMs: 1000, reminder: -1}})
+	w.e.opts.SweepInterval = 10 * time.Millisecond
+	o := NewOwner(w.e, OwnerConfig{CheckpointInterval: 10 * time.Millisecond})
+	if err := o.Take(ctx, allShards); err != nil {
+		t.Fatal(err)
+	}
+	f := store.ResultRow{ID: uuid.New(), OrgID: w.org, CheckID: w.checks[0], JobID: uuid.New(), Region: two[0],
+		AttemptNumber: 1, IsFinalAttempt: true, ScheduledAt: t0, CheckedAt: t0, Passing: false, BodyAvailability: "NONE"}
+	if _, err := w.st.IngestResults(ctx, []store.ResultRow{f}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Judge(ctx, []store.ResultRow{f}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- o.Run(ctx) }()
+	clock.Set(t0.Add(time.Second)) // held a second: checkpointed, not yet due (deadline t0+7s)
+	testwait.Eventually(t, 5*time.Second, func() error {
+		if n := count(t, w.st, `SELECT count(*) FROM check_runs`); n != 1 {
+			return fmt.Errorf("%d check_runs rows, want the checkpointed run", n)
+		}
+		return nil
+	})
+	if n := count(t, w.st, `SELECT count(*) FROM check_daily_stats`); n != 0 {
+		t.Fatalf("the run was judged before its deadline")
+	}
+	clock.Set(t0.Add(10 * time.Second))
+	testwait.Eventually(t, 5*time.Second, func() error {
+		if n := count(t, w.st, `SELECT count(*) FROM check_runs`); n != 0 {
+			return fmt.Errorf("%d check_runs rows left after the sweep", n)
+		}
+		if n := count(t, w.st, `SELECT coalesce(sum(failed_runs), 0) FROM check_daily_stats`); n != 1 {
+			return fmt.Errorf("%d failed runs counted, want the swept one", n)
+		}
+		return nil
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(o.m.checkpointed); got != 1 {
+		t.Errorf("checkpointed runs %v, want 1", got)
 	}
 }

@@ -124,7 +124,8 @@ func pipelineCheck(r dbsqlc.LockChecksForResultsRow) *PipelineCheck {
 
 // JudgeFunc is the evaluator's part of a pipeline transaction: checks are locked (their check_progress
 // rows, in id order) and sorted by id; finals are the newly stored final attempts of those
-// checks (none when called by JudgeDueRuns). It may run more than once when the transaction is
+// checks (none when called by JudgeDueRuns). JudgeChecks hands it checks read without a lock,
+// and fences their progress write instead (pipeline_owner.go). It may run more than once when the transaction is
 // retried, so it must not keep state across calls.
 type JudgeFunc func(ctx context.Context, tx *PipelineTx, checks []*PipelineCheck, finals []ResultRow) error
 

@@ -15,7 +15,7 @@ import (
 )
 
 // PipelineTx is what the evaluator may do inside a pipeline transaction (IngestResults,
-// JudgeDueRuns) to the checks it was handed locked: read and write pending runs, record the
+// JudgeDueRuns; JudgeChecks, fenced) to the checks it was handed locked: read and write pending runs, record the
 // status machine's state, open and close incidents, and queue alerts. Every statement is
 // scoped by organization. The evaluator decides all of it; this only persists.
 type PipelineTx struct {
