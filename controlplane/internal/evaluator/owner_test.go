@@ -255,9 +255,20 @@ func (w *world) verdicts() verdicts {
 	w.t.Helper()
 	ctx := context.Background()
 	var v verdicts
+	// Each check's own sequence: checks judged in one step may commit in another order (a
+	// repeated final brings its check into the owner's Judge, where the locking path's sweep
+	// judges it a moment later, on the same clock).
 	w.mu.Lock()
-	v.Changes = slices.Clone(w.changes)
+	perCheck := map[string][]string{}
+	for _, c := range w.changes {
+		idx, state, _ := strings.Cut(c, " ")
+		perCheck[idx] = append(perCheck[idx], state)
+	}
 	w.mu.Unlock()
+	for idx, states := range perCheck {
+		v.Changes = append(v.Changes, idx+": "+strings.Join(states, " "))
+	}
+	sort.Strings(v.Changes)
 	query := func(sql string, scan func(idx int, vals []any) string) []string {
 		rows, err := w.st.Pool().Query(ctx, sql, w.org)
 		if err != nil {
@@ -375,59 +386,65 @@ func TestOwnerTakeover(t *testing.T) {
 	}{{"abandoned after a checkpoint", 11, false}, {"given up", 12, true}, {"abandoned, another stream", 13, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			checks := genChecks(tc.seed, 6)
-			stream := genStream(tc.seed, checks, t0, 30, stepEvery)
-			clock := &testClock{t: t0}
-			locking, owning := newWorld(t, clock, checks), newWorld(t, clock, checks)
-			cfg := OwnerConfig{CheckpointInterval: stepEvery}
-			a := NewOwner(owning.e, cfg)
-			if err := a.Take(ctx, allShards); err != nil {
-				t.Fatal(err)
-			}
-			o := a
-			half := len(stream) / 2
-			for i, s := range stream {
-				clock.Set(s.at)
-				locking.lockingStep(ctx, s)
-				if i != half {
-					owning.ownerStep(ctx, o, s)
-					continue
-				}
-				// A takes the step's finals, checkpoints what it has held a step, and is gone:
-				// the runs that arrived now are in its memory only.
-				rows := owning.rows(s.results)
-				if _, err := owning.st.IngestResults(ctx, rows, nil); err != nil {
-					t.Fatal(err)
-				}
-				if err := a.Judge(ctx, append(finalsOf(rows), owning.rows(s.repeats)...)); err != nil {
-					t.Fatal(err)
-				}
-				if err := a.checkpoint(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if tc.give {
-					a.Give(allShards)
-				}
-				held := 0
-				for sh := range a.shard {
-					for _, runs := range a.shard[sh].runs {
-						held += len(runs)
-					}
-				}
-				b := NewOwner(owning.e, cfg)
-				if err := b.Take(ctx, allShards); err != nil {
-					t.Fatal(err)
-				}
-				if err := b.sweep(ctx); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("taken over at step %d: A held %d runs, B recovered %v", i, held, testutil.ToFloat64(b.m.recoveredRuns))
-				o = b
-			}
-			compareVerdicts(t, locking.verdicts(), owning.verdicts(), "taken over")
+			takeover(t, tc.seed, tc.give)
 		})
 	}
+}
+
+// takeover feeds a stream to the locking path and to an owner A replaced by an owner B
+// halfway, after A's checkpoint (and A's Give when give is set), and compares the verdicts.
+func takeover(t *testing.T, seed uint64, give bool) {
+	ctx := context.Background()
+	checks := genChecks(seed, 6)
+	stream := genStream(seed, checks, t0, 30, stepEvery)
+	clock := &testClock{t: t0}
+	locking, owning := newWorld(t, clock, checks), newWorld(t, clock, checks)
+	cfg := OwnerConfig{CheckpointInterval: stepEvery}
+	a := NewOwner(owning.e, cfg)
+	if err := a.Take(ctx, allShards); err != nil {
+		t.Fatal(err)
+	}
+	o := a
+	half := len(stream) / 2
+	for i, s := range stream {
+		clock.Set(s.at)
+		locking.lockingStep(ctx, s)
+		if i != half {
+			owning.ownerStep(ctx, o, s)
+			continue
+		}
+		// A takes the step's finals, checkpoints what it has held a step, and is gone:
+		// the runs that arrived now are in its memory only.
+		rows := owning.rows(s.results)
+		if _, err := owning.st.IngestResults(ctx, rows, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Judge(ctx, append(finalsOf(rows), owning.rows(s.repeats)...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if give {
+			a.Give(allShards)
+		}
+		held := 0
+		for sh := range a.shard {
+			for _, runs := range a.shard[sh].runs {
+				held += len(runs)
+			}
+		}
+		b := NewOwner(owning.e, cfg)
+		if err := b.Take(ctx, allShards); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("taken over at step %d: A held %d runs, B recovered %v", i, held, testutil.ToFloat64(b.m.recoveredRuns))
+		o = b
+	}
+	compareVerdicts(t, locking.verdicts(), owning.verdicts(), "taken over")
 }
 
 // TestOwnerTakeRecoversFinalsInMemoryOnly: a run whose finals the previous owner held in memory
