@@ -95,9 +95,6 @@ type Router struct {
 	log   *slog.Logger
 	m     routerMetrics
 
-	// owner serialises the judge's Take and Give calls, so that a shard given is not taken
-	// again by a Take that was under way.
-	owner sync.Mutex
 	// judging is held while Judge runs: ShardsGiven waits on it for the batch in flight.
 	judging sync.Mutex
 
@@ -118,9 +115,15 @@ type owned struct {
 	ready   chan struct{}      // closed once the first Take returned
 	gone    chan struct{}      // closed when given
 	isReady bool
-	dropped int                // the subscription's Dropped count when last looked at
-	resync  bool               // finals may have been lost since the last Take
-	taking  context.CancelFunc // ends the Take under way of this shard
+	dropped int       // the subscription's Dropped count when last looked at
+	resync  bool      // finals may have been lost since the last Take
+	taking  *takeCall // the Take of this shard under way, if any
+}
+
+// takeCall is one call of the judge's Take, which ShardsGiven ends and waits for.
+type takeCall struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // delivery is one message's finals, of shard k while o owned it.
@@ -237,6 +240,7 @@ func (r *Router) handler(k int, o *owned) nats.MsgHandler {
 func (r *Router) ShardsGiven(shards []int) {
 	var given []int
 	var subs []*nats.Subscription
+	var takes []*takeCall
 	r.mu.Lock()
 	for _, k := range shards {
 		o, ok := r.shards[k]
@@ -246,7 +250,8 @@ func (r *Router) ShardsGiven(shards []int) {
 		delete(r.shards, k)
 		close(o.gone)
 		if o.taking != nil {
-			o.taking()
+			o.taking.cancel()
+			takes = append(takes, o.taking)
 		}
 		if o.sub != nil {
 			subs = append(subs, o.sub)
@@ -264,8 +269,10 @@ func (r *Router) ShardsGiven(shards []int) {
 	// batches leave them out.
 	r.judging.Lock()
 	r.judging.Unlock() //nolint:staticcheck // an empty critical section: waiting is the point
-	r.owner.Lock()
-	defer r.owner.Unlock()
+	// Nor may a Take of them be under way: it could take them back after Give.
+	for _, c := range takes {
+		<-c.done
+	}
 	r.judge.Give(given)
 }
 
@@ -290,17 +297,28 @@ func (r *Router) firstTake(shards []int, os []*owned) {
 }
 
 // take calls the judge's Take for those of shards (owned as os) still owned, returning their
-// indexes. ShardsGiven cancels a Take of a shard it gives.
+// indexes. ShardsGiven cancels a Take of a shard it gives, and waits for it to return. Takes
+// of different shards may run together; a shard has one at a time.
 func (r *Router) take(ctx context.Context, shards []int, os []*owned) (live []int, err error) {
-	r.owner.Lock()
-	defer r.owner.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The shards' subscriptions must be the server's before the judge reads PostgreSQL: a
+	// final stored after that read is then published to a subscription that hears it.
+	fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
+	err = r.nc.FlushWithContext(fctx)
+	fcancel()
+	if err != nil {
+		return nil, fmt.Errorf("subscribe: %w", err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	call := &takeCall{cancel: cancel, done: make(chan struct{})}
+	defer func() { cancel(); close(call.done) }()
 	var ks []int
 	r.mu.Lock()
 	for i, k := range shards {
 		if r.shards[k] == os[i] {
-			os[i].taking = cancel
+			os[i].taking = call
 			live, ks = append(live, i), append(ks, k)
 		}
 	}
@@ -311,7 +329,9 @@ func (r *Router) take(ctx context.Context, shards []int, os []*owned) (live []in
 	defer func() {
 		r.mu.Lock()
 		for _, i := range live {
-			os[i].taking = nil
+			if os[i].taking == call {
+				os[i].taking = nil
+			}
 		}
 		r.mu.Unlock()
 	}()

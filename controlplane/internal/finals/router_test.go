@@ -313,6 +313,39 @@ func TestTheRouterDeliversNothingOfAShardGiven(t *testing.T) {
 	}
 }
 
+// A shard given while it is being taken ends its Take: ShardsGiven does not wait for a
+// recovery nobody needs any more, the judge is told to give it up, and it is not taken again.
+func TestTheRouterEndsTheTakeOfAShardGiven(t *testing.T) {
+	t.Parallel()
+	j := newJudge()
+	j.takeGate = make(chan struct{}) // never opens: only the end of its context ends Take
+	rt := startRouter(t, RouterConfig{}, j, connect(t))
+	rt.take(t, 5)
+	testwait.Eventually(t, 5*time.Second, func() error {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.takeCalls == 0 {
+			return errors.New("Take not called yet")
+		}
+		return nil
+	})
+	given := make(chan struct{})
+	go func() { rt.r.ShardsGiven([]int{5}); close(given) }()
+	select {
+	case <-given:
+	case <-time.After(5 * time.Second):
+		t.Fatal("ShardsGiven waits for the Take of the shard it gives")
+	}
+	rows := rt.publish(t, 1, 5)
+	time.Sleep(200 * time.Millisecond) // a retry of the Take, or a delivery, would be now
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.takeCalls != 1 || len(j.gives) != 1 || j.judged[rows[0].ID] != 0 {
+		t.Errorf("after the shard was given: %d Take calls (want 1), Give calls %v (want [[5]]), judged %d",
+			j.takeCalls, j.gives, len(j.judged))
+	}
+}
+
 // A subscription that overflows while its shard is taken (the pending limit is one message)
 // drops finals; the router takes the shard again (a re-sync), then delivers what follows.
 func TestTheRouterResyncsAShardThatDroppedFinals(t *testing.T) {
