@@ -19,8 +19,9 @@ import (
 // implements it.
 type Judge interface {
 	// Take recovers shards from PostgreSQL and starts judging them; for a shard already
-	// taken it re-syncs after a loss. The Router may call it while Judge runs for other
-	// shards, and for the same shards during a re-sync.
+	// taken it re-syncs after a loss. The Router calls it while Judge runs, for other shards
+	// or, during a re-sync, for the same; and together with Takes of other shards, never of
+	// the same. Its context ends when the shards are given meanwhile.
 	Take(ctx context.Context, shards []int) error
 	// Give stops judging shards and returns when no judgment of them is in flight.
 	Give(shards []int)
