@@ -42,8 +42,9 @@ type RouterConfig struct {
 	// QueueSize is how many messages may wait for the judging goroutine; beyond it they wait in
 	// their subscriptions, up to the pending limits. Default 256.
 	QueueSize int
-	// PendingMsgs and PendingBytes limit each shard's subscription: a message beyond them is
-	// dropped by nats.go, and the shard re-synced. Default nats.go's (512Ki messages, 64 MiB).
+	// PendingMsgs and PendingBytes limit each shard's subscription (-1: no limit): a message
+	// beyond them is dropped by nats.go, and the shard re-synced. Default nats.go's (512Ki
+	// messages, 64 MiB).
 	PendingMsgs, PendingBytes int
 	// PollInterval is how often subscriptions' drops and the connection's reconnects are
 	// looked at. Default 1s.

@@ -152,7 +152,7 @@ type routed struct {
 	pub *Publisher
 }
 
-func startRouter(t *testing.T, cfg RouterConfig, j Judge, nc *nats.Conn) *routed {
+func startRouter(t testing.TB, cfg RouterConfig, j Judge, nc *nats.Conn) *routed {
 	t.Helper()
 	cfg.SubjectPrefix = prefix()
 	if cfg.RetryMin == 0 {
@@ -186,7 +186,7 @@ func startRouter(t *testing.T, cfg RouterConfig, j Judge, nc *nats.Conn) *routed
 }
 
 // take tells the router of shards taken and waits until the server knows its subscriptions.
-func (rt *routed) take(t *testing.T, shards ...int) {
+func (rt *routed) take(t testing.TB, shards ...int) {
 	t.Helper()
 	rt.r.ShardsTaken(shards)
 	if err := rt.nc.Flush(); err != nil {
