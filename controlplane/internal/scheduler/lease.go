@@ -64,7 +64,8 @@ type holder struct {
 	s    *Scheduler
 	sess *store.LeaseSession
 	l    *lease
-	held []int // ascending
+	held []int     // ascending
+	told shard.Set // the shards the listener was told are taken, and not given since
 	own  chan ownership
 	done chan error // the term's end
 }
@@ -79,7 +80,7 @@ func (s *Scheduler) hold(ctx context.Context, sess *store.LeaseSession) error {
 	defer endTerm()
 	// However the session ends, the shards it holds are released with it (the caller closes
 	// it): whoever hears of them is told first.
-	defer func() { s.shardsGiven(h.held) }()
+	defer func() { h.shardsGiven(h.told.List()) }()
 	h.done = make(chan error, 1)
 	done := h.done
 	go func() { done <- s.lead(termCtx, h.l, h.own) }()
@@ -188,7 +189,7 @@ func (h *holder) give(ctx context.Context, shards []int) error {
 			s.flushErrs.report("write the progress of shards given up", err, "shards", len(r.covered))
 		}
 	}
-	s.shardsGiven(shards)
+	h.shardsGiven(shards)
 	for _, k := range shards {
 		if err := h.sess.Unlock(ctx, shardLockKey(k)); err != nil {
 			return fmt.Errorf("release shard %d: %w", k, err)
@@ -218,7 +219,7 @@ func (h *holder) take(ctx context.Context, shards []int) error {
 	}
 	slices.Sort(h.held)
 	// Every shard held is heard of as taken, so that hold's end gives back exactly those.
-	s.shardsTaken(got)
+	h.shardsTaken(got)
 	if lockErr != nil || len(got) == 0 {
 		return lockErr
 	}
@@ -243,18 +244,26 @@ func (h *holder) take(ctx context.Context, shards []int) error {
 }
 
 // shardsTaken tells the listener, if any, of shards locked.
-func (s *Scheduler) shardsTaken(shards []int) {
-	if s.heard != nil && len(shards) > 0 {
-		s.heard.ShardsTaken(slices.Clone(shards))
+func (h *holder) shardsTaken(shards []int) {
+	if h.s.heard == nil || len(shards) == 0 {
+		return
 	}
+	for _, k := range shards {
+		h.told.Add(k)
+	}
+	h.s.heard.ShardsTaken(slices.Clone(shards))
 }
 
 // shardsGiven tells the listener, if any, of shards about to be released, and returns when it
 // is done with them.
-func (s *Scheduler) shardsGiven(shards []int) {
-	if s.heard != nil && len(shards) > 0 {
-		s.heard.ShardsGiven(slices.Clone(shards))
+func (h *holder) shardsGiven(shards []int) {
+	if h.s.heard == nil || len(shards) == 0 {
+		return
 	}
+	for _, k := range shards {
+		h.told.Remove(k)
+	}
+	h.s.heard.ShardsGiven(slices.Clone(shards))
 }
 
 // requeue puts the term's result back for hold to see.
