@@ -362,23 +362,6 @@ func (r *Router) retry(ctx context.Context, what string, f func() error) {
 	}
 }
 
-func (r *Router) markResync(k int, o *owned) {
-	r.mu.Lock()
-	if r.shards[k] == o {
-		o.resync = true
-	}
-	r.mu.Unlock()
-	r.poke()
-}
-
-// poke wakes the re-sync loop.
-func (r *Router) poke() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
 // Run delivers the finals of the owned shards to the judge, watches for lost messages and
 // re-syncs, until ctx ends. It unsubscribes from every shard when it returns; ShardsGiven
 // still gives them to the judge.
@@ -476,74 +459,4 @@ func (r *Router) live(batch []delivery) []store.ResultRow {
 		}
 	}
 	return out
-}
-
-// watch looks every PollInterval for lost messages: a subscription's drops, a reconnect of
-// the connection (whatever was published meanwhile is gone), a subscription that failed.
-func (r *Router) watch(ctx context.Context) {
-	tick := time.NewTicker(r.cfg.PollInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		due := false
-		r.mu.Lock()
-		reconnects := r.nc.Stats().Reconnects
-		reconnected := reconnects != r.reconnects
-		r.reconnects = reconnects
-		for k, o := range r.shards {
-			if o.sub == nil {
-				if o.sub = r.subscribe(k, o); o.sub != nil {
-					o.resync = true
-				}
-			}
-			if o.sub != nil {
-				if n, err := o.sub.Dropped(); err == nil && n != o.dropped {
-					o.dropped, o.resync = n, true
-				}
-			}
-			o.resync = o.resync || reconnected
-			due = due || o.resync
-		}
-		r.mu.Unlock()
-		if reconnected {
-			r.log.Warn("finals router: NATS reconnected: re-syncing every shard")
-		}
-		if due {
-			r.poke()
-		}
-	}
-}
-
-// resyncs takes again the shards that may have lost finals, once their first Take is done.
-func (r *Router) resyncs(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.wake:
-		}
-		var shards []int
-		var os []*owned
-		r.mu.Lock()
-		for k, o := range r.shards {
-			if o.resync && o.isReady {
-				o.resync = false
-				shards, os = append(shards, k), append(os, o)
-			}
-		}
-		r.mu.Unlock()
-		if len(shards) == 0 {
-			continue
-		}
-		r.m.resyncs.Inc()
-		r.log.Warn("finals router: finals may have been lost: re-syncing shards", "shards", len(shards))
-		r.retry(ctx, "re-sync shards", func() error {
-			_, err := r.take(ctx, shards, os)
-			return err
-		})
-	}
 }
