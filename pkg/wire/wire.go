@@ -1,5 +1,6 @@
 // Package wire names what travels between the control plane and the agents over NATS — the
-// JetStream stream, its subjects and consumers, the config-change subject — and encodes jobs.
+// JetStream stream, its subjects and consumers, the config-change subject, the subjects of
+// final attempts — and encodes jobs.
 package wire
 
 import (
@@ -28,6 +29,10 @@ const (
 	// so the scheduler picks changes up within a second (core NATS, not JetStream: the periodic
 	// resync covers a missed message).
 	ConfigChangedSubject = "vantage.config.checks"
+	// FinalsSubjectPrefix + shard (0-255, decimal) carries the final attempts of the shard's
+	// checks from the replica that stored them to the shard's owner, which judges them (core
+	// NATS: the owner re-reads PostgreSQL after a loss).
+	FinalsSubjectPrefix = "vantage.finals."
 )
 
 // RegionPrefix is the provider prefix of region values.

@@ -75,6 +75,23 @@ type Config struct {
 	OIDCIssuer        string // "": no OpenID Connect sign-in
 	OIDCClientID      string
 	OIDCClientSecret  string
+
+	Judge string // JudgeIngest or JudgeOwner
+}
+
+// The values of VANTAGE_JUDGE: where runs are judged.
+const (
+	// JudgeIngest judges a batch in the transaction that stores it.
+	JudgeIngest = "ingest"
+	// JudgeOwner judges final attempts on the owner of their check's shard.
+	JudgeOwner = "owner"
+)
+
+func judgeMode(s string) (string, error) {
+	if s != JudgeIngest && s != JudgeOwner {
+		return "", fmt.Errorf("must be %s or %s", JudgeIngest, JudgeOwner)
+	}
+	return s, nil
 }
 
 // Load reads the configuration through getenv and validates it.

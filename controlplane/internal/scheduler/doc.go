@@ -62,6 +62,12 @@
 // a UUIDv7 made of the due time and a hash of check id and due time — so both publish the
 // same Nats-Msg-Id (wire.JobMsgID) and JetStream's duplicate window drops the second copy.
 //
+// Others may act on a shard's ownership too (Deps.Shards, the finals router that has the
+// owner judge its checks): its ShardListener hears ShardsTaken once the shard is locked, and
+// ShardsGiven before it is unlocked — when given up, and for every shard held when the session
+// ends, lost or closed — so that the next owner of a shard given up starts after the last is
+// done with it (a lease lost may overlap, as above).
+//
 // A hand-over costs each check of the shard at most one run interval of delay, never a lost
 // run: the shard is unowned for at most one look of the others (LeasePing) plus the load of
 // its checks, and its new owner publishes at once, late, each check's newest run due since the

@@ -151,9 +151,15 @@ func setIf[T any](dst *T, v *T) {
 // startScheduler runs a scheduler until the returned stop is called (or the test ends).
 func (e *env) startScheduler(t testing.TB, cfg Config, name string) (s *Scheduler, reg *prometheus.Registry, stop func()) {
 	t.Helper()
+	return e.startSchedulerWith(t, cfg, name, nil)
+}
+
+// startSchedulerWith is startScheduler with a listener of its shards.
+func (e *env) startSchedulerWith(t testing.TB, cfg Config, name string, shards ShardListener) (s *Scheduler, reg *prometheus.Registry, stop func()) {
+	t.Helper()
 	reg = prometheus.NewRegistry()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("scheduler", name)
-	s, err := New(cfg, Deps{Store: e.st, NATS: e.nc, Logger: log, Registerer: reg})
+	s, err := New(cfg, Deps{Store: e.st, NATS: e.nc, Logger: log, Registerer: reg, Shards: shards})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,8 @@ type holder struct {
 	s    *Scheduler
 	sess *store.LeaseSession
 	l    *lease
-	held []int // ascending
+	held []int     // ascending
+	told shard.Set // the shards the listener was told are taken, and not given since
 	own  chan ownership
 	done chan error // the term's end
 }
@@ -77,6 +78,9 @@ func (s *Scheduler) hold(ctx context.Context, sess *store.LeaseSession) error {
 	h := &holder{s: s, sess: sess, l: newLease(s.cfg.LeaseTTL / 2), own: make(chan ownership)}
 	termCtx, endTerm := context.WithCancel(ctx)
 	defer endTerm()
+	// However the session ends, the shards it holds are released with it (the caller closes
+	// it): whoever hears of them is told first.
+	defer func() { h.shardsGiven(h.told.List()) }()
 	h.done = make(chan error, 1)
 	done := h.done
 	go func() { done <- s.lead(termCtx, h.l, h.own) }()
@@ -185,6 +189,7 @@ func (h *holder) give(ctx context.Context, shards []int) error {
 			s.flushErrs.report("write the progress of shards given up", err, "shards", len(r.covered))
 		}
 	}
+	h.shardsGiven(shards)
 	for _, k := range shards {
 		if err := h.sess.Unlock(ctx, shardLockKey(k)); err != nil {
 			return fmt.Errorf("release shard %d: %w", k, err)
@@ -200,10 +205,12 @@ func (h *holder) give(ctx context.Context, shards []int) error {
 func (h *holder) take(ctx context.Context, shards []int) error {
 	s := h.s
 	var got []int
+	var lockErr error
 	for _, k := range shards {
 		ok, err := h.sess.TryLock(ctx, shardLockKey(k))
 		if err != nil {
-			return fmt.Errorf("lock shard %d: %w", k, err)
+			lockErr = fmt.Errorf("lock shard %d: %w", k, err)
+			break
 		}
 		if ok {
 			got = append(got, k)
@@ -211,8 +218,10 @@ func (h *holder) take(ctx context.Context, shards []int) error {
 		}
 	}
 	slices.Sort(h.held)
-	if len(got) == 0 {
-		return nil
+	// Every shard held is heard of as taken, so that hold's end gives back exactly those.
+	h.shardsTaken(got)
+	if lockErr != nil || len(got) == 0 {
+		return lockErr
 	}
 	through, err := s.store.ShardProgress(ctx, got)
 	if err != nil {
@@ -232,6 +241,29 @@ func (h *holder) take(ctx context.Context, shards []int) error {
 	}
 	s.log.Info("scheduler shards taken", "shards", len(got), "held", len(h.held))
 	return nil
+}
+
+// shardsTaken tells the listener, if any, of shards locked.
+func (h *holder) shardsTaken(shards []int) {
+	if h.s.heard == nil || len(shards) == 0 {
+		return
+	}
+	for _, k := range shards {
+		h.told.Add(k)
+	}
+	h.s.heard.ShardsTaken(slices.Clone(shards))
+}
+
+// shardsGiven tells the listener, if any, of shards about to be released, and returns when it
+// is done with them.
+func (h *holder) shardsGiven(shards []int) {
+	if h.s.heard == nil || len(shards) == 0 {
+		return
+	}
+	for _, k := range shards {
+		h.told.Remove(k)
+	}
+	h.s.heard.ShardsGiven(slices.Clone(shards))
 }
 
 // requeue puts the term's result back for hold to see.

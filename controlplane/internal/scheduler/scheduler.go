@@ -131,6 +131,18 @@ type Deps struct {
 	// unsigned, with their secrets in clear: only for tests of the scheduler alone — ingest
 	// refuses the results of unsigned jobs.
 	Guard JobGuard
+	// Shards hears which shards this replica owns: taken after their locks are acquired, given
+	// before they are released. Nil: nobody is told.
+	Shards ShardListener
+}
+
+// ShardListener hears of the shards this replica comes to own and stops owning; the finals
+// router (*finals.Router) implements it. ShardsTaken must not block the lease loop: it is
+// called with the lease's clock running. ShardsGiven may block briefly: the shards' locks are
+// held until it returns, so their next owner starts after it.
+type ShardListener interface {
+	ShardsTaken(shards []int)
+	ShardsGiven(shards []int)
 }
 
 // Scheduler publishes a CheckJob per region for every due run of the active checks of the
@@ -143,6 +155,7 @@ type Scheduler struct {
 	now   func() time.Time
 	m     *metrics
 	guard JobGuard
+	heard ShardListener // nil: nobody
 	// runsSkipped: see Deps.RunsSkipped; skips holds the skipped runs not recorded yet.
 	runsSkipped *prometheus.CounterVec
 	skips       skipLog
@@ -177,6 +190,7 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 	}
 	sched := &Scheduler{
 		cfg: cfg, store: deps.Store, nc: deps.NATS, log: deps.Logger, now: deps.Now, m: m, guard: deps.Guard,
+		heard:       deps.Shards,
 		runsSkipped: deps.RunsSkipped,
 		flushErrs:   &errorLog{log: deps.Logger, every: 10 * time.Second},
 		loadErrLog:  &errorLog{log: deps.Logger, every: 10 * time.Second},
