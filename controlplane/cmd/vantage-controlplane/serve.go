@@ -170,11 +170,6 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err := reg.Register(runsSkipped); err != nil {
 		return nil, err
 	}
-	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
-		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now, Guard: guard, RunsSkipped: runsSkipped})
-	if err != nil {
-		return nil, err
-	}
 	certs, err := certwatch.New(certwatch.Deps{Logger: log, Now: time.Now, Registerer: reg})
 	if err != nil {
 		return nil, err
@@ -184,8 +179,18 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
+	judging, err := newJudging(cfg, log, reg, st, nc, ev)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := scheduler.New(scheduler.Config{}, scheduler.Deps{Store: st, NATS: nc,
+		Logger: log.With("component", "scheduler"), Registerer: reg, Now: time.Now, Guard: guard, RunsSkipped: runsSkipped,
+		Shards: judging.shards})
+	if err != nil {
+		return nil, err
+	}
 	batcher, err := ingest.NewBatcher(ingest.BatcherConfig{},
-		ingest.BatcherDeps{Sink: ev, Logger: log, Registerer: reg, RunsSkipped: runsSkipped})
+		ingest.BatcherDeps{Sink: judging.sink, Logger: log, Registerer: reg, RunsSkipped: runsSkipped})
 	if err != nil {
 		return nil, err
 	}
@@ -245,9 +250,9 @@ func newControlPlane(cfg config.Config, log *slog.Logger, st *store.Store, nc *n
 	if err != nil {
 		return nil, err
 	}
-	cp.pipeline = []runner{keeper, batcher, ev, sched, maintainer, notify,
+	cp.pipeline = append(judging.runners, keeper, batcher, sched, maintainer, notify,
 		runFunc(func(ctx context.Context) error { return authn.Run(ctx, st) }),
-		monitor, pages, runFunc(pages.RunDomainRechecks), agents, runFunc(cp.ingest.WatchRevocations), probes, limiter}
+		monitor, pages, runFunc(pages.RunDomainRechecks), agents, runFunc(cp.ingest.WatchRevocations), probes, limiter)
 
 	grpcOpts, err := grpcTransport(cfg, log)
 	if err != nil {
