@@ -269,3 +269,63 @@ func TestIngestDoesNotBlockCheckChanges(t *testing.T) {
 		t.Errorf("after both: name %q, state %s, last run %s; want both writes kept", name, state, lastRun)
 	}
 }
+
+// TestUnlockedIngestAddsToOneRollup: without a judge (the shard owner judges) ingest does not
+// lock the checks, and batches of one check and region may be stored at once on several
+// replicas. saveRollups relies on the check_regions upsert before it to serialize them (each
+// would otherwise find its hour's rollup missing and insert it): every batch must commit and
+// each hour's row count every result.
+func TestUnlockedIngestAddsToOneRollup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, err := st.CreateOrganization(ctx, "rollups", "paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkID := storetest.Check(t, st, &storetest.CheckOpts{OrgID: org.ID, Name: "rollup race"}).ID
+	const hours, batches = 20, 8
+	first := time.Now().UTC().Truncate(time.Hour).Add(-hours * time.Hour)
+	for h := range hours {
+		hour := first.Add(time.Duration(h) * time.Hour)
+		errs := make(chan error, batches)
+		start := make(chan struct{})
+		for i := range batches {
+			go func() {
+				<-start
+				at := hour.Add(time.Duration(i) * time.Second)
+				_, err := st.IngestResults(ctx, []store.ResultRow{{ID: uuid.Must(uuid.NewV7()), OrgID: org.ID, CheckID: checkID,
+					JobID: uuid.Must(uuid.NewV7()), Region: "cloud:eu-west-2", AttemptNumber: 1, IsFinalAttempt: true,
+					ScheduledAt: at, CheckedAt: at, Passing: i%2 == 0, ResponseTimeMs: float64(10 + i), BodyAvailability: "NONE"}}, nil)
+				errs <- err
+			}()
+		}
+		close(start)
+		for range batches {
+			if err := <-errs; err != nil {
+				t.Errorf("hour %d: a batch failed: %v", h, err)
+			}
+		}
+	}
+	rows, err := st.Pool().Query(ctx, `SELECT runs, failed, (SELECT sum(x) FROM unnest(latency_hist) AS x)::int
+		FROM check_rollups WHERE check_id = $1 AND region = 'cloud:eu-west-2' ORDER BY bucket_start`, checkID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var runs, failed, passing int
+		if err := rows.Scan(&runs, &failed, &passing); err != nil {
+			t.Fatal(err)
+		}
+		if runs != batches || failed != batches/2 || passing != batches/2 {
+			t.Errorf("hour %d: rollup counts runs %d, failed %d, passing latencies %d; want %d, %d, %d",
+				n, runs, failed, passing, batches, batches/2, batches/2)
+		}
+		n++
+	}
+	if n != hours {
+		t.Errorf("%d rollup rows, want %d", n, hours)
+	}
+}

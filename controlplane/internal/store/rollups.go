@@ -169,8 +169,10 @@ type rollupKey struct {
 }
 
 // saveRollups adds the batch's final results to their hours' rollups. Like the regional view,
-// it leaves out the agent's own failures. Its checks are locked (IngestResults), so the rows it
-// reads cannot change or appear meanwhile: one statement adds to the rows that exist, with one
+// it leaves out the agent's own failures. It runs after saveRegionResults, whose upsert holds
+// the row lock of each check and region of the batch until commit — whether or not the checks
+// are locked too (they are not when the shard owner judges) — so the rows it reads cannot
+// change or appear meanwhile: one statement adds to the rows that exist, with one
 // histogram counter each; another inserts the rest; a row whose results of this batch fell
 // into several counters (rare: two results of one check and region in one batch) gets another
 // update per further counter.

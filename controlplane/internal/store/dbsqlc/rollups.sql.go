@@ -58,9 +58,10 @@ type AddToRollupsRow struct {
 // Response-time rollups (check_rollups, 0021_check_rollups.sql) and the reads of the console's
 // API extensions: a check's series and the overview of many checks (docs/api-extensions.md).
 // Adds to the rows that exist one (check, region, hour) each, and one histogram counter of each
-// (@hist_index, 1-based): a statement that adds the arrays themselves cost twice as much. The
-// caller holds its checks' locks (IngestResults), so no other transaction writes these rows;
-// it inserts the rows not returned (InsertRollups).
+// (@hist_index, 1-based): a statement that adds the arrays themselves cost twice as much. No
+// other transaction writes these rows meanwhile: IngestResults has upserted the same checks'
+// and regions' check_regions rows first, whose row locks it holds. The caller inserts the
+// rows not returned (InsertRollups).
 func (q *Queries) AddToRollups(ctx context.Context, arg AddToRollupsParams) ([]AddToRollupsRow, error) {
 	rows, err := q.db.Query(ctx, addToRollups,
 		arg.OrgIds,

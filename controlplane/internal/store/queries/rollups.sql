@@ -3,9 +3,10 @@
 
 -- name: AddToRollups :many
 -- Adds to the rows that exist one (check, region, hour) each, and one histogram counter of each
--- (@hist_index, 1-based): a statement that adds the arrays themselves cost twice as much. The
--- caller holds its checks' locks (IngestResults), so no other transaction writes these rows;
--- it inserts the rows not returned (InsertRollups).
+-- (@hist_index, 1-based): a statement that adds the arrays themselves cost twice as much. No
+-- other transaction writes these rows meanwhile: IngestResults has upserted the same checks'
+-- and regions' check_regions rows first, whose row locks it holds. The caller inserts the
+-- rows not returned (InsertRollups).
 UPDATE check_rollups AS r SET runs = r.runs + u.n, failed = r.failed + u.f,
     latency_hist[u.i] = r.latency_hist[u.i] + u.hc,
     dns_ms_sum = r.dns_ms_sum + u.ds, dns_n = r.dns_n + u.dn,
