@@ -285,15 +285,16 @@ func insertResultKeys(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow) 
 	}), nil
 }
 
-// checksOf returns the checks of the rows that exist, each in its row's organization, sorted
-// by id; locked in id order when lock is set.
+// checksOf returns the checks of the rows that exist, each in its row's organization: locked
+// in id order and sorted by id when lock is set, else only their ids and organizations
+// (nothing is judged with them).
 func checksOf(ctx context.Context, q *dbsqlc.Queries, rows []ResultRow, lock bool) ([]*PipelineCheck, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
 	arg, asked := checkArgs(len(rows), func(i int) CheckRef { return CheckRef{OrgID: rows[i].OrgID, CheckID: rows[i].CheckID} })
 	if !lock {
-		return readChecks(ctx, q, dbsqlc.ReadChecksForJudgingParams(arg), asked)
+		return existingChecks(ctx, q, dbsqlc.ExistingChecksParams(arg), asked)
 	}
 	locked, err := q.LockChecksForResults(ctx, arg)
 	if err != nil {
@@ -381,4 +382,20 @@ func (s *Store) JudgeDueRuns(ctx context.Context, now time.Time, limit int, judg
 		return judge(ctx, newPipelineTx(tx, checks), checks, nil)
 	})
 	return n, err
+}
+
+// existingChecks returns the checks asked for that exist, as their ids and organizations only,
+// in no particular order.
+func existingChecks(ctx context.Context, q *dbsqlc.Queries, arg dbsqlc.ExistingChecksParams, asked map[CheckRef]struct{}) ([]*PipelineCheck, error) {
+	rows, err := q.ExistingChecks(ctx, arg)
+	if err != nil {
+		return nil, fmt.Errorf("read checks: %w", err)
+	}
+	checks := make([]*PipelineCheck, 0, len(rows))
+	for _, r := range rows {
+		if _, ok := asked[CheckRef{OrgID: r.OrgID, CheckID: r.ID}]; ok {
+			checks = append(checks, &PipelineCheck{ID: r.ID, OrgID: r.OrgID})
+		}
+	}
+	return checks, nil
 }

@@ -13,6 +13,43 @@ import (
 	"github.com/google/uuid"
 )
 
+const existingChecks = `-- name: ExistingChecks :many
+SELECT c.id, c.org_id FROM checks c
+WHERE c.id = ANY($1::uuid[]) AND c.org_id = ANY($2::uuid[])
+`
+
+type ExistingChecksParams struct {
+	CheckIds []uuid.UUID
+	OrgIds   []uuid.UUID
+}
+
+type ExistingChecksRow struct {
+	ID    uuid.UUID
+	OrgID uuid.UUID
+}
+
+// The checks of a batch stored without a judge (the shard owner judges): only whether each
+// exists in its organization, on the primary key, without the judge's columns or the join.
+func (q *Queries) ExistingChecks(ctx context.Context, arg ExistingChecksParams) ([]ExistingChecksRow, error) {
+	rows, err := q.db.Query(ctx, existingChecks, arg.CheckIds, arg.OrgIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ExistingChecksRow{}
+	for rows.Next() {
+		var i ExistingChecksRow
+		if err := rows.Scan(&i.ID, &i.OrgID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const readChecksForJudging = `-- name: ReadChecksForJudging :many
 
 SELECT c.id, c.org_id, c.kind, c.name, c.url, c.state, c.state_changed_at, c.paused, c.muted,

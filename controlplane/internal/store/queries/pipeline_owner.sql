@@ -47,3 +47,9 @@ WHERE get_byte(sha256(uuid_send(c.id)), 0) = ANY(@shards::int[]) AND NOT c.pause
     AND r.is_final_attempt AND r.checked_at >= @since::timestamptz
     AND d.scheduled_at > coalesce(p.last_run_at, '-infinity'::timestamptz)
 ORDER BY r.check_id, r.checked_at, r.id;
+
+-- name: ExistingChecks :many
+-- The checks of a batch stored without a judge (the shard owner judges): only whether each
+-- exists in its organization, on the primary key, without the judge's columns or the join.
+SELECT c.id, c.org_id FROM checks c
+WHERE c.id = ANY(@check_ids::uuid[]) AND c.org_id = ANY(@org_ids::uuid[]);
