@@ -176,21 +176,18 @@ func run() error {
 	fmt.Printf("bench-scale: %d active checks created in %.1fs (one COPY); GOGC=%s GOMEMLIMIT=%s; replicas %s, each count also run idle (no checks)\n",
 		cfg.checks, time.Since(start).Seconds(), cfg.gogc, cfg.memlimit, joinInts(cfg.replicas))
 
-	drain, err := startDrain(ctx, ns.ClientURL())
-	if err != nil {
-		return err
-	}
-	defer drain()
+	d := &drain{ctx: ctx, url: ns.ClientURL()}
+	defer d.close()
 
 	var rows []row
 	multi := len(cfg.replicas) > 1
 	for _, n := range cfg.replicas {
 		heap, cpu, idleCPU := profilePaths(cfg.profile, n, multi)
-		busy, err := runPhase(bin, cfg, base, phase{replicas: n, dbURL: dbURL, checks: cfg.checks, kill: cfg.kill, heapProfile: heap, cpuProfile: cpu})
+		busy, err := runPhase(bin, cfg, base, d, phase{replicas: n, dbURL: dbURL, checks: cfg.checks, kill: cfg.kill, heapProfile: heap, cpuProfile: cpu})
 		if err != nil {
 			return err
 		}
-		idle, err := runPhase(bin, cfg, base, phase{replicas: n, dbURL: idleURL, cpuProfile: idleCPU})
+		idle, err := runPhase(bin, cfg, base, d, phase{replicas: n, dbURL: idleURL, cpuProfile: idleCPU})
 		if err != nil {
 			return err
 		}
@@ -218,7 +215,7 @@ func (p phase) name() string {
 
 // runPhase starts the phase's replicas, waits until they own the shards between them and have
 // loaded their checks, lets them warm up, measures them over the window and stops them.
-func runPhase(bin string, cfg settings, base map[string]string, p phase) (figures, error) {
+func runPhase(bin string, cfg settings, base map[string]string, d *drain, p phase) (figures, error) {
 	envs := map[string]string{"VANTAGE_DATABASE_URL": p.dbURL}
 	for k, v := range base {
 		envs[k] = v
@@ -232,6 +229,9 @@ func runPhase(bin string, cfg settings, base map[string]string, p phase) (figure
 		return figures{}, err
 	}
 	defer stopAll(rs)
+	if err := d.start(); err != nil {
+		return figures{}, err
+	}
 	start := time.Now()
 	if err := awaitSpread(rs, p.checks, 5*time.Minute); err != nil {
 		return figures{}, fmt.Errorf("replicas %s: %w (logs %s*.log)", p.name(), err, logs)
@@ -244,8 +244,35 @@ func runPhase(bin string, cfg settings, base map[string]string, p phase) (figure
 	return measure(rs, cfg, p)
 }
 
-// startDrain empties the job stream every second: without agents the scheduler's jobs would
-// stay there until JobMaxAge. It returns once the control plane has created the stream.
+// drain empties the job stream every second while the run lasts: without agents the
+// scheduler's jobs would stay there until JobMaxAge. The first replicas create the stream, so
+// it starts once they run.
+type drain struct {
+	ctx  context.Context
+	url  string
+	stop func() // nil until started
+}
+
+func (d *drain) start() error {
+	if d.stop != nil {
+		return nil
+	}
+	stop, err := startDrain(d.ctx, d.url)
+	if err != nil {
+		return err
+	}
+	d.stop = stop
+	return nil
+}
+
+func (d *drain) close() {
+	if d.stop != nil {
+		d.stop()
+	}
+}
+
+// startDrain empties the job stream every second. It returns once the control plane has
+// created the stream.
 func startDrain(ctx context.Context, url string) (func(), error) {
 	nc, err := nats.Connect(url)
 	if err != nil {
