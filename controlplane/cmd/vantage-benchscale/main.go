@@ -177,7 +177,7 @@ func run() error {
 		cfg.checks, time.Since(start).Seconds(), cfg.gogc, cfg.memlimit, joinInts(cfg.replicas))
 
 	d := &drain{ctx: ctx, url: ns.ClientURL()}
-	defer d.close()
+	defer d.end()
 
 	var rows []row
 	multi := len(cfg.replicas) > 1
@@ -265,7 +265,7 @@ func (d *drain) start() error {
 	return nil
 }
 
-func (d *drain) close() {
+func (d *drain) end() {
 	if d.stop != nil {
 		d.stop()
 	}
