@@ -16,13 +16,22 @@
 // i is pinned to core i with taskset where there are at least R cores. With
 // VANTAGE_SCALE_KILL=1 (R ≥ 2) the last replica is killed with SIGKILL half-way through the
 // window and the others' /metrics are polled every 100 ms until they own every shard.
+// VANTAGE_SCALE_REPLICAS may list several counts ("1,2,3"), measured one after another.
+//
+// Each count is then measured again idle: the same number of replicas on a second database
+// with no checks, for the same warm-up and window. What they burn there is a replica's fixed
+// cost (its lease, resyncs, sweeps, metrics, the runtime), and the closing table puts beside
+// the CPU per published job the net figure, (CPU − idle CPU) / jobs, and the idle CPU per
+// replica.
 //
 // Settings (environment): VANTAGE_SCALE_CHECKS (default 100000), VANTAGE_SCALE_SECONDS (the
 // measured window, default 120), VANTAGE_SCALE_WARMUP (seconds between the load and the window,
-// default 30), VANTAGE_SCALE_PROFILE (a file: a heap profile of the control plane at the end of
-// the window, through VANTAGE_PPROF), VANTAGE_SCALE_PG (default
-// postgres://postgres@127.0.0.1:5432), VANTAGE_SCALE_BIN (default bin). GOGC and GOMEMLIMIT in
-// the environment reach the control plane, so their effect is measured by setting them.
+// default 30), VANTAGE_SCALE_PROFILE (a file: a heap profile of replica 0 at the end of the
+// window, and CPU profiles of replica 0 over the window at <file>.cpu and, idle,
+// <file>.idle-cpu, through VANTAGE_PPROF; with several replica counts each count's files end
+// in .r<R>), VANTAGE_SCALE_PG (default postgres://postgres@127.0.0.1:5432), VANTAGE_SCALE_BIN
+// (default bin). GOGC and GOMEMLIMIT in the environment reach the control plane, so their
+// effect is measured by setting them.
 package main
 
 import (
@@ -31,7 +40,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -52,8 +63,8 @@ func main() {
 
 type settings struct {
 	checks         int
-	replicas       int
-	kill           bool // kill -9 the last replica mid-window
+	replicas       []int // each count is run in turn, with checks and idle
+	kill           bool  // kill -9 the last replica mid-window
 	window, warmup time.Duration
 	profile, pg    string
 	bin            string
@@ -75,6 +86,20 @@ func positive(name, def string) (int, error) {
 	return n, nil
 }
 
+// replicaCounts parses VANTAGE_SCALE_REPLICAS: one count or several separated by commas
+// ("1,2,3"), each positive and none twice.
+func replicaCounts(v string) ([]int, error) {
+	var ns []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || slices.Contains(ns, n) {
+			return nil, fmt.Errorf("VANTAGE_SCALE_REPLICAS must be positive counts separated by commas, each once (got %q)", v)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
+}
+
 func load() (settings, error) {
 	s := settings{profile: os.Getenv("VANTAGE_SCALE_PROFILE"), pg: env("VANTAGE_SCALE_PG", "postgres://postgres@127.0.0.1:5432"),
 		bin: env("VANTAGE_SCALE_BIN", "bin"), gogc: env("GOGC", "100"), memlimit: env("GOMEMLIMIT", "none")}
@@ -83,12 +108,12 @@ func load() (settings, error) {
 	if s.checks, err = positive("VANTAGE_SCALE_CHECKS", "100000"); err != nil {
 		errs = append(errs, err)
 	}
-	if s.replicas, err = positive("VANTAGE_SCALE_REPLICAS", "1"); err != nil {
+	if s.replicas, err = replicaCounts(env("VANTAGE_SCALE_REPLICAS", "1")); err != nil {
 		errs = append(errs, err)
 	}
 	switch k := env("VANTAGE_SCALE_KILL", "0"); {
-	case k == "1" && s.replicas < 2:
-		errs = append(errs, errors.New("VANTAGE_SCALE_KILL=1 needs VANTAGE_SCALE_REPLICAS of at least 2"))
+	case k == "1" && len(s.replicas) > 0 && slices.Min(s.replicas) < 2:
+		errs = append(errs, errors.New("VANTAGE_SCALE_KILL=1 needs every VANTAGE_SCALE_REPLICAS count to be at least 2"))
 	case k == "1":
 		s.kill = true
 	case k != "0":
@@ -110,11 +135,16 @@ func run() error {
 	}
 	ctx := context.Background()
 	db := "vantage_benchscale_" + strconv.Itoa(os.Getpid())
-	if err := psql(cfg.pg+"/postgres", "CREATE DATABASE "+db, nil); err != nil {
-		return err
+	// The idle database is migrated and holds no check: replicas on it pay only what a replica
+	// costs whatever it schedules.
+	for _, name := range []string{db, db + "_idle"} {
+		if err := psql(cfg.pg+"/postgres", "CREATE DATABASE "+name, nil); err != nil {
+			return err
+		}
+		defer psql(cfg.pg+"/postgres", "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)", nil) //nolint:errcheck // best effort
 	}
-	defer psql(cfg.pg+"/postgres", "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", nil) //nolint:errcheck // best effort
 	dbURL := cfg.pg + "/" + db + "?sslmode=disable"
+	idleURL := cfg.pg + "/" + db + "_idle?sslmode=disable"
 
 	dir, err := os.MkdirTemp("", "vantage-benchscale-nats-")
 	if err != nil {
@@ -128,51 +158,121 @@ func run() error {
 	defer ns.Shutdown()
 
 	bin := filepath.Join(cfg.bin, "vantage-controlplane")
-	base := map[string]string{"VANTAGE_DATABASE_URL": dbURL, "VANTAGE_SECRET_KEY": benchproc.RandKey(), "VANTAGE_NATS_URL": ns.ClientURL()}
-	if err := runProc(bin, []string{"migrate"}, base); err != nil {
-		return err
+	base := map[string]string{"VANTAGE_SECRET_KEY": benchproc.RandKey(), "VANTAGE_NATS_URL": ns.ClientURL()}
+	if cfg.profile != "" {
+		// A CPU profile spans the window, and the profiler refuses one longer than the
+		// metrics listener's write timeout.
+		base["VANTAGE_HTTP_WRITE_TIMEOUT"] = (cfg.window + time.Minute).String()
+	}
+	for _, u := range []string{dbURL, idleURL} {
+		if err := runProc(bin, []string{"migrate"}, map[string]string{"VANTAGE_DATABASE_URL": u, "VANTAGE_SECRET_KEY": base["VANTAGE_SECRET_KEY"]}); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	if err := createChecks(dbURL, cfg.checks); err != nil {
 		return err
 	}
-	fmt.Printf("bench-scale: %d active checks created in %.1fs (one COPY); GOGC=%s GOMEMLIMIT=%s\n",
-		cfg.checks, time.Since(start).Seconds(), cfg.gogc, cfg.memlimit)
+	fmt.Printf("bench-scale: %d active checks created in %.1fs (one COPY); GOGC=%s GOMEMLIMIT=%s; replicas %s, each count also run idle (no checks)\n",
+		cfg.checks, time.Since(start).Seconds(), cfg.gogc, cfg.memlimit, joinInts(cfg.replicas))
 
-	rs, pinned, err := startReplicas(bin, cfg.replicas, base, cfg.profile != "")
-	if err != nil {
-		return err
-	}
-	defer stopAll(rs)
+	d := &drain{ctx: ctx, url: ns.ClientURL()}
+	defer d.end()
 
-	drain, err := startDrain(ctx, ns.ClientURL())
-	if err != nil {
-		return err
-	}
-	defer drain()
-
-	start = time.Now()
-	if cfg.replicas == 1 {
-		if err := awaitLoaded(rs[0].url(), cfg.checks, 5*time.Minute); err != nil {
-			return fmt.Errorf("%w (log %s)", err, rs[0].logPath)
+	var rows []row
+	multi := len(cfg.replicas) > 1
+	for _, n := range cfg.replicas {
+		heap, cpu, idleCPU := profilePaths(cfg.profile, n, multi)
+		busy, err := runPhase(bin, cfg, base, d, phase{replicas: n, dbURL: dbURL, checks: cfg.checks, kill: cfg.kill, heapProfile: heap, cpuProfile: cpu})
+		if err != nil {
+			return err
 		}
-		fmt.Printf("bench-scale: scheduler loaded %d checks %.1fs after start; warm-up %s, window %s\n",
-			cfg.checks, time.Since(start).Seconds(), cfg.warmup, cfg.window)
-	} else {
-		if err := awaitSpread(rs, cfg.checks, 5*time.Minute); err != nil {
-			return fmt.Errorf("%w (logs /tmp/vantage-benchscale-cp*.log)", err)
+		idle, err := runPhase(bin, cfg, base, d, phase{replicas: n, dbURL: idleURL, cpuProfile: idleCPU})
+		if err != nil {
+			return err
 		}
-		owned, _, _ := shardsAndChecks(rs)
-		fmt.Printf("bench-scale: %d replicas (%s) own %s = %d shards (target ≤ %d each) and loaded %d checks %.1fs after start; warm-up %s, window %s\n",
-			cfg.replicas, pinned, joinInts(owned), shard.Count, shard.Target(cfg.replicas), cfg.checks,
-			time.Since(start).Seconds(), cfg.warmup, cfg.window)
+		rows = append(rows, row{busy: busy, idle: idle})
 	}
-	time.Sleep(cfg.warmup)
-	return measure(rs, cfg)
+	printTable(os.Stdout, rows)
+	return nil
 }
 
-// startDrain empties the job stream every second: without agents the scheduler's jobs would
-// stay there until JobMaxAge. It returns once the control plane has created the stream.
+// phase is one set of replicas measured over a window: against the checks, or idle.
+type phase struct {
+	replicas                int
+	dbURL                   string
+	checks                  int // 0: the idle database
+	kill                    bool
+	heapProfile, cpuProfile string // of replica 0; "" for none
+}
+
+func (p phase) name() string {
+	if p.checks == 0 {
+		return fmt.Sprintf("%d idle", p.replicas)
+	}
+	return strconv.Itoa(p.replicas)
+}
+
+// runPhase starts the phase's replicas, waits until they own the shards between them and have
+// loaded their checks, lets them warm up, measures them over the window and stops them.
+func runPhase(bin string, cfg settings, base map[string]string, d *drain, p phase) (figures, error) {
+	envs := map[string]string{"VANTAGE_DATABASE_URL": p.dbURL}
+	for k, v := range base {
+		envs[k] = v
+	}
+	logs := "/tmp/vantage-benchscale-cp"
+	if p.checks == 0 {
+		logs = "/tmp/vantage-benchscale-idle-cp"
+	}
+	rs, pinned, err := startReplicas(bin, p.replicas, envs, cfg.profile != "", logs)
+	if err != nil {
+		return figures{}, err
+	}
+	defer stopAll(rs)
+	if err := d.start(); err != nil {
+		return figures{}, err
+	}
+	start := time.Now()
+	if err := awaitSpread(rs, p.checks, 5*time.Minute); err != nil {
+		return figures{}, fmt.Errorf("replicas %s: %w (logs %s*.log)", p.name(), err, logs)
+	}
+	owned, _, _ := shardsAndChecks(rs)
+	fmt.Printf("\nbench-scale: replicas %s (%s) own %s = %d shards (target ≤ %d each) and loaded %d checks %.1fs after start; warm-up %s, window %s\n",
+		p.name(), pinned, joinInts(owned), shard.Count, shard.Target(p.replicas), p.checks,
+		time.Since(start).Seconds(), cfg.warmup, cfg.window)
+	time.Sleep(cfg.warmup)
+	return measure(rs, cfg, p)
+}
+
+// drain empties the job stream every second while the run lasts: without agents the
+// scheduler's jobs would stay there until JobMaxAge. The first replicas create the stream, so
+// it starts once they run.
+type drain struct {
+	ctx  context.Context
+	url  string
+	stop func() // nil until started
+}
+
+func (d *drain) start() error {
+	if d.stop != nil {
+		return nil
+	}
+	stop, err := startDrain(d.ctx, d.url)
+	if err != nil {
+		return err
+	}
+	d.stop = stop
+	return nil
+}
+
+func (d *drain) end() {
+	if d.stop != nil {
+		d.stop()
+	}
+}
+
+// startDrain empties the job stream every second. It returns once the control plane has
+// created the stream.
 func startDrain(ctx context.Context, url string) (func(), error) {
 	nc, err := nats.Connect(url)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/vantagehq/vantage/pkg/check"
@@ -49,5 +50,74 @@ func TestQuantile(t *testing.T) {
 		if got := quantile(a, b, c.q); got != c.want {
 			t.Errorf("quantile %v = %v, want %v", c.q, got, c.want)
 		}
+	}
+}
+
+// The net figure takes out what the same replicas burn with no checks, per replica-second, so a
+// fixed cost per replica does not show up as a cost per job.
+func TestNetCPUPerJob(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		busy, idle figures
+		gross, net float64 // µs per job
+	}{
+		{
+			// 3 replicas × 120 s; idle they burn 6 s over 3 × 60 s, 1/30 of a core each:
+			// 12 s of the 30 s is the fixed cost, 18 s over 72,000 jobs is 250 µs each.
+			name:  "three replicas",
+			busy:  figures{replicas: 3, secs: 120, alive: 360, cpu: 30, published: 72000},
+			idle:  figures{replicas: 3, secs: 60, alive: 180, cpu: 6},
+			gross: 416.67, net: 250,
+		},
+		{
+			// The killed replica ran 60 of the 120 s: 300 replica-seconds pay 10 s idle.
+			name:  "one killed half-way",
+			busy:  figures{replicas: 3, secs: 120, alive: 300, cpu: 28, published: 72000, killed: true},
+			idle:  figures{replicas: 3, secs: 60, alive: 180, cpu: 6},
+			gross: 388.89, net: 250,
+		},
+		{
+			name:  "idle costs nothing",
+			busy:  figures{replicas: 1, secs: 120, alive: 120, cpu: 18, published: 72000},
+			idle:  figures{replicas: 1, secs: 120, alive: 120, cpu: 0},
+			gross: 250, net: 250,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := row{busy: tc.busy, idle: tc.idle}
+			if got := 1e6 * r.gross(); math.Abs(got-tc.gross) > 0.01 {
+				t.Errorf("gross = %.2f µs, want %.2f", got, tc.gross)
+			}
+			if got := 1e6 * r.net(); math.Abs(got-tc.net) > 0.01 {
+				t.Errorf("net = %.2f µs, want %.2f", got, tc.net)
+			}
+		})
+	}
+	if n := (row{}).net(); !math.IsNaN(n) {
+		t.Errorf("net with no job published = %v, want NaN", n)
+	}
+}
+
+// The closing table holds one line per replica count with the gross, idle and net figures side
+// by side, in the units docs/scaling.md uses.
+func TestPrintTable(t *testing.T) {
+	t.Parallel()
+	busy := figures{replicas: 2, checks: 30000, secs: 60, alive: 120, cpu: 12, published: 36000, demand: 600,
+		shards: []float64{128, 128}, shares: []float64{1.01, 0.99}, rss: []float64{82, 81}, p50: 0.001, p99: 0.025}
+	idle := figures{replicas: 2, secs: 60, alive: 120, cpu: 3, rss: []float64{40, 41}}
+	var b strings.Builder
+	printTable(&b, []row{{busy: busy, idle: idle}})
+	lines := strings.Split(b.String(), "\n")
+	var line string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "| 2 |") {
+			line = l
+		}
+	}
+	want := "| 2 | 128 + 128 | 1.01, 0.99 | 12.0 s (20 % of a core) | 333 µs | 2.5 % of a core (1.5 s) | 250 µs | 82, 81 / 40, 41 MiB | 600 / 600 jobs/s | ≤ 1 ms / ≤ 25 ms |"
+	if line != want {
+		t.Errorf("table line\n got %s\nwant %s\n(table:\n%s)", line, want, b.String())
 	}
 }

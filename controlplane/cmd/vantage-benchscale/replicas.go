@@ -39,15 +39,15 @@ func pinning(replicas, ncpu int, haveTaskset bool) (bool, string) {
 }
 
 // startReplicas starts n control planes against the same database and NATS (base), each on
-// ports of its own; the first logs where the single control plane always has.
-func startReplicas(bin string, n int, base map[string]string, pprof bool) ([]*replica, string, error) {
+// ports of its own, logging to logs.log (replica 0) and logs<i>.log.
+func startReplicas(bin string, n int, base map[string]string, pprof bool, logs string) ([]*replica, string, error) {
 	_, err := exec.LookPath("taskset")
 	pin, how := pinning(n, runtime.NumCPU(), err == nil)
 	var rs []*replica
 	for i := range n {
-		r := &replica{index: i, core: -1, metrics: benchproc.FreeAddr(), logPath: "/tmp/vantage-benchscale-cp.log"}
+		r := &replica{index: i, core: -1, metrics: benchproc.FreeAddr(), logPath: logs + ".log"}
 		if i > 0 {
-			r.logPath = fmt.Sprintf("/tmp/vantage-benchscale-cp%d.log", i)
+			r.logPath = fmt.Sprintf("%s%d.log", logs, i)
 		}
 		envs := map[string]string{"VANTAGE_HTTP_ADDR": benchproc.FreeAddr(), "VANTAGE_GRPC_ADDR": benchproc.FreeAddr(), "VANTAGE_PING_ADDR": "127.0.0.1:0",
 			"VANTAGE_METRICS_ADDR": r.metrics, "VANTAGE_LOG_LEVEL": "warn", "VANTAGE_PPROF": strconv.FormatBool(pprof)}
@@ -76,7 +76,11 @@ func stopAll(rs []*replica) {
 	}
 }
 
-func (r *replica) url() string { return "http://" + r.metrics + "/metrics" }
+func (r *replica) url() string { return r.pprofBase() + "/metrics" }
+
+// pprofBase is the root of the replica's metrics listener, where VANTAGE_PPROF serves
+// /debug/pprof/.
+func (r *replica) pprofBase() string { return "http://" + r.metrics }
 
 // spread reports whether every shard is owned and no replica owns more than its target, the
 // state the replicas' rebalancing converges on.

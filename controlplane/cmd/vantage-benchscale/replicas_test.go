@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -91,6 +92,52 @@ func TestPinning(t *testing.T) {
 	} {
 		if got, why := pinning(tc.replicas, tc.ncpu, tc.taskset); got != tc.want {
 			t.Errorf("pinning(%d, %d, %v) = %v (%s), want %v", tc.replicas, tc.ncpu, tc.taskset, got, why, tc.want)
+		}
+	}
+}
+
+func TestReplicaCounts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want []int
+		ok   bool
+	}{
+		{"1", []int{1}, true},
+		{"1,2,3", []int{1, 2, 3}, true},
+		{"3, 1", []int{3, 1}, true},
+		{"0", nil, false},
+		{"1,,2", nil, false},
+		{"2,2", nil, false},
+		{"two", nil, false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := replicaCounts(tc.in)
+			if (err == nil) != tc.ok || !slices.Equal(got, tc.want) {
+				t.Errorf("replicaCounts(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// One replica count keeps the heap profile where it always was; several name each count's
+// files apart, so that a run of 1,2,3 does not overwrite its own profiles.
+func TestProfilePaths(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		base              string
+		replicas          int
+		several           bool
+		heap, cpu, idleCP string
+	}{
+		{"", 2, true, "", "", ""},
+		{"/tmp/p", 1, false, "/tmp/p", "/tmp/p.cpu", "/tmp/p.idle-cpu"},
+		{"/tmp/p", 2, true, "/tmp/p.r2", "/tmp/p.r2.cpu", "/tmp/p.r2.idle-cpu"},
+	} {
+		h, c, i := profilePaths(tc.base, tc.replicas, tc.several)
+		if h != tc.heap || c != tc.cpu || i != tc.idleCP {
+			t.Errorf("profilePaths(%q, %d, %v) = %q, %q, %q; want %q, %q, %q", tc.base, tc.replicas, tc.several, h, c, i, tc.heap, tc.cpu, tc.idleCP)
 		}
 	}
 }
