@@ -24,16 +24,16 @@ type judging struct {
 
 // newJudging wires one of the two modes:
 //
-//   - ingest (the default): each replica judges the batches it stores, in their transaction
-//     with the checks locked, and sweeps runs past their deadline from check_runs;
-//   - owner: each replica stores its batches unjudged and publishes their final attempts on
-//     their shard's subject; the scheduler's shard owner receives them (finals.Router) and
-//     judges its shards in memory (evaluator.Owner), sweeping its own pending runs. The
-//     evaluator's check_runs sweep does not run in this mode: the runs it would find are the
-//     owners' checkpoints, which only they may judge.
+//   - owner (the default): each replica stores its batches unjudged and publishes their final
+//     attempts on their shard's subject; the scheduler's shard owner receives them
+//     (finals.Router) and judges its shards in memory (evaluator.Owner), sweeping its own
+//     pending runs. The evaluator's check_runs sweep does not run in this mode: the runs it
+//     would find are the owners' checkpoints, which only they may judge;
+//   - ingest: each replica judges the batches it stores, in their transaction with the checks
+//     locked, and sweeps runs past their deadline from check_runs.
 func newJudging(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, st *store.Store, nc *nats.Conn,
 	ev *evaluator.Evaluator) (judging, error) {
-	if cfg.Judge != config.JudgeOwner {
+	if cfg.Judge == config.JudgeIngest {
 		return judging{sink: ev, runners: []runner{ev}}, nil
 	}
 	pub, err := finals.NewPublisher(finals.PublisherConfig{}, finals.PublisherDeps{NATS: nc, Registerer: reg})

@@ -45,7 +45,7 @@ func TestLoadDefaults(t *testing.T) {
 	if c.MetricsAddr != "127.0.0.1:9100" || c.HTTPReadTimeout != 30*time.Second || c.HTTPWriteTimeout != time.Minute ||
 		c.HTTPIdleTimeout != 2*time.Minute || c.MaxConnsPerClient != 64 || c.RequestTimeout != 10*time.Second ||
 		c.NATSEmbeddedAddr != "127.0.0.1:4222" || c.NATSEmbeddedUser != "vantage" || c.NATSEmbeddedPassword != "" ||
-		c.CustomDomainRecheck != time.Hour || c.CustomDomainGrace != 72*time.Hour || c.Judge != JudgeIngest {
+		c.CustomDomainRecheck != time.Hour || c.CustomDomainGrace != 72*time.Hour || c.Judge != JudgeOwner {
 		t.Fatalf("unexpected listener defaults: %+v", c)
 	}
 }
@@ -104,14 +104,14 @@ func TestLoadAcceptsValidValues(t *testing.T) {
 		"VANTAGE_PUBLIC_URL": "https://status.example.com/", "VANTAGE_ALLOW_PRIVATE_TARGETS": "false",
 		"VANTAGE_STATUS_DOMAIN":         " Status.Example.COM ",
 		"VANTAGE_CUSTOM_DOMAIN_RECHECK": "15m", "VANTAGE_CUSTOM_DOMAIN_GRACE": "24h",
-		"VANTAGE_JUDGE": "owner",
+		"VANTAGE_JUDGE": "ingest",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.TrustedProxies) != 2 || c.LogLevel != slog.LevelDebug || c.AllowPrivate ||
 		c.PublicURL != "https://status.example.com" || c.StatusDomain != "status.example.com" ||
-		c.CustomDomainRecheck != 15*time.Minute || c.CustomDomainGrace != 24*time.Hour || c.Judge != JudgeOwner {
+		c.CustomDomainRecheck != 15*time.Minute || c.CustomDomainGrace != 24*time.Hour || c.Judge != JudgeIngest {
 		t.Fatalf("unexpected config: %+v", c)
 	}
 }

@@ -70,10 +70,10 @@ func vars(c *Config) []envconfig.Var {
 		{Name: "VANTAGE_CUSTOM_DOMAIN_GRACE", Default: "72h", Into: envconfig.Field(&c.CustomDomainGrace, envconfig.PositiveDuration("30s")),
 			Help: "how long that record may be missing (or its lookup fail) before the domain is no longer verified: `PENDING` again, " +
 				"the page no longer answers on it, and `status_page.custom_domain_unverified` goes out"},
-		{Name: "VANTAGE_JUDGE", Default: JudgeIngest, Into: envconfig.Field(&c.Judge, judgeMode),
-			Help: "where runs are judged: `ingest`, in the transaction that stores their results, on the replica whose agent " +
-				"sent them; `owner`, by the replica that owns the check's shard, which ingest tells of each final attempt over " +
-				"NATS (`vantage.finals.<shard>`) after storing it"},
+		{Name: "VANTAGE_JUDGE", Default: JudgeOwner, Into: envconfig.Field(&c.Judge, judgeMode),
+			Help: "where runs are judged: `owner`, in memory by the replica that owns the check's shard, which ingest tells of " +
+				"each final attempt over NATS (`vantage.finals.<shard>`) after storing it; `ingest`, in the transaction that " +
+				"stores their results, on the replica whose agent sent them, with the checks locked"},
 		{Name: "VANTAGE_NATS_URL", Unset: "(embedded)", Into: envconfig.Field(&c.NATSURL, envconfig.Text),
 			Help: "NATS with JetStream, e.g. `nats://127.0.0.1:4222`; unset starts an embedded server (local runs)"},
 		{Name: "VANTAGE_NATS_STORE_DIR", Default: ".vantage/nats", Into: envconfig.Field(&c.NATSStoreDir, envconfig.Text),
