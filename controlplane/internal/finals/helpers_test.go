@@ -98,14 +98,14 @@ func (h *heard) count(n int) func() error {
 func metric(reg *prometheus.Registry, name string) float64 {
 	mfs, _ := reg.Gather()
 	for _, mf := range mfs {
-		if mf.GetName() == name {
-			for _, m := range mf.GetMetric() {
-				if c := m.GetCounter(); c != nil {
-					return c.GetValue()
-				}
-				return m.GetGauge().GetValue()
-			}
+		if mf.GetName() != name || len(mf.GetMetric()) == 0 {
+			continue
 		}
+		m := mf.GetMetric()[0]
+		if c := m.GetCounter(); c != nil {
+			return c.GetValue()
+		}
+		return m.GetGauge().GetValue()
 	}
 	return 0
 }

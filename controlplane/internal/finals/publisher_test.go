@@ -34,12 +34,9 @@ func TestPublishSendsOneMessagePerShardOfTheFinals(t *testing.T) {
 	org := uuid.New()
 	shards := []int{0, 7, 255}
 	want := map[int][]store.ResultRow{}
-	var rows []store.ResultRow
 	for i, k := range shards {
 		for j := range i + 1 { // 1, 2 and 3 finals, of one check or two
-			r := final(org, checkIn(k), j%2 == 0)
-			want[k] = append(want[k], r)
-			rows = append(rows, r)
+			want[k] = append(want[k], final(org, checkIn(k), j%2 == 0))
 		}
 	}
 	source := "TARGET"
@@ -49,7 +46,7 @@ func TestPublishSendsOneMessagePerShardOfTheFinals(t *testing.T) {
 		`{"subject":"CN=example.com","issuer":"CN=Test CA","sans":["example.com"],"not_before":"2026-01-02T03:04:05Z","not_after":"2027-01-02T03:04:05Z","sha256":"ab12"},` +
 		`{"subject":"CN=Test CA","issuer":"CN=Test CA","not_after":"2030-01-01T00:00:00Z","sha256":"cd34"}]}}`)
 	want[255][2].Details = json.RawMessage(`{"timings":{"total_ms":12}}`) // no chain: nothing for certwatch
-	rows = nil
+	var rows []store.ResultRow
 	for _, k := range shards {
 		rows = append(rows, want[k]...)
 	}
