@@ -41,8 +41,8 @@
 //
 // # The owner's judging
 //
-// An Owner judges the checks of the shards its replica owns (the scheduler's lease) in memory
-// instead: ingest stores results without judging them and hands each final attempt to the
+// By default (VANTAGE_JUDGE=owner) an Owner judges the checks of the shards its replica owns
+// (the scheduler's lease) in memory instead: ingest stores results without judging them and hands each final attempt to the
 // shard's owner (Judge), whose memory holds the pending runs; a run judged in the batch that
 // completes it never touches check_runs. The judgment is the same judge, over a Tx whose
 // pending runs are read from and written to memory (ownerTx), in a transaction of its own
